@@ -1,0 +1,103 @@
+/// @file backend.h
+/// The Backend ABI: the one header an AntiDrift AI plugin includes (DESIGN §8,
+/// TECH-NOTES §1, CONVENTIONS "The plugin boundary").
+///
+/// A plugin is a shared object `antidrift-<name>.so` built as a CMake MODULE with
+/// hidden symbol visibility. It implements `antidrift::Backend` and ends with
+/// exactly one `ANTIDRIFT_DECLARE_BACKEND(ClassName)`. The daemon opens it by
+/// absolute path, checks `antidriftBackendAbiVersion()` before creating anything,
+/// then creates the class through `Poco::ClassLoader<antidrift::Backend>`.
+///
+/// This header is header-only on purpose: a plugin links with `--no-undefined`
+/// against Poco Foundation alone, and the daemon needs no exported symbols.
+/// No Poco or other third-party type appears in a signature; only std types
+/// cross the boundary, so daemon and plugins must be built with the same
+/// compiler and libstdc++.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include <Poco/ClassLibrary.h>
+
+/// The ABI version this header describes.
+///
+/// Bump rule: increment on ANY change that alters what crosses the boundary —
+/// adding, removing or reordering a virtual method of `Backend`, changing a
+/// parameter or return type, changing `BackendError`, or changing the entry
+/// points emitted by `ANTIDRIFT_DECLARE_BACKEND`. When you bump it, rename the
+/// inline namespace below to `abi_v<N>` too, so a stale plugin also fails
+/// Poco's manifest check ("Manifest class mismatch").
+#define ANTIDRIFT_BACKEND_ABI_VERSION 1
+
+/// Marks a type that crosses the plugin boundary so it has one canonical
+/// typeinfo even when the rest of a plugin is built with hidden visibility.
+#define ANTIDRIFT_ABI_EXPORT __attribute__((visibility("default")))
+
+namespace antidrift {
+inline namespace abi_v1 {
+
+/// The one error a backend may let out of `complete()`. Its `what()` is a short
+/// human sentence safe to show in the browser (e.g. "claude not found",
+/// "codex exited with code 1: not logged in", "timed out after 30 s"); raw CLI
+/// output belongs in the plugin's log, never in this message.
+class ANTIDRIFT_ABI_EXPORT BackendError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One way to reach a language model (a CLI, an API, canned answers).
+///
+/// Instances are created by the daemon's loader, configured once, then used
+/// from the daemon's executor threads. The daemon never calls `complete()` on
+/// one instance from two threads at once unless the plugin documents that it is
+/// safe; plugins shipped here are safe for concurrent calls.
+///
+/// Nothing but `BackendError` may escape a method: a plugin catches everything
+/// else inside and converts it.
+class ANTIDRIFT_ABI_EXPORT Backend {
+ public:
+  Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+  virtual ~Backend() = default;
+
+  /// The backend's short name, equal to the `<name>` in `antidrift-<name>.so`
+  /// and in the config key `ai.backend` (e.g. "claude", "codex", "fake").
+  virtual std::string name() const = 0;
+
+  /// Receives the config section `ai.<name>.*` with the prefix stripped
+  /// (`ai.fake.responses=/x.json` arrives as {"responses": "/x.json"}), plus
+  /// the daemon-wide key "timeout_s". Called once, before any `complete()`.
+  /// Throws BackendError when a setting is unusable (the daemon then runs
+  /// with AI off and logs the message).
+  virtual void configure(const std::map<std::string, std::string>& settings) = 0;
+
+  /// Sends `prompt` (UTF-8) to the model and returns its raw answer text
+  /// (UTF-8; prose and code fences around JSON are fine, the roles extract it).
+  /// Must return or throw within about `timeoutMs` milliseconds.
+  /// Throws BackendError on any failure: missing CLI, non-zero exit, timeout,
+  /// an error envelope, empty output.
+  virtual std::string complete(const std::string& prompt, std::int64_t timeoutMs) = 0;
+};
+
+}  // namespace abi_v1
+}  // namespace antidrift
+
+/// Declares the plugin's Backend class. Use exactly once per plugin, at file
+/// scope, after the class definition. Emits:
+///  - `extern "C" int antidriftBackendAbiVersion()`: the ABI version compiled in;
+///  - `extern "C" const char* antidriftBackendClass()`: the class's manifest key;
+///  - the Poco manifest exporting the class for `Poco::ClassLoader<Backend>`.
+#define ANTIDRIFT_DECLARE_BACKEND(ClassName)                        \
+  extern "C" POCO_LIBRARY_API int antidriftBackendAbiVersion() {    \
+    return ANTIDRIFT_BACKEND_ABI_VERSION;                           \
+  }                                                                 \
+  extern "C" POCO_LIBRARY_API const char* antidriftBackendClass() { \
+    return #ClassName;                                              \
+  }                                                                 \
+  POCO_BEGIN_MANIFEST(antidrift::Backend)                           \
+  POCO_EXPORT_CLASS(ClassName)                                      \
+  POCO_END_MANIFEST

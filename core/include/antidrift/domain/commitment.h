@@ -1,0 +1,49 @@
+/// @file commitment.h
+/// The commitment a person makes when starting a session (DESIGN §2).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace antidrift {
+
+/// Limits of DESIGN §2 "Validation errors".
+inline constexpr std::size_t kMaxFieldChars = 500;          ///< per text field, in characters
+inline constexpr std::int64_t kMaxTimeboxSecs = 12 * 3600;  ///< 12 h
+inline constexpr std::size_t kMaxAllowedApps = 64;          ///< entries in allowed_apps
+
+/// One active commitment. Immutable once started except `allowedApps`, which
+/// grows when the person says "This is on task".
+struct Commitment {
+  std::string id;                        ///< UUID (Poco::UUIDGenerator), lower-case text
+  std::string nextAction;                ///< what the person will do
+  std::string successCondition;          ///< how they will know it is done
+  std::int64_t timeboxSecs = 0;          ///< length of the timebox, seconds
+  std::int64_t startedAtMs = 0;          ///< UTC ms
+  std::int64_t deadlineMs = 0;           ///< UTC ms = startedAtMs + timeboxSecs * 1000
+  std::vector<std::string> allowedApps;  ///< normalised window classes (lower-case)
+};
+
+/// What `POST /commitment` asks for, already type-checked by the server.
+/// Exactly one of the timebox fields should be set; if both are, seconds win.
+struct CommitmentRequest {
+  std::string nextAction;
+  std::string successCondition;
+  std::optional<std::int64_t> timeboxMinutes;
+  std::optional<std::int64_t> timeboxSecs;
+  /// nullopt: use the configured defaults (`drift.allowed_apps`).
+  std::optional<std::vector<std::string>> allowedApps;
+};
+
+/// Validates `request` (DESIGN §2): trimmed next action non-empty, every text
+/// field ≤ kMaxFieldChars characters, timebox in (0, 12 h], allowed apps ≤
+/// kMaxAllowedApps each ≤ kMaxFieldChars. Returns the first problem as a
+/// human sentence, or nullopt when valid. Pure; thread-safe.
+std::optional<std::string> validateCommitment(const CommitmentRequest& request);
+
+/// The timebox of a valid request in seconds (seconds field first, else minutes×60).
+std::int64_t requestedTimeboxSecs(const CommitmentRequest& request);
+
+}  // namespace antidrift

@@ -1,0 +1,33 @@
+/// @file observation.h
+/// What a window source reports (DESIGN §3 "Evidence").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace antidrift {
+
+/// The byte cap on a sanitised title (DESIGN §3).
+inline constexpr std::size_t kMaxTitleBytes = 512;
+
+/// One look at the foreground window.
+struct Observation {
+  std::int64_t atMs = 0;  ///< when it was seen, UTC ms
+  std::string app;        ///< window class, normalised by normaliseApp()
+  std::string title;      ///< window title, sanitised by sanitizeTitle()
+  std::string source;     ///< "x11", "http", "activitywatch"
+};
+
+/// Makes raw title bytes safe (DESIGN §3): each invalid UTF-8 sequence becomes
+/// U+FFFD, C0/C1 control characters and DEL are dropped (tab and newlines too),
+/// and the result is cut to at most kMaxTitleBytes bytes on a character
+/// boundary. Pure; thread-safe; never throws.
+std::string sanitizeTitle(std::string_view raw);
+
+/// Normalises a window class: sanitised like a title, trimmed, ASCII
+/// lower-cased; an empty result becomes "unknown". Pure; thread-safe.
+std::string normaliseApp(std::string_view raw);
+
+}  // namespace antidrift

@@ -1,0 +1,73 @@
+/// @file stats.h
+/// Time-per-app buckets and switch counts for the active session (DESIGN §3 "Stats").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "antidrift/evidence/observation.h"
+
+namespace antidrift {
+
+/// Statistics of one session. Values are plain data, copied freely.
+struct SessionStats {
+  std::map<std::string, std::int64_t> bucketsMs;  ///< app → time spent, ms (away excluded)
+  std::int64_t switches = 0;                      ///< changes of app between observations
+  std::int64_t driftEpisodes = 0;                 ///< times drift status became "drifting"
+  std::int64_t driftMs = 0;                       ///< time spent drifting, ms
+  std::int64_t awayMs = 0;                        ///< time the person was away, ms
+
+  /// The `n` largest buckets, largest first, in whole seconds (ties by name).
+  std::vector<std::pair<std::string, std::int64_t>> topBucketsSecs(std::size_t n) const;
+};
+
+/// Accumulates SessionStats from a stream of observations (DESIGN §3).
+///
+/// Time between two observations is credited to the earlier one's app, but
+/// only up to `idleAfterMs`: a longer gap means the evidence (or the person)
+/// was gone, and the excess is not counted. Time while away is not counted
+/// into buckets. Not thread-safe: the Controller owns one under its mutex.
+class StatsAccumulator {
+ public:
+  /// `idleAfterMs`: the largest gap credited to a bucket (evidence.idle_after_s × 1000).
+  explicit StatsAccumulator(std::int64_t idleAfterMs);
+
+  /// Starts from earlier stats (restore after a restart). Nothing is
+  /// credited until the next observation: the time the daemon was down is
+  /// not counted.
+  void resume(const SessionStats& stats);
+
+  /// Records an observation at `obs.atMs` (UTC ms). Observations older than
+  /// the last one are ignored for time credit.
+  void observe(const Observation& obs);
+
+  /// Marks the person away (`away` true) or back at `atMs`. Time up to `atMs`
+  /// is credited to the current app before going away.
+  void setAway(bool away, std::int64_t atMs);
+
+  /// Credits the current app up to `atMs` without a new observation (used
+  /// when the session ends). Idempotent for the same `atMs`.
+  void settle(std::int64_t atMs);
+
+  /// Adds drift bookkeeping (called by the Controller).
+  void addDriftEpisode() { stats_.driftEpisodes += 1; }
+  void addDriftMs(std::int64_t ms) { stats_.driftMs += ms; }
+
+  const SessionStats& stats() const { return stats_; }
+  bool away() const { return away_; }
+
+ private:
+  void credit(std::int64_t untilMs);
+
+  std::int64_t idleAfterMs_;
+  SessionStats stats_;
+  std::optional<Observation> last_;
+  std::int64_t creditedUntilMs_ = 0;
+  bool away_ = false;
+};
+
+}  // namespace antidrift

@@ -1,0 +1,160 @@
+/// @file controller.h
+/// session::Controller — the only owner of mutable state (DESIGN §1, §2, §3).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "antidrift/clock.h"
+#include "antidrift/domain/commitment.h"
+#include "antidrift/domain/runtime.h"
+#include "antidrift/evidence/observation.h"
+#include "antidrift/evidence/stats.h"
+#include "antidrift/executor.h"
+#include "antidrift/session/state.h"
+#include "antidrift/settings.h"
+#include "antidrift/store/audit_log.h"
+#include "antidrift/store/snapshot.h"
+
+namespace antidrift {
+
+/// Why an action was refused. The server maps the kind to an HTTP status.
+enum class ErrorKind {
+  Validation,         ///< bad field values → 400
+  IllegalTransition,  ///< action not allowed in the current state → 409
+  Storage,            ///< the audit log could not be written → 503; retry later
+};
+
+/// A refused action. Nothing changed when one is returned.
+struct ActionError {
+  ErrorKind kind;
+  std::string message;  ///< human sentence, safe for the browser
+  RuntimeState state;   ///< the (unchanged) current runtime state
+};
+
+/// nullopt on success, else why nothing changed.
+using ActionResult = std::optional<ActionError>;
+
+/// Owns the runtime state machine, the commitment, evidence and stats; every
+/// public method is thread-safe (one mutex guards all state). After each
+/// change it persists a Snapshot (synchronously, before returning) and calls
+/// the change listener with the new State — with the mutex released.
+///
+/// Time comes only from the injected Clock, background work only goes through
+/// the injected Executor; the Controller starts no threads and never sleeps.
+/// The timebox timer is driven from outside: the daemon calls tick() at
+/// nextWakeMonotonicMs() (tests call it after advancing a fake clock).
+class Controller {
+ public:
+  /// Called after every change with the new State, never under the mutex.
+  using ChangeListener = std::function<void(const State&)>;
+
+  /// All references must outlive the Controller. `aiBackendName` is what
+  /// ai.backend names ("none" when off); `aiAvailable` whether it loaded.
+  Controller(Settings settings, Clock& clock, Executor& executor, SnapshotStore& snapshots,
+             AuditSink& audit, std::string aiBackendName = "none", bool aiAvailable = false);
+
+  /// Sets the change listener. Call once before any other thread uses the
+  /// Controller.
+  void setChangeListener(ChangeListener listener);
+
+  /// Loads the snapshot (DESIGN §9 "Restart"): an active session resumes with
+  /// drift state reset; one whose deadline passed while the daemon was down
+  /// goes to review as `expired`. A missing snapshot means locked. Returns a
+  /// human sentence describing what was restored. Throws std::runtime_error
+  /// if the snapshot exists but cannot be read (the daemon refuses to start
+  /// rather than overwrite it).
+  std::string restore();
+
+  // ---- Transitions (DESIGN §2). Each returns nullopt or why nothing changed.
+
+  /// locked → planning.
+  [[nodiscard]] ActionResult enterPlanning();
+  /// planning → locked.
+  [[nodiscard]] ActionResult cancelPlanning();
+  /// planning → active. Validation errors (DESIGN §2) → ErrorKind::Validation.
+  [[nodiscard]] ActionResult startCommitment(const CommitmentRequest& request);
+  /// active → review, outcome completed.
+  [[nodiscard]] ActionResult complete();
+  /// active → review, outcome abandoned.
+  [[nodiscard]] ActionResult abandon();
+  /// review → locked: appends the SessionSummary to the audit log, clears the
+  /// commitment and stats; the carry-forward survives. If the audit append
+  /// fails the state stays review and an error is returned (nothing is lost).
+  [[nodiscard]] ActionResult end();
+
+  // ---- Evidence (DESIGN §3).
+
+  /// Records one observation from any source. `raw.app` and `raw.title` are
+  /// sanitised here; `raw.atMs` ≤ 0 means "now". Updates health, current
+  /// window and (while active) stats. Never fails.
+  void recordWindow(Observation raw);
+  /// The X11 (or other) source reports whether the person is away.
+  void setAway(bool away);
+  /// A long-running source reports that it started (`running` true) or
+  /// failed/stopped. Health is "unavailable" while no source runs and no
+  /// observation ever arrived.
+  void setSourceRunning(const std::string& source, bool running);
+
+  // ---- Time.
+
+  /// Applies whatever time has made due: timebox expiry (active → review,
+  /// outcome expired) and health going stale. Notifies if anything changed.
+  void tick();
+  /// Monotonic ms at which tick() next has something to do (deadline or
+  /// health change), or nullopt when nothing is scheduled.
+  std::optional<std::int64_t> nextWakeMonotonicMs() const;
+
+  // ---- Reading.
+
+  /// The current State. Thread-safe; a copy.
+  State state() const;
+  /// Up to `n` most recent ended sessions from the audit log, newest first.
+  std::vector<SessionSummary> history(std::size_t n) const;
+
+ private:
+  State stateLocked() const;
+  Health healthLocked() const;
+  Snapshot snapshotLocked() const;
+  void persistLocked();
+  /// Bumps the version, persists, builds the State, releases `lock` and
+  /// notifies the listener.
+  void publish(std::unique_lock<std::mutex>& lock, bool persist = true);
+  bool isAllowedLocked(const std::string& app) const;
+  void enterReviewLocked(Outcome outcome);
+  void resetSessionLocked();
+  ActionError illegalLocked(const std::string& action) const;
+
+  Settings settings_;
+  Clock& clock_;
+  Executor& executor_;
+  SnapshotStore& snapshots_;
+  AuditSink& audit_;
+  std::string aiBackendName_;
+  bool aiAvailable_;
+
+  mutable std::mutex mutex_;
+  ChangeListener listener_;
+  std::uint64_t version_ = 0;
+
+  RuntimeState runtime_ = RuntimeState::Locked;
+  std::optional<Commitment> commitment_;
+  std::int64_t deadlineMono_ = 0;  ///< monotonic ms of the deadline while active
+  Outcome outcome_ = Outcome::None;
+  std::int64_t endedAtMs_ = 0;
+  StatsAccumulator stats_;
+  ReflectionRecord reflection_;
+  std::string lastCarryForward_;
+
+  std::optional<Observation> current_;
+  std::int64_t lastObservationMono_ = -1;  ///< monotonic ms of the last observation; -1 none
+  std::vector<std::string> runningSources_;
+  bool away_ = false;
+  Health lastHealth_ = Health::Unavailable;
+};
+
+}  // namespace antidrift

@@ -1,0 +1,67 @@
+/// @file state.h
+/// The State every view renders from (DESIGN §10 "State JSON"), as a value.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <Poco/JSON/Object.h>
+
+#include "antidrift/domain/commitment.h"
+#include "antidrift/domain/runtime.h"
+#include "antidrift/evidence/observation.h"
+#include "antidrift/evidence/stats.h"
+#include "antidrift/store/snapshot.h"
+
+namespace antidrift {
+
+/// Evidence health (DESIGN §3): "ok" | "stale" | "unavailable".
+enum class Health { Ok, Stale, Unavailable };
+/// "ok" | "stale" | "unavailable".
+std::string toString(Health health);
+
+/// The evidence part of State.
+struct EvidenceView {
+  Health health = Health::Unavailable;
+  std::string source;                  ///< source of the last observation, "" if none
+  std::optional<Observation> current;  ///< the last observation, if any
+  bool away = false;                   ///< the person is idle past evidence.idle_after_s
+};
+
+/// The drift part of State. Until the drift engine exists (DESIGN §4) only
+/// the local match runs: "ontask" for an allowed app, "unknown" otherwise,
+/// and nothing while evidence health is not ok.
+struct DriftView {
+  std::string status;  ///< "ontask" | "unknown" | "" when not active
+  std::string reason;  ///< human sentence, may be ""
+};
+
+/// The AI part of State.
+struct AiView {
+  std::string backend;     ///< configured ai.backend ("none" when off)
+  bool available = false;  ///< a backend plugin is loaded and configured
+};
+
+/// A whole, self-contained snapshot of what the person sees.
+struct State {
+  std::uint64_t version = 0;  ///< increases on every change; the SSE event id
+  std::int64_t nowMs = 0;     ///< UTC ms when the State was taken (lets a page sync its countdown)
+  RuntimeState runtime = RuntimeState::Locked;
+  std::optional<Commitment> commitment;  ///< active and review
+  std::int64_t remainingSecs = 0;        ///< active: seconds to the deadline (≥ 0)
+  Outcome outcome = Outcome::None;       ///< review
+  std::int64_t endedAtMs = 0;            ///< review: UTC ms the session left active
+  EvidenceView evidence;
+  DriftView drift;
+  SessionStats stats;  ///< active and review
+  ReflectionRecord reflection;
+  std::string lastCarryForward;
+  AiView ai;
+};
+
+/// The State JSON of DESIGN §10, documented field by field in docs/API.md.
+/// Keys absent for the current runtime are omitted. Pure; thread-safe.
+Poco::JSON::Object::Ptr toJson(const State& state);
+
+}  // namespace antidrift

@@ -1,0 +1,127 @@
+/// @file audit_log.h
+/// audit.jsonl: one SessionSummary per ended session, SHA-256 hash-chained
+/// (DESIGN §9).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "antidrift/domain/runtime.h"
+
+namespace antidrift {
+
+/// One ended session as recorded in audit.jsonl.
+struct SessionSummary {
+  std::string id;  ///< the commitment's UUID
+  std::int64_t startedAtMs = 0;
+  std::int64_t endedAtMs = 0;  ///< UTC ms the session left active
+  std::string nextAction;
+  std::string successCondition;
+  std::int64_t timeboxSecs = 0;
+  Outcome outcome = Outcome::None;
+  std::int64_t switches = 0;
+  std::vector<std::pair<std::string, std::int64_t>> topBuckets;  ///< app, seconds; largest first
+  std::int64_t driftEpisodes = 0;
+  std::string prev;  ///< hash of the previous record; 64 '0' for the first
+  std::string hash;  ///< SHA-256 hex of the canonical JSON without "hash"
+};
+
+/// The `prev` of the first record: 64 zeros.
+extern const std::string kGenesisHash;
+
+/// Canonical JSON of `summary` without the "hash" field: compact, keys sorted
+/// (Poco::JSON::Object default), UTF-8. The hash input. Pure.
+std::string canonicalJson(const SessionSummary& summary);
+/// SHA-256 (Poco::SHA2Engine) hex of canonicalJson(summary). Pure.
+std::string computeHash(const SessionSummary& summary);
+/// The full JSON line (with "hash") as written to audit.jsonl, no newline.
+std::string toJsonLine(const SessionSummary& summary);
+/// Parses one audit line. Throws std::runtime_error on malformed input.
+SessionSummary summaryFromJsonLine(const std::string& line);
+
+/// Port: where the Controller appends summaries at End.
+class AuditSink {
+ public:
+  virtual ~AuditSink() = default;
+  /// Sets `prev` and `hash` on a copy of `summary`, appends it durably
+  /// (fsync) and returns the stored record. Throws std::runtime_error on I/O
+  /// failure. Thread-safe.
+  virtual SessionSummary append(const SessionSummary& summary) = 0;
+  /// Up to `n` most recent records, newest first. Thread-safe. Unreadable
+  /// lines are skipped.
+  virtual std::vector<SessionSummary> recent(std::size_t n) = 0;
+};
+
+/// Result of checking a chain.
+struct AuditVerification {
+  bool ok = true;
+  std::size_t records = 0;                  ///< well-formed records read
+  std::optional<std::size_t> firstBadLine;  ///< 1-based line number of the first problem
+  std::string problem;                      ///< what is wrong with that line
+};
+
+/// One line for people and logs, e.g. "ok: 3 records, chain intact" or
+/// "broken at line 2: hash mismatch (record altered) (3 records well-formed)".
+/// For `antidriftd --verify-audit` (DESIGN §9). Pure.
+std::string describeVerification(const AuditVerification& verification);
+
+/// What AuditLog::open found and did.
+struct AuditOpenReport {
+  std::optional<std::string> tornLineMovedTo;  ///< path the torn last line was moved to
+  AuditVerification verification;              ///< state of the chain after that
+};
+
+/// audit.jsonl in a directory. Appends are serialised by an internal mutex.
+class AuditLog final : public AuditSink {
+ public:
+  /// `directory`: the data directory (store.dir). Nothing is read until open().
+  explicit AuditLog(std::string directory);
+
+  /// Recovers and checks the file on start (DESIGN §9): a last line with no
+  /// trailing newline or that does not parse (crash mid-append) is moved to
+  /// `audit.jsonl.torn-<UTC ms>` and reported; a broken link in the middle is
+  /// reported in `verification`, never rewritten. Creates the directory if
+  /// missing. Throws std::runtime_error on I/O failure.
+  AuditOpenReport open();
+
+  /// Appends `summary` with `prev` = the last record's hash (kGenesisHash
+  /// for the first) and `hash` = computeHash, as one line + '\n', then
+  /// fsyncs. Runs open()'s recovery first if open() was not called (its
+  /// report is then dropped). On a failed write the partial line is cut off
+  /// again. Throws std::runtime_error naming the path on I/O failure.
+  /// Thread-safe.
+  SessionSummary append(const SessionSummary& summary) override;
+  /// Up to `n` most recent well-formed records, newest first; fewer when the
+  /// file holds fewer, none when it is missing. Throws std::runtime_error
+  /// when the file exists but cannot be read. Thread-safe.
+  std::vector<SessionSummary> recent(std::size_t n) override;
+
+  /// Checks every line of the file at `path`: parse, `prev` link (line 1
+  /// against kGenesisHash), `hash`. Stops at nothing: `records` counts every
+  /// well-formed line, `firstBadLine`/`problem` name the first problem
+  /// ("malformed JSON: ...", "malformed record: ...", "hash mismatch (record
+  /// altered)", "prev does not match line N-1's hash", or both joined by
+  /// "; "). A missing file is an empty, valid chain. Never throws: an
+  /// unreadable file gives ok=false, no line, and the reason in `problem`.
+  /// Thread-safe (reads only).
+  static AuditVerification verify(const std::string& path);
+
+  /// Full path of audit.jsonl.
+  const std::string& path() const { return path_; }
+
+ private:
+  /// open() without taking the mutex; the caller holds it.
+  AuditOpenReport recoverLocked();
+
+  std::mutex mutex_;
+  std::string directory_;
+  std::string path_;
+  std::string lastHash_;
+  bool lastHashKnown_ = false;
+};
+
+}  // namespace antidrift

@@ -1,0 +1,86 @@
+/// @file snapshot.h
+/// The persisted runtime state (DESIGN §9 "snapshot.json") and its store port.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "antidrift/domain/commitment.h"
+#include "antidrift/domain/runtime.h"
+#include "antidrift/evidence/stats.h"
+
+namespace antidrift {
+
+/// Schema version written into snapshot.json; bump when fields change meaning.
+inline constexpr int kSnapshotVersion = 1;
+
+/// Reflection fields of DESIGN §7 that survive restarts.
+struct ReflectionRecord {
+  std::string status = "idle";  ///< "idle" | "pending" | "ready" | "absent"
+  std::string recap;            ///< one line, "" until ready
+  std::string carryForward;     ///< this session's lesson, "" until ready
+};
+
+/// Everything the daemon needs to resume after a restart. Coach, drift
+/// verdicts and nudges are ephemeral and deliberately absent (DESIGN §9).
+struct Snapshot {
+  int version = kSnapshotVersion;
+  RuntimeState runtime = RuntimeState::Locked;
+  std::optional<Commitment> commitment;  ///< set in active and review
+  Outcome outcome = Outcome::None;       ///< set in review
+  std::int64_t endedAtMs = 0;            ///< UTC ms the session left active; 0 otherwise
+  SessionStats stats;                    ///< of the current session
+  ReflectionRecord reflection;           ///< of the current session (review)
+  std::string lastCarryForward;          ///< survives End; grounds the next coach (§7)
+  std::int64_t savedAtMs = 0;            ///< UTC ms of the write
+};
+
+/// Serialises a snapshot to compact JSON text. Pure; thread-safe.
+std::string snapshotToJson(const Snapshot& snapshot);
+/// Parses snapshotToJson's output. Throws std::runtime_error with a message
+/// naming the bad field on malformed or unsupported input.
+Snapshot snapshotFromJson(const std::string& json);
+
+/// Port: where the Controller keeps its snapshot. Implementations are called
+/// with the Controller's mutex held, from any thread, one call at a time.
+class SnapshotStore {
+ public:
+  virtual ~SnapshotStore() = default;
+  /// Persists `snapshot` durably before returning. Throws std::runtime_error
+  /// on I/O failure (the Controller logs it and keeps running).
+  virtual void save(const Snapshot& snapshot) = 0;
+  /// The last saved snapshot, or nullopt when none exists. Throws
+  /// std::runtime_error when one exists but cannot be read or parsed.
+  virtual std::optional<Snapshot> load() = 0;
+};
+
+/// snapshot.json in a directory, written atomically: temp file in the same
+/// directory, fsync, rename over the old file, fsync the directory
+/// (DESIGN §9). Creates the directory (mode 0700) if missing.
+class FileSnapshotStore final : public SnapshotStore {
+ public:
+  /// `directory`: the data directory (store.dir). Touches no file.
+  explicit FileSnapshotStore(std::string directory);
+  /// Writes snapshot.json atomically and durably (see class comment); a
+  /// reader sees either the old or the new content, never a mix. Throws
+  /// std::runtime_error naming the path on I/O failure; the old file is then
+  /// left as it was.
+  void save(const Snapshot& snapshot) override;
+  /// Reads snapshot.json: nullopt when it does not exist. Throws
+  /// std::runtime_error naming the path when it cannot be read, is not valid
+  /// JSON, lacks a field or has a version newer than kSnapshotVersion. Also
+  /// removes temp files a crash left behind.
+  std::optional<Snapshot> load() override;
+  /// Full path of snapshot.json.
+  const std::string& path() const { return path_; }
+
+ private:
+  /// Deletes `snapshot.json.tmp-*` left by a crash mid-save. Best effort.
+  void removeStaleTempFiles();
+
+  std::string directory_;
+  std::string path_;
+};
+
+}  // namespace antidrift

@@ -1,0 +1,103 @@
+#include "antidrift/session/state.h"
+
+#include <Poco/JSON/Array.h>
+
+namespace antidrift {
+
+std::string toString(Health health) {
+  switch (health) {
+    case Health::Ok:
+      return "ok";
+    case Health::Stale:
+      return "stale";
+    case Health::Unavailable:
+      return "unavailable";
+  }
+  return "unavailable";
+}
+
+namespace {
+
+Poco::JSON::Object::Ptr commitmentJson(const Commitment& commitment, std::int64_t remainingSecs) {
+  Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
+  json->set("id", commitment.id);
+  json->set("next_action", commitment.nextAction);
+  json->set("success_condition", commitment.successCondition);
+  json->set("timebox_secs", commitment.timeboxSecs);
+  json->set("started_at", commitment.startedAtMs);
+  json->set("deadline", commitment.deadlineMs);
+  json->set("remaining_secs", remainingSecs);
+  Poco::JSON::Array::Ptr apps = new Poco::JSON::Array;
+  for (const auto& app : commitment.allowedApps) apps->add(app);
+  json->set("allowed_apps", apps);
+  return json;
+}
+
+Poco::JSON::Object::Ptr statsJson(const SessionStats& stats) {
+  Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
+  Poco::JSON::Array::Ptr buckets = new Poco::JSON::Array;
+  for (const auto& [app, secs] : stats.topBucketsSecs(stats.bucketsMs.size())) {
+    Poco::JSON::Object::Ptr bucket = new Poco::JSON::Object;
+    bucket->set("app", app);
+    bucket->set("secs", secs);
+    buckets->add(bucket);
+  }
+  json->set("buckets", buckets);
+  json->set("switches", stats.switches);
+  json->set("drift_episodes", stats.driftEpisodes);
+  json->set("drift_secs", stats.driftMs / 1000);
+  json->set("away_secs", stats.awayMs / 1000);
+  return json;
+}
+
+}  // namespace
+
+Poco::JSON::Object::Ptr toJson(const State& state) {
+  Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
+  json->set("version", state.version);
+  json->set("now", state.nowMs);
+  json->set("runtime", toString(state.runtime));
+  const bool inSession =
+      state.runtime == RuntimeState::Active || state.runtime == RuntimeState::Review;
+  if (inSession && state.commitment) {
+    json->set("commitment", commitmentJson(*state.commitment, state.remainingSecs));
+    json->set("stats", statsJson(state.stats));
+  }
+  if (state.runtime == RuntimeState::Review) {
+    json->set("outcome", toString(state.outcome));
+    json->set("ended_at", state.endedAtMs);
+    Poco::JSON::Object::Ptr reflection = new Poco::JSON::Object;
+    reflection->set("status", state.reflection.status);
+    reflection->set("recap", state.reflection.recap);
+    reflection->set("carry_forward", state.reflection.carryForward);
+    json->set("reflection", reflection);
+  }
+
+  Poco::JSON::Object::Ptr evidence = new Poco::JSON::Object;
+  evidence->set("health", toString(state.evidence.health));
+  evidence->set("source", state.evidence.source);
+  evidence->set("away", state.evidence.away);
+  if (state.evidence.current) {
+    Poco::JSON::Object::Ptr current = new Poco::JSON::Object;
+    current->set("app", state.evidence.current->app);
+    current->set("title", state.evidence.current->title);
+    current->set("at", state.evidence.current->atMs);
+    evidence->set("current", current);
+  }
+  json->set("evidence", evidence);
+
+  if (state.runtime == RuntimeState::Active) {
+    Poco::JSON::Object::Ptr drift = new Poco::JSON::Object;
+    drift->set("status", state.drift.status);
+    drift->set("reason", state.drift.reason);
+    json->set("drift", drift);
+  }
+  json->set("last_carry_forward", state.lastCarryForward);
+  Poco::JSON::Object::Ptr ai = new Poco::JSON::Object;
+  ai->set("backend", state.ai.backend);
+  ai->set("available", state.ai.available);
+  json->set("ai", ai);
+  return json;
+}
+
+}  // namespace antidrift

@@ -1,0 +1,56 @@
+/// @file x11_source.h
+/// The X11 evidence source (DESIGN §3): event-driven through Xlib, no polling.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace antidrift {
+
+/// What the X11 source reports. Called from the source's own thread.
+struct X11SourceCallbacks {
+  /// The foreground window: raw WM_CLASS class (second string) and title
+  /// (_NET_WM_NAME, else WM_NAME converted to UTF-8). Unsanitised; the
+  /// Controller sanitises. Also called on every heartbeat with the same window.
+  std::function<void(const std::string& app, const std::string& title)> onWindow;
+  /// The person went away (true) or came back (false), from XScreenSaver idle time.
+  std::function<void(bool away)> onAway;
+  /// The source stopped working (display closed, X IO error); `why` is a short sentence.
+  std::function<void(const std::string& why)> onFailed;
+};
+
+/// Watches the active window of one X display on a background thread.
+///
+/// Listens for PropertyNotify of _NET_ACTIVE_WINDOW on the root window and of
+/// _NET_WM_NAME / WM_NAME on the active window; re-emits the current window
+/// every `heartbeatSecs`; checks XScreenSaver idle time against
+/// `idleAfterSecs` when it wakes. A window that vanishes between the event and
+/// the query is skipped (X errors are trapped, never fatal). Waits on the X
+/// connection's file descriptor with poll(2) and a timeout equal to the next
+/// heartbeat or idle check, so it costs nothing while nothing changes.
+class X11Source {
+ public:
+  /// `display`: X display name ("" = $DISPLAY).
+  X11Source(std::string display, std::int64_t heartbeatSecs, std::int64_t idleAfterSecs,
+            X11SourceCallbacks callbacks);
+  ~X11Source();  ///< stops and joins
+  X11Source(const X11Source&) = delete;
+  X11Source& operator=(const X11Source&) = delete;
+
+  /// Opens the display and starts the thread. Returns false with `error` set
+  /// (e.g. "no DISPLAY", "cannot open display :5") when it cannot; the daemon
+  /// then runs with evidence "unavailable". Call at most once.
+  bool start(std::string& error);
+  /// Stops the thread and closes the display. Idempotent; thread-safe.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace antidrift

@@ -1,0 +1,94 @@
+#include "antidrift/evidence/stats.h"
+
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Poco/DateTimeParser.h>
+#include <Poco/JSON/Parser.h>
+
+namespace antidrift {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Pair;
+
+Observation at(std::int64_t ms, const std::string& app) {
+  return Observation{ms, app, "", "test"};
+}
+
+TEST(StatsAccumulator, CreditsGapsToTheEarlierAppAndCountsSwitches) {
+  StatsAccumulator stats(60'000);
+  stats.observe(at(0, "a"));
+  stats.observe(at(10'000, "a"));
+  stats.observe(at(15'000, "b"));
+  stats.observe(at(100'000, "a"));  // 85 s gap, capped at 60 s
+  stats.settle(101'000);
+  EXPECT_THAT(stats.stats().topBucketsSecs(9), ElementsAre(Pair("b", 60), Pair("a", 16)));
+  EXPECT_EQ(stats.stats().switches, 2);
+}
+
+TEST(StatsAccumulator, OutOfOrderObservationsAddNoTime) {
+  StatsAccumulator stats(60'000);
+  stats.observe(at(10'000, "a"));
+  stats.observe(at(5'000, "b"));
+  stats.settle(20'000);
+  EXPECT_THAT(stats.stats().topBucketsSecs(9), ElementsAre(Pair("b", 10)));
+}
+
+TEST(StatsAccumulator, SettleIsIdempotentAndResumeDoesNotCountDowntime) {
+  StatsAccumulator stats(60'000);
+  stats.observe(at(0, "a"));
+  stats.settle(5'000);
+  stats.settle(5'000);
+  EXPECT_EQ(stats.stats().bucketsMs.at("a"), 5'000);
+  StatsAccumulator resumed(60'000);
+  resumed.resume(stats.stats());
+  resumed.observe(at(1'000'000, "a"));
+  resumed.settle(1'002'000);
+  EXPECT_EQ(resumed.stats().bucketsMs.at("a"), 7'000);
+}
+
+// Replays the real ActivityWatch export (../shared/data) and checks that the
+// accumulator's total equals an independent sum of the same capped gaps.
+TEST(StatsAccumulator, ReplayOfRealActivityWatchDataAddsUp) {
+  std::ifstream file(ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json");
+  ASSERT_TRUE(file) << "missing " << ANTIDRIFT_SHARED_DATA;
+  Poco::JSON::Parser parser;
+  const auto root = parser.parse(file).extract<Poco::JSON::Object::Ptr>();
+  const auto buckets = root->getObject("buckets");
+  const auto bucket = buckets->getObject(*buckets->getNames().begin());
+  const auto events = bucket->getArray("events");
+  ASSERT_EQ(events->size(), 3512u);
+  std::vector<Observation> observations;
+  for (std::size_t i = events->size(); i-- > 0;) {  // newest first in the file
+    const auto event = events->getObject(static_cast<unsigned>(i));
+    int tz = 0;
+    const auto when = Poco::DateTimeParser::parse(event->getValue<std::string>("timestamp"), tz);
+    const auto data = event->getObject("data");
+    observations.push_back(at(when.timestamp().epochMicroseconds() / 1000 - tz * 1000LL,
+                              normaliseApp(data->getValue<std::string>("app"))));
+  }
+  const std::int64_t cap = 180'000;
+  StatsAccumulator stats(cap);
+  std::int64_t expectedMs = 0;
+  std::int64_t expectedSwitches = 0;
+  for (std::size_t i = 0; i < observations.size(); ++i) {
+    stats.observe(observations[i]);
+    if (i > 0) {
+      const auto gap = observations[i].atMs - observations[i - 1].atMs;
+      expectedMs += std::min(std::max<std::int64_t>(gap, 0), cap);
+      if (observations[i].app != observations[i - 1].app) ++expectedSwitches;
+    }
+  }
+  std::int64_t totalMs = 0;
+  for (const auto& [app, ms] : stats.stats().bucketsMs) totalMs += ms;
+  EXPECT_EQ(totalMs, expectedMs);
+  EXPECT_EQ(stats.stats().switches, expectedSwitches);
+  EXPECT_GT(stats.stats().bucketsMs.at("code - insiders"), 0);
+  EXPECT_GT(stats.stats().bucketsMs.at("firefox developer edition"), 0);
+}
+
+}  // namespace
+}  // namespace antidrift

@@ -1,0 +1,457 @@
+#include "antidrift/session/controller.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "mocks/fake_clock.h"
+#include "mocks/manual_executor.h"
+#include "mocks/memory_stores.h"
+
+namespace antidrift {
+namespace {
+
+using test::FakeClock;
+using test::ManualExecutor;
+using test::MemoryAuditSink;
+using test::MemorySnapshotStore;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+CommitmentRequest validRequest(std::int64_t minutes = 25) {
+  CommitmentRequest request;
+  request.nextAction = "Add page transitions to the chango.dev Gatsby site";
+  request.successCondition = "Transitions work between blog pages";
+  request.timeboxMinutes = minutes;
+  request.allowedApps = std::vector<std::string>{"Code - Insiders", "qterminal"};
+  return request;
+}
+
+Observation window(const std::string& app, const std::string& title) {
+  return Observation{0, app, title, "x11"};
+}
+
+class ControllerTest : public ::testing::Test {
+ protected:
+  ControllerTest() { makeController(); }
+
+  void makeController() {
+    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_,
+                                               "none", false);
+    controller_->setChangeListener([this](const State& state) { seen_.push_back(state); });
+  }
+
+  void toActive(std::int64_t minutes = 25) {
+    ASSERT_FALSE(controller_->enterPlanning());
+    ASSERT_FALSE(controller_->startCommitment(validRequest(minutes)));
+  }
+
+  RuntimeState runtime() const { return controller_->state().runtime; }
+
+  Settings settings_;
+  FakeClock clock_;
+  ManualExecutor executor_;
+  MemorySnapshotStore snapshots_;
+  MemoryAuditSink audit_;
+  std::unique_ptr<Controller> controller_;
+  std::vector<State> seen_;
+};
+
+TEST_F(ControllerTest, StartsLockedWithNothingScheduled) {
+  EXPECT_EQ(runtime(), RuntimeState::Locked);
+  EXPECT_FALSE(controller_->state().commitment);
+  EXPECT_FALSE(controller_->nextWakeMonotonicMs());
+  EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
+}
+
+TEST_F(ControllerTest, WalksAWholeSessionThroughEveryState) {
+  ASSERT_FALSE(controller_->enterPlanning());
+  EXPECT_EQ(runtime(), RuntimeState::Planning);
+  ASSERT_FALSE(controller_->startCommitment(validRequest()));
+  State active = controller_->state();
+  ASSERT_EQ(active.runtime, RuntimeState::Active);
+  ASSERT_TRUE(active.commitment);
+  EXPECT_EQ(active.commitment->timeboxSecs, 25 * 60);
+  EXPECT_EQ(active.commitment->startedAtMs, clock_.nowUtcMs());
+  EXPECT_EQ(active.commitment->deadlineMs, clock_.nowUtcMs() + 25 * 60 * 1000);
+  EXPECT_THAT(active.commitment->allowedApps, ElementsAre("code - insiders", "qterminal"));
+  EXPECT_EQ(active.commitment->id.size(), 36u);
+  EXPECT_EQ(active.remainingSecs, 25 * 60);
+
+  clock_.advance(60'000);
+  ASSERT_FALSE(controller_->complete());
+  State review = controller_->state();
+  EXPECT_EQ(review.runtime, RuntimeState::Review);
+  EXPECT_EQ(review.outcome, Outcome::Completed);
+  EXPECT_EQ(review.endedAtMs, clock_.nowUtcMs());
+
+  ASSERT_FALSE(controller_->end());
+  EXPECT_EQ(runtime(), RuntimeState::Locked);
+  EXPECT_FALSE(controller_->state().commitment);
+  ASSERT_EQ(audit_.records.size(), 1u);
+  EXPECT_EQ(audit_.records[0].outcome, Outcome::Completed);
+  EXPECT_EQ(audit_.records[0].id, active.commitment->id);
+  EXPECT_EQ(audit_.records[0].timeboxSecs, 25 * 60);
+
+  std::vector<RuntimeState> runtimes;
+  for (const auto& state : seen_) runtimes.push_back(state.runtime);
+  EXPECT_THAT(runtimes, ElementsAre(RuntimeState::Planning, RuntimeState::Active,
+                                    RuntimeState::Review, RuntimeState::Locked));
+  for (std::size_t i = 1; i < seen_.size(); ++i) EXPECT_GT(seen_[i].version, seen_[i - 1].version);
+}
+
+TEST_F(ControllerTest, CancelPlanningReturnsToLocked) {
+  ASSERT_FALSE(controller_->enterPlanning());
+  ASSERT_FALSE(controller_->cancelPlanning());
+  EXPECT_EQ(runtime(), RuntimeState::Locked);
+}
+
+TEST_F(ControllerTest, AbandonEndsInReviewAsAbandoned) {
+  toActive();
+  ASSERT_FALSE(controller_->abandon());
+  EXPECT_EQ(controller_->state().outcome, Outcome::Abandoned);
+}
+
+struct IllegalCase {
+  const char* name;
+  RuntimeState from;
+  std::function<ActionResult(Controller&)> action;
+};
+
+class IllegalTransitionTest : public ControllerTest,
+                              public ::testing::WithParamInterface<IllegalCase> {};
+
+TEST_P(IllegalTransitionTest, Returns409KindAndChangesNothing) {
+  const IllegalCase& param = GetParam();
+  if (param.from != RuntimeState::Locked) {
+    ASSERT_FALSE(controller_->enterPlanning());
+  }
+  if (param.from == RuntimeState::Active || param.from == RuntimeState::Review) {
+    ASSERT_FALSE(controller_->startCommitment(validRequest()));
+  }
+  if (param.from == RuntimeState::Review) {
+    ASSERT_FALSE(controller_->complete());
+  }
+  ASSERT_EQ(runtime(), param.from);
+  const State before = controller_->state();
+  const int savesBefore = snapshots_.saves;
+  const std::size_t eventsBefore = seen_.size();
+
+  const ActionResult result = param.action(*controller_);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->kind, ErrorKind::IllegalTransition);
+  EXPECT_EQ(result->state, param.from);
+  EXPECT_THAT(result->message, HasSubstr(toString(param.from)));
+
+  const State after = controller_->state();
+  EXPECT_EQ(after.runtime, before.runtime);
+  EXPECT_EQ(after.version, before.version);
+  EXPECT_EQ(after.outcome, before.outcome);
+  EXPECT_EQ(snapshots_.saves, savesBefore);
+  EXPECT_EQ(seen_.size(), eventsBefore);
+  EXPECT_TRUE(audit_.records.empty());
+}
+
+const auto kPlan = [](Controller& c) { return c.enterPlanning(); };
+const auto kCancel = [](Controller& c) { return c.cancelPlanning(); };
+const auto kStart = [](Controller& c) { return c.startCommitment(validRequest()); };
+const auto kComplete = [](Controller& c) { return c.complete(); };
+const auto kAbandon = [](Controller& c) { return c.abandon(); };
+const auto kEnd = [](Controller& c) { return c.end(); };
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryIllegalPair, IllegalTransitionTest,
+    ::testing::Values(IllegalCase{"LockedCancel", RuntimeState::Locked, kCancel},
+                      IllegalCase{"LockedStart", RuntimeState::Locked, kStart},
+                      IllegalCase{"LockedComplete", RuntimeState::Locked, kComplete},
+                      IllegalCase{"LockedAbandon", RuntimeState::Locked, kAbandon},
+                      IllegalCase{"LockedEnd", RuntimeState::Locked, kEnd},
+                      IllegalCase{"PlanningPlan", RuntimeState::Planning, kPlan},
+                      IllegalCase{"PlanningComplete", RuntimeState::Planning, kComplete},
+                      IllegalCase{"PlanningAbandon", RuntimeState::Planning, kAbandon},
+                      IllegalCase{"PlanningEnd", RuntimeState::Planning, kEnd},
+                      IllegalCase{"ActivePlan", RuntimeState::Active, kPlan},
+                      IllegalCase{"ActiveCancel", RuntimeState::Active, kCancel},
+                      IllegalCase{"ActiveStart", RuntimeState::Active, kStart},
+                      IllegalCase{"ActiveEnd", RuntimeState::Active, kEnd},
+                      IllegalCase{"ReviewPlan", RuntimeState::Review, kPlan},
+                      IllegalCase{"ReviewCancel", RuntimeState::Review, kCancel},
+                      IllegalCase{"ReviewStart", RuntimeState::Review, kStart},
+                      IllegalCase{"ReviewComplete", RuntimeState::Review, kComplete},
+                      IllegalCase{"ReviewAbandon", RuntimeState::Review, kAbandon}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST_F(ControllerTest, ValidationErrorsAre400KindAndStayInPlanning) {
+  ASSERT_FALSE(controller_->enterPlanning());
+  const auto expectInvalid = [&](CommitmentRequest request, const std::string& words) {
+    const ActionResult result = controller_->startCommitment(request);
+    ASSERT_TRUE(result) << words;
+    EXPECT_EQ(result->kind, ErrorKind::Validation);
+    EXPECT_THAT(result->message, HasSubstr(words));
+    EXPECT_EQ(runtime(), RuntimeState::Planning);
+  };
+  CommitmentRequest empty = validRequest();
+  empty.nextAction = "   ";
+  expectInvalid(empty, "next_action");
+  expectInvalid(validRequest(0), "greater than zero");
+  expectInvalid(validRequest(-5), "greater than zero");
+  expectInvalid(validRequest(12 * 60 + 1), "12 hours");
+  CommitmentRequest noTimebox = validRequest();
+  noTimebox.timeboxMinutes.reset();
+  expectInvalid(noTimebox, "timebox");
+  CommitmentRequest longText = validRequest();
+  longText.successCondition = std::string(501, 'x');
+  expectInvalid(longText, "success_condition");
+  // 500 characters of a 2-byte letter is still within the limit.
+  CommitmentRequest wide = validRequest();
+  wide.nextAction.clear();
+  for (int i = 0; i < 500; ++i) wide.nextAction += "ñ";
+  EXPECT_FALSE(controller_->startCommitment(wide));
+}
+
+TEST_F(ControllerTest, TwelveHoursExactlyIsAllowedAndSecondsWinOverMinutes) {
+  ASSERT_FALSE(controller_->enterPlanning());
+  CommitmentRequest request = validRequest(99);
+  request.timeboxSecs = 12 * 3600;
+  ASSERT_FALSE(controller_->startCommitment(request));
+  EXPECT_EQ(controller_->state().commitment->timeboxSecs, 12 * 3600);
+}
+
+TEST_F(ControllerTest, AllowedAppsDefaultFromSettingsAndAreNormalised) {
+  settings_.defaultAllowedApps = {"Emacs", " emacs ", "XTerm"};
+  makeController();
+  ASSERT_FALSE(controller_->enterPlanning());
+  CommitmentRequest request = validRequest();
+  request.allowedApps.reset();
+  ASSERT_FALSE(controller_->startCommitment(request));
+  EXPECT_THAT(controller_->state().commitment->allowedApps, ElementsAre("emacs", "xterm"));
+}
+
+TEST_F(ControllerTest, TimeboxExpiresOnTheMonotonicDeadline) {
+  toActive(1);
+  EXPECT_EQ(controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + 60'000);
+  clock_.setUtcMs(clock_.nowUtcMs() + 3'600'000);  // a wall-clock jump does not expire it
+  controller_->tick();
+  EXPECT_EQ(runtime(), RuntimeState::Active);
+  clock_.advance(59'999);
+  controller_->tick();
+  EXPECT_EQ(runtime(), RuntimeState::Active);
+  EXPECT_EQ(controller_->state().remainingSecs, 1);
+  clock_.advance(1);
+  controller_->tick();
+  EXPECT_EQ(runtime(), RuntimeState::Review);
+  EXPECT_EQ(controller_->state().outcome, Outcome::Expired);
+  EXPECT_EQ(seen_.back().runtime, RuntimeState::Review);
+}
+
+TEST_F(ControllerTest, EveryChangeIsPersistedAndRestoredActiveSessionResumes) {
+  toActive(30);
+  controller_->recordWindow(window("Code - Insiders", "index.js"));
+  const State before = controller_->state();
+  ASSERT_TRUE(snapshots_.json);
+  EXPECT_EQ(snapshots_.last().runtime, RuntimeState::Active);
+
+  clock_.advance(10 * 60'000);  // the daemon was down for ten minutes
+  makeController();
+  const std::string what = controller_->restore();
+  EXPECT_THAT(what, HasSubstr("resumed"));
+  const State after = controller_->state();
+  ASSERT_EQ(after.runtime, RuntimeState::Active);
+  EXPECT_EQ(after.commitment->id, before.commitment->id);
+  EXPECT_EQ(after.remainingSecs, 20 * 60);
+  EXPECT_EQ(controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + 20 * 60'000);
+  clock_.advance(20 * 60'000);
+  controller_->tick();
+  EXPECT_EQ(controller_->state().outcome, Outcome::Expired);
+}
+
+TEST_F(ControllerTest, DeadlinePassedWhileDownExpiresIntoReviewOnRestore) {
+  toActive(5);
+  const std::int64_t deadline = controller_->state().commitment->deadlineMs;
+  clock_.advance(60 * 60'000);
+  makeController();
+  EXPECT_THAT(controller_->restore(), HasSubstr("expired"));
+  const State state = controller_->state();
+  EXPECT_EQ(state.runtime, RuntimeState::Review);
+  EXPECT_EQ(state.outcome, Outcome::Expired);
+  EXPECT_EQ(state.endedAtMs, deadline);
+  EXPECT_EQ(snapshots_.last().runtime, RuntimeState::Review);
+  ASSERT_FALSE(controller_->end());
+  EXPECT_EQ(audit_.records.at(0).endedAtMs, deadline);
+}
+
+TEST_F(ControllerTest, RestoreWithoutSnapshotStartsLocked) {
+  EXPECT_THAT(controller_->restore(), HasSubstr("no snapshot"));
+  EXPECT_EQ(runtime(), RuntimeState::Locked);
+}
+
+TEST_F(ControllerTest, RestoreOfAnUnreadableSnapshotThrows) {
+  snapshots_.json = "{not json";
+  EXPECT_THROW(controller_->restore(), std::exception);
+}
+
+TEST_F(ControllerTest, ReviewSurvivesRestartAndCarryForwardSurvivesEnd) {
+  toActive();
+  ASSERT_FALSE(controller_->complete());
+  makeController();
+  controller_->restore();
+  EXPECT_EQ(controller_->state().outcome, Outcome::Completed);
+}
+
+TEST_F(ControllerTest, AFailedSnapshotWriteIsLoggedAndTheSessionGoesOn) {
+  snapshots_.failSaves = true;
+  toActive();
+  EXPECT_EQ(runtime(), RuntimeState::Active);
+}
+
+TEST_F(ControllerTest, AFailedAuditAppendKeepsTheSessionInReview) {
+  toActive();
+  ASSERT_FALSE(controller_->complete());
+  audit_.failAppends = true;
+  const ActionResult result = controller_->end();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->kind, ErrorKind::Storage);
+  EXPECT_EQ(runtime(), RuntimeState::Review);
+  audit_.failAppends = false;
+  EXPECT_FALSE(controller_->end());
+  EXPECT_EQ(audit_.records.size(), 1u);
+}
+
+TEST_F(ControllerTest, ListenerRunsWithoutTheMutexHeld) {
+  bool reentered = false;
+  controller_->setChangeListener([&](const State&) {
+    reentered = true;
+    (void)controller_->state();  // would deadlock if the mutex were held
+  });
+  ASSERT_FALSE(controller_->enterPlanning());
+  EXPECT_TRUE(reentered);
+}
+
+// ---- Evidence ---------------------------------------------------------------------------
+
+TEST_F(ControllerTest, ObservationsAreSanitisedAndShownWithHealth) {
+  controller_->recordWindow(Observation{0, "  Firefox  ", std::string("Bad\xff\x01title"), "http"});
+  const State state = controller_->state();
+  ASSERT_TRUE(state.evidence.current);
+  EXPECT_EQ(state.evidence.current->app, "firefox");
+  EXPECT_EQ(state.evidence.current->title, "Bad\xEF\xBF\xBDtitle");
+  EXPECT_EQ(state.evidence.current->atMs, clock_.nowUtcMs());
+  EXPECT_EQ(state.evidence.source, "http");
+  EXPECT_EQ(state.evidence.health, Health::Ok);
+}
+
+TEST_F(ControllerTest, HealthGoesStaleAfterThreeHeartbeatsAndTickAnnouncesIt) {
+  settings_.heartbeatSecs = 10;
+  makeController();
+  controller_->setSourceRunning("x11", true);
+  EXPECT_EQ(controller_->state().evidence.health, Health::Stale);
+  controller_->recordWindow(window("xterm", "bash"));
+  EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
+  EXPECT_EQ(controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + 30'000);
+  clock_.advance(29'999);
+  EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
+  clock_.advance(1);
+  const std::size_t before = seen_.size();
+  controller_->tick();
+  EXPECT_EQ(controller_->state().evidence.health, Health::Stale);
+  ASSERT_EQ(seen_.size(), before + 1);
+  EXPECT_EQ(seen_.back().evidence.health, Health::Stale);
+  controller_->tick();  // nothing new: no event
+  EXPECT_EQ(seen_.size(), before + 1);
+}
+
+TEST_F(ControllerTest, NoSourceAndNoObservationIsUnavailable) {
+  controller_->setSourceRunning("x11", true);
+  controller_->setSourceRunning("x11", false);
+  EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
+}
+
+TEST_F(ControllerTest, AHeartbeatOfTheSameWindowWhileLockedIsNotAnEvent) {
+  controller_->recordWindow(window("xterm", "bash"));
+  const std::size_t before = seen_.size();
+  clock_.advance(10'000);
+  controller_->recordWindow(window("xterm", "bash"));
+  EXPECT_EQ(seen_.size(), before);
+  controller_->recordWindow(window("xterm", "vim"));
+  EXPECT_EQ(seen_.size(), before + 1);
+}
+
+TEST_F(ControllerTest, StatsCountTimePerAppAndSwitchesWhileActive) {
+  settings_.idleAfterSecs = 120;
+  makeController();
+  controller_->recordWindow(window("Code - Insiders", "index.js"));
+  toActive();
+  clock_.advance(30'000);
+  controller_->recordWindow(window("Firefox", "YouTube"));
+  clock_.advance(10'000);
+  controller_->recordWindow(window("Code - Insiders", "index.js"));
+  clock_.advance(500'000);  // longer than idle_after: only 120 s credited
+  controller_->recordWindow(window("Code - Insiders", "index.js"));
+  clock_.advance(5'000);
+  ASSERT_FALSE(controller_->complete());
+  const SessionStats stats = controller_->state().stats;
+  EXPECT_EQ(stats.switches, 2);
+  EXPECT_THAT(stats.topBucketsSecs(5),
+              ElementsAre(Pair("code - insiders", 30 + 120 + 5), Pair("firefox", 10)));
+  ASSERT_FALSE(controller_->end());
+  EXPECT_THAT(audit_.records[0].topBuckets,
+              ElementsAre(Pair("code - insiders", 155), Pair("firefox", 10)));
+  EXPECT_EQ(audit_.records[0].switches, 2);
+}
+
+TEST_F(ControllerTest, AwayTimeIsNotCountedIntoBuckets) {
+  toActive();
+  controller_->recordWindow(window("xterm", "bash"));
+  clock_.advance(20'000);
+  controller_->setAway(true);
+  clock_.advance(100'000);
+  controller_->setAway(false);
+  clock_.advance(5'000);
+  ASSERT_FALSE(controller_->complete());
+  const SessionStats stats = controller_->state().stats;
+  EXPECT_THAT(stats.topBucketsSecs(5), ElementsAre(Pair("xterm", 25)));
+  EXPECT_EQ(stats.awayMs, 100'000);
+}
+
+TEST_F(ControllerTest, DriftIsTheLocalMatchOnlyAndNeverJudgedOnMissingEvidence) {
+  toActive();
+  EXPECT_EQ(controller_->state().drift.status, "unknown");  // no evidence yet
+  controller_->recordWindow(window("qterminal", "npm run develop"));
+  EXPECT_EQ(controller_->state().drift.status, "ontask");
+  controller_->recordWindow(window("Firefox", "Twitter"));
+  EXPECT_EQ(controller_->state().drift.status, "unknown");
+  controller_->recordWindow(window("qterminal", "npm run develop"));
+  clock_.advance(60'000);  // evidence stale
+  EXPECT_EQ(controller_->state().drift.status, "unknown");
+}
+
+TEST_F(ControllerTest, ImplausibleWatcherTimestampsFallBackToReceiptTime) {
+  controller_->recordWindow(Observation{clock_.nowUtcMs() + 3'600'000, "a", "t", "http"});
+  EXPECT_EQ(controller_->state().evidence.current->atMs, clock_.nowUtcMs());
+  controller_->recordWindow(Observation{clock_.nowUtcMs() - 1'000, "b", "t", "http"});
+  EXPECT_EQ(controller_->state().evidence.current->atMs, clock_.nowUtcMs() - 1'000);
+}
+
+TEST_F(ControllerTest, StateJsonCarriesTheDocumentedShape) {
+  toActive();
+  controller_->recordWindow(window("qterminal", "npm"));
+  const auto json = toJson(controller_->state());
+  EXPECT_EQ(json->getValue<std::string>("runtime"), "active");
+  const auto commitment = json->getObject("commitment");
+  ASSERT_TRUE(commitment);
+  EXPECT_EQ(commitment->getValue<std::int64_t>("remaining_secs"), 25 * 60);
+  EXPECT_EQ(json->getObject("evidence")->getValue<std::string>("health"), "ok");
+  EXPECT_EQ(json->getObject("evidence")->getObject("current")->getValue<std::string>("app"),
+            "qterminal");
+  EXPECT_EQ(json->getObject("drift")->getValue<std::string>("status"), "ontask");
+  EXPECT_FALSE(json->has("outcome"));
+  EXPECT_EQ(json->getObject("ai")->getValue<bool>("available"), false);
+  ASSERT_FALSE(controller_->complete());
+  const auto review = toJson(controller_->state());
+  EXPECT_EQ(review->getValue<std::string>("outcome"), "completed");
+  EXPECT_FALSE(review->has("drift"));
+  EXPECT_EQ(review->getObject("reflection")->getValue<std::string>("status"), "absent");
+}
+
+}  // namespace
+}  // namespace antidrift
