@@ -364,7 +364,12 @@ State Controller::stateLocked() const {
 }
 
 std::vector<SessionSummary> Controller::history(std::size_t n) const {
-  return audit_.recent(n);
+  try {
+    return audit_.recent(n);
+  } catch (const std::exception& e) {
+    logger().error("could not read the audit log: %s", std::string(e.what()));
+    return {};
+  }
 }
 
 }  // namespace antidrift

@@ -34,13 +34,18 @@ struct SessionSummary {
 extern const std::string kGenesisHash;
 
 /// Canonical JSON of `summary` without the "hash" field: compact, keys sorted
-/// (Poco::JSON::Object default), UTF-8. The hash input. Pure.
+/// (Poco::JSON::Object default), UTF-8 (invalid sequences replaced by
+/// U+FFFD). Keys: id, started_at, ended_at, next_action, success_condition,
+/// timebox_secs, outcome (toString name), switches, top_buckets
+/// ([{"app","secs"}] in order), drift_episodes, prev. The hash input. Pure.
 std::string canonicalJson(const SessionSummary& summary);
 /// SHA-256 (Poco::SHA2Engine) hex of canonicalJson(summary). Pure.
 std::string computeHash(const SessionSummary& summary);
 /// The full JSON line (with "hash") as written to audit.jsonl, no newline.
 std::string toJsonLine(const SessionSummary& summary);
-/// Parses one audit line. Throws std::runtime_error on malformed input.
+/// Parses one audit line (every field required, "hash" included). Throws
+/// std::runtime_error starting "malformed JSON" when the text is not a JSON
+/// object, or naming the field that is missing or of the wrong type. Pure.
 SessionSummary summaryFromJsonLine(const std::string& line);
 
 /// Port: where the Controller appends summaries at End.

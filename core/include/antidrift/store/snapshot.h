@@ -36,10 +36,15 @@ struct Snapshot {
   std::int64_t savedAtMs = 0;            ///< UTC ms of the write
 };
 
-/// Serialises a snapshot to compact JSON text. Pure; thread-safe.
+/// Serialises a snapshot to compact JSON text with snake_case keys (runtime
+/// and outcome as their toString names, times as UTC ms integers). The
+/// version written is always kSnapshotVersion. Invalid UTF-8 in any text is
+/// replaced by U+FFFD so the result always parses back. Pure; thread-safe.
 std::string snapshotToJson(const Snapshot& snapshot);
-/// Parses snapshotToJson's output. Throws std::runtime_error with a message
-/// naming the bad field on malformed or unsupported input.
+/// Parses snapshotToJson's output ("commitment" may be absent or null;
+/// unknown keys are ignored). Throws std::runtime_error with a message
+/// naming the bad field on malformed or unsupported input, including a
+/// version newer than kSnapshotVersion. Pure; thread-safe.
 Snapshot snapshotFromJson(const std::string& json);
 
 /// Port: where the Controller keeps its snapshot. Implementations are called

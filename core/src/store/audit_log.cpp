@@ -1,0 +1,347 @@
+#include "antidrift/store/audit_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <Poco/DigestEngine.h>
+#include <Poco/Exception.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/Path.h>
+#include <Poco/SHA2Engine.h>
+
+#include <stdexcept>
+#include <utility>
+
+#include "store/file_io.h"
+#include "store/json_fields.h"
+
+namespace antidrift {
+
+const std::string kGenesisHash(64, '0');
+
+namespace {
+
+using jsonfields::requireArray;
+using jsonfields::requireInt;
+using jsonfields::requireObjectAt;
+using jsonfields::requireString;
+using jsonfields::validUtf8;
+
+constexpr const char* kFileName = "audit.jsonl";
+
+Poco::JSON::Object summaryToObject(const SessionSummary& summary) {
+  Poco::JSON::Object object;
+  object.set("id", validUtf8(summary.id));
+  object.set("started_at", Poco::Int64(summary.startedAtMs));
+  object.set("ended_at", Poco::Int64(summary.endedAtMs));
+  object.set("next_action", validUtf8(summary.nextAction));
+  object.set("success_condition", validUtf8(summary.successCondition));
+  object.set("timebox_secs", Poco::Int64(summary.timeboxSecs));
+  object.set("outcome", toString(summary.outcome));
+  object.set("switches", Poco::Int64(summary.switches));
+  Poco::JSON::Array buckets;
+  for (const auto& [app, secs] : summary.topBuckets) {
+    Poco::JSON::Object bucket;
+    bucket.set("app", validUtf8(app));
+    bucket.set("secs", Poco::Int64(secs));
+    buckets.add(bucket);
+  }
+  object.set("top_buckets", buckets);
+  object.set("drift_episodes", Poco::Int64(summary.driftEpisodes));
+  object.set("prev", validUtf8(summary.prev));
+  return object;
+}
+
+/// The lines of `content`: split on '\n'; a final '\n' ends the last line
+/// rather than starting an empty one.
+std::vector<std::string> splitLines(const std::string& content) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < content.size()) {
+    const std::size_t end = content.find('\n', start);
+    if (end == std::string::npos) {
+      lines.push_back(content.substr(start));
+      break;
+    }
+    lines.push_back(content.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::optional<SessionSummary> tryParse(const std::string& line) {
+  try {
+    return summaryFromJsonLine(line);
+  } catch (const std::runtime_error&) {
+    return std::nullopt;
+  }
+}
+
+/// Offset where the torn last line of `content` starts, or content.size()
+/// when the last line is complete: it ends in '\n' and parses (DESIGN §9).
+std::size_t tornLineStart(const std::string& content) {
+  if (content.empty()) {
+    return 0;
+  }
+  if (content.back() != '\n') {
+    const std::size_t newline = content.rfind('\n');
+    return newline == std::string::npos ? 0 : newline + 1;
+  }
+  const std::size_t lineEnd = content.size() - 1;
+  const std::size_t newline = lineEnd == 0 ? std::string::npos : content.rfind('\n', lineEnd - 1);
+  const std::size_t lineStart = newline == std::string::npos ? 0 : newline + 1;
+  if (tryParse(content.substr(lineStart, lineEnd - lineStart))) {
+    return content.size();
+  }
+  return lineStart;
+}
+
+/// Hash of the last record of `content` that parses; genesis when none does.
+std::string lastHashOf(const std::string& content) {
+  const std::vector<std::string> lines = splitLines(content);
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (const std::optional<SessionSummary> summary = tryParse(*it)) {
+      return summary->hash;
+    }
+  }
+  return kGenesisHash;
+}
+
+/// Cuts `path` to `length` bytes and fsyncs it (POSIX: Poco has no fsync).
+void truncateDurably(const std::string& path, std::size_t length) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw std::runtime_error(fileio::systemError("open", path));
+  }
+  const bool ok = ::ftruncate(fd, static_cast<off_t>(length)) == 0 && ::fsync(fd) == 0;
+  const std::string message = ok ? "" : fileio::systemError("truncate", path);
+  ::close(fd);
+  if (!ok) {
+    throw std::runtime_error(message);
+  }
+}
+
+}  // namespace
+
+std::string canonicalJson(const SessionSummary& summary) {
+  return jsonfields::stringify(summaryToObject(summary));
+}
+
+std::string computeHash(const SessionSummary& summary) {
+  Poco::SHA2Engine engine(Poco::SHA2Engine::SHA_256);
+  engine.update(canonicalJson(summary));
+  return Poco::DigestEngine::digestToHex(engine.digest());
+}
+
+std::string toJsonLine(const SessionSummary& summary) {
+  Poco::JSON::Object object = summaryToObject(summary);
+  object.set("hash", validUtf8(summary.hash));
+  return jsonfields::stringify(object);
+}
+
+SessionSummary summaryFromJsonLine(const std::string& line) {
+  const Poco::JSON::Object::Ptr object = jsonfields::parseObject(line);
+  const std::string context;
+  SessionSummary summary;
+  summary.id = requireString(*object, "id", context);
+  summary.startedAtMs = requireInt(*object, "started_at", context);
+  summary.endedAtMs = requireInt(*object, "ended_at", context);
+  summary.nextAction = requireString(*object, "next_action", context);
+  summary.successCondition = requireString(*object, "success_condition", context);
+  summary.timeboxSecs = requireInt(*object, "timebox_secs", context);
+  const std::string outcomeText = requireString(*object, "outcome", context);
+  const std::optional<Outcome> outcome = parseOutcome(outcomeText);
+  if (!outcome) {
+    throw std::runtime_error("field \"outcome\" has unknown value \"" + outcomeText + "\"");
+  }
+  summary.outcome = *outcome;
+  summary.switches = requireInt(*object, "switches", context);
+  const Poco::JSON::Array::Ptr buckets = requireArray(*object, "top_buckets", context);
+  for (std::size_t index = 0; index < buckets->size(); ++index) {
+    const std::string field = "top_buckets[" + std::to_string(index) + "].";
+    const Poco::JSON::Object::Ptr bucket = requireObjectAt(*buckets, index, "top_buckets");
+    summary.topBuckets.emplace_back(requireString(*bucket, "app", field),
+                                    requireInt(*bucket, "secs", field));
+  }
+  summary.driftEpisodes = requireInt(*object, "drift_episodes", context);
+  summary.prev = requireString(*object, "prev", context);
+  summary.hash = requireString(*object, "hash", context);
+  return summary;
+}
+
+std::string describeVerification(const AuditVerification& verification) {
+  const std::string records =
+      std::to_string(verification.records) + " record" + (verification.records == 1 ? "" : "s");
+  if (verification.ok) {
+    return "ok: " + records + ", chain intact";
+  }
+  std::string text = "broken";
+  if (verification.firstBadLine) {
+    text += " at line " + std::to_string(*verification.firstBadLine);
+  }
+  return text + ": " + verification.problem + " (" + records + " well-formed)";
+}
+
+AuditLog::AuditLog(std::string directory)
+    : directory_(std::move(directory)),
+      path_(Poco::Path(Poco::Path::forDirectory(directory_), kFileName).toString()) {}
+
+AuditOpenReport AuditLog::open() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return recoverLocked();
+}
+
+AuditOpenReport AuditLog::recoverLocked() {
+  AuditOpenReport report;
+  fileio::ensureDirectory(directory_);
+  if (!fileio::exists(path_)) {
+    lastHash_ = kGenesisHash;
+    lastHashKnown_ = true;
+    return report;
+  }
+
+  std::string content = fileio::readFile(path_);
+  const std::size_t goodLength = tornLineStart(content);
+  if (goodLength < content.size()) {
+    // Keep the torn bytes first, then cut them off: nothing is lost even if
+    // we crash in between (the next start finds the same torn line again).
+    const std::string torn = content.substr(goodLength);
+    const std::string base = path_ + ".torn-" + std::to_string(fileio::nowUtcMs());
+    std::string tornPath = base;
+    for (int attempt = 2; fileio::exists(tornPath); ++attempt) {
+      tornPath = base + "-" + std::to_string(attempt);
+    }
+    fileio::writeNewFileDurably(tornPath, torn, 0600);
+    truncateDurably(path_, goodLength);
+    fileio::syncDirectory(directory_);
+    content.resize(goodLength);
+    report.tornLineMovedTo = tornPath;
+  }
+
+  report.verification = verify(path_);
+  lastHash_ = lastHashOf(content);
+  lastHashKnown_ = true;
+  return report;
+}
+
+SessionSummary AuditLog::append(const SessionSummary& summary) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!lastHashKnown_) {
+    recoverLocked();
+  }
+  SessionSummary stored = summary;
+  stored.prev = lastHash_;
+  stored.hash = computeHash(stored);
+  const std::string json = toJsonLine(stored);
+  // Return exactly what a reader will get back (text made valid UTF-8).
+  stored = summaryFromJsonLine(json);
+  const std::string line = json + "\n";
+
+  const bool existed = fileio::exists(path_);
+  // POSIX instead of Poco::FileOutputStream: the descriptor is needed for fsync.
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw std::runtime_error(fileio::systemError("open", path_));
+  }
+  struct stat before {};
+  if (::fstat(fd, &before) != 0) {
+    const std::string message = fileio::systemError("stat", path_);
+    ::close(fd);
+    throw std::runtime_error(message);
+  }
+  try {
+    fileio::writeAll(fd, line, path_);
+    if (::fsync(fd) != 0) {
+      throw std::runtime_error(fileio::systemError("fsync", path_));
+    }
+  } catch (...) {
+    // Undo a partial line so the chain stays clean. Best effort: if this
+    // fails too, the next open() moves the torn line aside.
+    if (::ftruncate(fd, before.st_size) != 0) {
+      // The write error being rethrown is the one to report.
+    }
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  if (!existed) {
+    fileio::syncDirectory(directory_);
+  }
+  lastHash_ = stored.hash;
+  return stored;
+}
+
+std::vector<SessionSummary> AuditLog::recent(std::size_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<SessionSummary> result;
+  if (n == 0 || !fileio::exists(path_)) {
+    return result;
+  }
+  const std::vector<std::string> lines = splitLines(fileio::readFile(path_));
+  for (auto it = lines.rbegin(); it != lines.rend() && result.size() < n; ++it) {
+    if (std::optional<SessionSummary> summary = tryParse(*it)) {
+      result.push_back(std::move(*summary));
+    }
+  }
+  return result;
+}
+
+AuditVerification AuditLog::verify(const std::string& path) {
+  AuditVerification result;
+  std::string content;
+  try {
+    if (!fileio::exists(path)) {
+      return result;
+    }
+    content = fileio::readFile(path);
+  } catch (const std::exception& error) {
+    result.ok = false;
+    result.problem = error.what();
+    return result;
+  }
+
+  auto fail = [&result](std::size_t lineNumber, std::string problem) {
+    if (result.ok) {
+      result.ok = false;
+      result.firstBadLine = lineNumber;
+      result.problem = std::move(problem);
+    }
+  };
+
+  const std::vector<std::string> lines = splitLines(content);
+  std::optional<std::string> previousHash = kGenesisHash;  // nullopt after a malformed line
+  for (std::size_t index = 0; index < lines.size(); ++index) {
+    const std::size_t lineNumber = index + 1;
+    SessionSummary summary;
+    try {
+      summary = summaryFromJsonLine(lines[index]);
+    } catch (const std::runtime_error& error) {
+      const std::string what = error.what();
+      fail(lineNumber, what.rfind("malformed JSON", 0) == 0 ? what : "malformed record: " + what);
+      previousHash.reset();
+      continue;
+    }
+    ++result.records;
+    std::string problem;
+    if (computeHash(summary) != summary.hash) {
+      problem = "hash mismatch (record altered)";
+    }
+    if (previousHash && summary.prev != *previousHash) {
+      if (!problem.empty()) {
+        problem += "; ";
+      }
+      problem += lineNumber == 1
+                     ? "prev is not the genesis hash (64 zeros)"
+                     : "prev does not match line " + std::to_string(lineNumber - 1) + "'s hash";
+    }
+    if (!problem.empty()) {
+      fail(lineNumber, problem);
+    }
+    previousHash = summary.hash;
+  }
+  return result;
+}
+
+}  // namespace antidrift

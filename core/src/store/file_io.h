@@ -1,0 +1,44 @@
+/// @file file_io.h
+/// Private helpers of the file stores (DESIGN §9): directory creation, durable
+/// writes and whole-file reads. Poco has no fsync, so the durable paths use
+/// POSIX open/write/fsync directly; everything else goes through Poco::File.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace antidrift::fileio {
+
+/// Creates `directory` (and missing parents) if absent; the directory itself
+/// is created with mode 0700 (DESIGN §9: the data directory is private).
+/// Throws std::runtime_error naming the path on failure. Thread-safe.
+void ensureDirectory(const std::string& directory);
+
+/// Whether `path` exists (Poco::File::exists). Throws std::runtime_error
+/// naming the path when that cannot be determined.
+bool exists(const std::string& path);
+
+/// fsyncs `directory` so a rename or create inside it is durable. Throws
+/// std::runtime_error naming the path on failure. Thread-safe.
+void syncDirectory(const std::string& directory);
+
+/// Writes all of `data` to the open descriptor `fd`, retrying short writes
+/// and EINTR. Throws std::runtime_error naming `path` on failure.
+void writeAll(int fd, const std::string& data, const std::string& path);
+
+/// Creates the new file `path` (O_EXCL, `mode`), writes `data`, fsyncs and
+/// closes it. The file is removed again if any step fails. Throws
+/// std::runtime_error naming the path on failure (including when it exists).
+void writeNewFileDurably(const std::string& path, const std::string& data, unsigned mode);
+
+/// The whole content of `path` as bytes. Throws std::runtime_error naming the
+/// path when it cannot be opened or read.
+std::string readFile(const std::string& path);
+
+/// "cannot <operation> <path>: <strerror(errno)>" for the current errno.
+std::string systemError(const std::string& operation, const std::string& path);
+
+/// Wall-clock now, UTC ms (Poco::Timestamp). Used only to name files.
+std::int64_t nowUtcMs();
+
+}  // namespace antidrift::fileio

@@ -1,0 +1,240 @@
+#include "antidrift/store/snapshot.h"
+
+#include <unistd.h>
+
+#include <Poco/DirectoryIterator.h>
+#include <Poco/Exception.h>
+#include <Poco/File.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/Path.h>
+
+#include <atomic>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+#include "store/file_io.h"
+#include "store/json_fields.h"
+
+namespace antidrift {
+namespace {
+
+using jsonfields::requireArray;
+using jsonfields::requireInt;
+using jsonfields::requireObject;
+using jsonfields::requireString;
+using jsonfields::requireStringAt;
+using jsonfields::validUtf8;
+
+constexpr const char* kFileName = "snapshot.json";
+constexpr const char* kTempInfix = ".tmp-";
+
+Poco::JSON::Object commitmentToJson(const Commitment& commitment) {
+  Poco::JSON::Object object;
+  object.set("id", validUtf8(commitment.id));
+  object.set("next_action", validUtf8(commitment.nextAction));
+  object.set("success_condition", validUtf8(commitment.successCondition));
+  object.set("timebox_secs", Poco::Int64(commitment.timeboxSecs));
+  object.set("started_at", Poco::Int64(commitment.startedAtMs));
+  object.set("deadline", Poco::Int64(commitment.deadlineMs));
+  Poco::JSON::Array apps;
+  for (const std::string& app : commitment.allowedApps) {
+    apps.add(validUtf8(app));
+  }
+  object.set("allowed_apps", apps);
+  return object;
+}
+
+Commitment commitmentFromJson(const Poco::JSON::Object& object) {
+  const std::string context = "commitment.";
+  Commitment commitment;
+  commitment.id = requireString(object, "id", context);
+  commitment.nextAction = requireString(object, "next_action", context);
+  commitment.successCondition = requireString(object, "success_condition", context);
+  commitment.timeboxSecs = requireInt(object, "timebox_secs", context);
+  commitment.startedAtMs = requireInt(object, "started_at", context);
+  commitment.deadlineMs = requireInt(object, "deadline", context);
+  const Poco::JSON::Array::Ptr apps = requireArray(object, "allowed_apps", context);
+  for (std::size_t index = 0; index < apps->size(); ++index) {
+    commitment.allowedApps.push_back(requireStringAt(*apps, index, "commitment.allowed_apps"));
+  }
+  return commitment;
+}
+
+Poco::JSON::Object statsToJson(const SessionStats& stats) {
+  Poco::JSON::Object object;
+  // Two names that differ only in invalid bytes become one key; add them up.
+  std::map<std::string, std::int64_t> validBuckets;
+  for (const auto& [app, ms] : stats.bucketsMs) {
+    validBuckets[validUtf8(app)] += ms;
+  }
+  Poco::JSON::Object buckets;
+  for (const auto& [app, ms] : validBuckets) {
+    buckets.set(app, Poco::Int64(ms));
+  }
+  object.set("buckets_ms", buckets);
+  object.set("switches", Poco::Int64(stats.switches));
+  object.set("drift_episodes", Poco::Int64(stats.driftEpisodes));
+  object.set("drift_ms", Poco::Int64(stats.driftMs));
+  object.set("away_ms", Poco::Int64(stats.awayMs));
+  return object;
+}
+
+SessionStats statsFromJson(const Poco::JSON::Object& object) {
+  const std::string context = "stats.";
+  SessionStats stats;
+  const Poco::JSON::Object::Ptr buckets = requireObject(object, "buckets_ms", context);
+  for (const std::string& app : buckets->getNames()) {
+    stats.bucketsMs[app] = requireInt(*buckets, app, "stats.buckets_ms.");
+  }
+  stats.switches = requireInt(object, "switches", context);
+  stats.driftEpisodes = requireInt(object, "drift_episodes", context);
+  stats.driftMs = requireInt(object, "drift_ms", context);
+  stats.awayMs = requireInt(object, "away_ms", context);
+  return stats;
+}
+
+Poco::JSON::Object reflectionToJson(const ReflectionRecord& reflection) {
+  Poco::JSON::Object object;
+  object.set("status", validUtf8(reflection.status));
+  object.set("recap", validUtf8(reflection.recap));
+  object.set("carry_forward", validUtf8(reflection.carryForward));
+  return object;
+}
+
+ReflectionRecord reflectionFromJson(const Poco::JSON::Object& object) {
+  const std::string context = "reflection.";
+  ReflectionRecord reflection;
+  reflection.status = requireString(object, "status", context);
+  if (reflection.status != "idle" && reflection.status != "pending" &&
+      reflection.status != "ready" && reflection.status != "absent") {
+    throw std::runtime_error("field \"reflection.status\" has unknown value \"" +
+                             reflection.status + "\"");
+  }
+  reflection.recap = requireString(object, "recap", context);
+  reflection.carryForward = requireString(object, "carry_forward", context);
+  return reflection;
+}
+
+/// Distinguishes temp files of concurrent saves within one process.
+std::atomic<unsigned> tempCounter{0};
+
+}  // namespace
+
+std::string snapshotToJson(const Snapshot& snapshot) {
+  Poco::JSON::Object object;
+  object.set("version", kSnapshotVersion);  // the format written is always the current one
+  object.set("runtime", toString(snapshot.runtime));
+  if (snapshot.commitment) {
+    object.set("commitment", commitmentToJson(*snapshot.commitment));
+  }
+  object.set("outcome", toString(snapshot.outcome));
+  object.set("ended_at", Poco::Int64(snapshot.endedAtMs));
+  object.set("stats", statsToJson(snapshot.stats));
+  object.set("reflection", reflectionToJson(snapshot.reflection));
+  object.set("last_carry_forward", validUtf8(snapshot.lastCarryForward));
+  object.set("saved_at", Poco::Int64(snapshot.savedAtMs));
+  return jsonfields::stringify(object);
+}
+
+Snapshot snapshotFromJson(const std::string& json) {
+  const Poco::JSON::Object::Ptr object = jsonfields::parseObject(json);
+  const std::string context;
+  Snapshot snapshot;
+
+  const std::int64_t version = requireInt(*object, "version", context);
+  if (version > kSnapshotVersion) {
+    throw std::runtime_error("snapshot version " + std::to_string(version) +
+                             " is newer than the supported version " +
+                             std::to_string(kSnapshotVersion) + "; upgrade antidrift");
+  }
+  if (version < 1) {
+    throw std::runtime_error("field \"version\" must be at least 1, got " +
+                             std::to_string(version));
+  }
+  snapshot.version = static_cast<int>(version);
+
+  const std::string runtime = requireString(*object, "runtime", context);
+  const std::optional<RuntimeState> state = parseRuntimeState(runtime);
+  if (!state) {
+    throw std::runtime_error("field \"runtime\" has unknown value \"" + runtime + "\"");
+  }
+  snapshot.runtime = *state;
+
+  if (object->has("commitment") && !object->isNull("commitment")) {
+    snapshot.commitment = commitmentFromJson(*requireObject(*object, "commitment", context));
+  }
+
+  const std::string outcomeText = requireString(*object, "outcome", context);
+  const std::optional<Outcome> outcome = parseOutcome(outcomeText);
+  if (!outcome) {
+    throw std::runtime_error("field \"outcome\" has unknown value \"" + outcomeText + "\"");
+  }
+  snapshot.outcome = *outcome;
+
+  snapshot.endedAtMs = requireInt(*object, "ended_at", context);
+  snapshot.stats = statsFromJson(*requireObject(*object, "stats", context));
+  snapshot.reflection = reflectionFromJson(*requireObject(*object, "reflection", context));
+  snapshot.lastCarryForward = requireString(*object, "last_carry_forward", context);
+  snapshot.savedAtMs = requireInt(*object, "saved_at", context);
+  return snapshot;
+}
+
+FileSnapshotStore::FileSnapshotStore(std::string directory)
+    : directory_(std::move(directory)),
+      path_(Poco::Path(Poco::Path::forDirectory(directory_), kFileName).toString()) {}
+
+void FileSnapshotStore::save(const Snapshot& snapshot) {
+  const std::string json = snapshotToJson(snapshot);
+  fileio::ensureDirectory(directory_);
+  // The temp file lives in the same directory so the rename is atomic.
+  const std::string tempPath = path_ + kTempInfix + std::to_string(::getpid()) + "-" +
+                               std::to_string(tempCounter.fetch_add(1));
+  fileio::writeNewFileDurably(tempPath, json + "\n", 0600);
+  try {
+    Poco::File(tempPath).renameTo(path_);
+  } catch (const Poco::Exception& error) {
+    try {
+      Poco::File(tempPath).remove();
+    } catch (const Poco::Exception&) {
+      // Best effort: the rename error below is the one to report.
+    }
+    throw std::runtime_error("cannot replace " + path_ + ": " + error.displayText());
+  }
+  fileio::syncDirectory(directory_);
+}
+
+void FileSnapshotStore::removeStaleTempFiles() {
+  // A crash between creating and renaming a temp file leaves it behind; it
+  // holds nothing the real snapshot lacks. Best effort: a failure here must
+  // not stop the load, so errors are ignored.
+  const std::string prefix = std::string(kFileName) + kTempInfix;
+  try {
+    if (!Poco::File(directory_).exists()) {
+      return;
+    }
+    for (Poco::DirectoryIterator it(directory_), end; it != end; ++it) {
+      if (it.name().compare(0, prefix.size(), prefix) == 0 && it->isFile()) {
+        it->remove();
+      }
+    }
+  } catch (const Poco::Exception&) {
+    return;
+  }
+}
+
+std::optional<Snapshot> FileSnapshotStore::load() {
+  removeStaleTempFiles();
+  if (!fileio::exists(path_)) {
+    return std::nullopt;
+  }
+  const std::string content = fileio::readFile(path_);
+  try {
+    return snapshotFromJson(content);
+  } catch (const std::exception& error) {
+    throw std::runtime_error("snapshot " + path_ + " is unusable: " + error.what());
+  }
+}
+
+}  // namespace antidrift
