@@ -1,0 +1,219 @@
+/// @file async_slot.h
+/// The generation-guarded asynchronous fetch, written once (DESIGN §6,
+/// CONVENTIONS "Concurrency", seeds 003/000/004) and used for the coach, the
+/// tasks, the profile and the reviewer.
+///
+/// The pattern: under the owner's mutex, decide and call `slot.begin()` to get
+/// a token; capture what the work needs; unlock and notify (pending); then
+/// `launchGuarded(...)`. The work runs on the executor off the lock; its
+/// result is applied under the lock only if the token is still current (no
+/// `reset()` or newer `begin()` since); the owner is notified with the lock
+/// released, and only when the result was applied.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "antidrift/executor.h"
+
+namespace antidrift {
+
+/// Where an asynchronous fetch stands.
+enum class AsyncStatus {
+  Idle,     ///< nothing requested (or reset)
+  Pending,  ///< a request is in flight
+  Ready,    ///< the value arrived
+  Error,    ///< the request failed; error() says why
+};
+
+/// "idle" | "pending" | "ready" | "error". Pure; thread-safe.
+constexpr std::string_view toString(AsyncStatus status) {
+  switch (status) {
+    case AsyncStatus::Idle:
+      return "idle";
+    case AsyncStatus::Pending:
+      return "pending";
+    case AsyncStatus::Ready:
+      return "ready";
+    case AsyncStatus::Error:
+      return "error";
+  }
+  return "idle";
+}
+
+/// Identifies one request of an AsyncSlot; stale once the slot is reset or
+/// begun again.
+struct AsyncToken {
+  std::uint64_t generation = 0;  ///< the slot generation at begin()
+};
+
+/// The state of one generation-guarded fetch: status, value, error and a
+/// generation counter. NOT synchronised: every method must be called with the
+/// owner's mutex held (the same mutex given to launchGuarded).
+template <class T>
+class AsyncSlot {
+ public:
+  /// Starts a new request: status Pending, value and error cleared, generation
+  /// bumped. Returns the token the result must carry; any older token is now
+  /// stale.
+  [[nodiscard]] AsyncToken begin() {
+    ++generation_;
+    status_ = AsyncStatus::Pending;
+    value_.reset();
+    error_.clear();
+    return AsyncToken{generation_};
+  }
+
+  /// Back to Idle with value and error cleared; bumps the generation so any
+  /// in-flight result is discarded when it arrives.
+  void reset() {
+    ++generation_;
+    status_ = AsyncStatus::Idle;
+    value_.reset();
+    error_.clear();
+  }
+
+  /// Stores `value` (status Ready) if `token` is current and the slot is
+  /// Pending; otherwise changes nothing and returns false.
+  bool apply(AsyncToken token, T value) {
+    if (!accepts(token)) return false;
+    status_ = AsyncStatus::Ready;
+    value_ = std::move(value);
+    return true;
+  }
+
+  /// Records a failure with a short human `message` (status Error) if `token`
+  /// is current and the slot is Pending; otherwise changes nothing and
+  /// returns false.
+  bool fail(AsyncToken token, std::string message) {
+    if (!accepts(token)) return false;
+    status_ = AsyncStatus::Error;
+    error_ = std::move(message);
+    return true;
+  }
+
+  /// True while `token` is the latest request and it has no result yet.
+  bool accepts(AsyncToken token) const {
+    return token.generation == generation_ && status_ == AsyncStatus::Pending;
+  }
+
+  /// Where the fetch stands.
+  AsyncStatus status() const { return status_; }
+  /// The value; set only when status() is Ready.
+  const std::optional<T>& value() const { return value_; }
+  /// The failure message; non-empty only when status() is Error.
+  const std::string& error() const { return error_; }
+  /// Bumped by every begin() and reset().
+  std::uint64_t generation() const { return generation_; }
+
+ private:
+  AsyncStatus status_ = AsyncStatus::Idle;
+  std::optional<T> value_;
+  std::string error_;
+  std::uint64_t generation_ = 0;
+};
+
+namespace detail {
+
+template <class R, class = void>
+struct IsExpectedLike : std::false_type {};
+template <class R>
+struct IsExpectedLike<R, std::void_t<decltype(std::declval<const R&>().hasValue()),
+                                     decltype(std::declval<R&&>().value()),
+                                     decltype(std::declval<const R&>().error().message)>>
+    : std::true_type {};
+
+}  // namespace detail
+
+/// Message stored in a slot when the work function throws.
+inline constexpr std::string_view kAsyncWorkFailed = "internal error";
+
+/// Runs `work` on `executor` and applies its result to `slot` if `token` is
+/// still current (the launch dance of CONVENTIONS "Concurrency").
+///
+/// - `work()` runs on an executor thread WITHOUT the mutex. It returns either
+///   a T (always a success) or an Expected-like value with `hasValue()`,
+///   `value()` and `error().message` (e.g. ai::Expected<T>); an error becomes
+///   `slot.fail(token, message)`. If it throws, the slot fails with
+///   kAsyncWorkFailed.
+/// - Then `mutex` is locked and the result applied/failed; if (and only if)
+///   that changed the slot, `afterApplyLocked()` runs still under the lock
+///   (e.g. bump the state version and build the State to broadcast) and, after
+///   unlocking, `notify(result of afterApplyLocked)` — or `notify()` when it
+///   returns void. A stale result changes nothing and notifies nobody.
+///
+/// Call it WITHOUT holding `mutex`, after `slot.begin()` (posting under the
+/// lock is allowed too: posting never runs the task inline). `mutex`, `slot`
+/// and everything the callables capture by reference must outlive the task:
+/// drain/stop the executor before destroying the owner. Callables must be
+/// move-constructible; `afterApplyLocked` and `notify` must not throw.
+template <class T, class Work, class AfterApplyLocked, class Notify>
+void launchGuarded(std::mutex& mutex, Executor& executor, AsyncSlot<T>& slot, AsyncToken token,
+                   Work work, AfterApplyLocked afterApplyLocked, Notify notify) {
+  struct Job {
+    Work work;
+    AfterApplyLocked afterApplyLocked;
+    Notify notify;
+  };
+  auto job =
+      std::make_shared<Job>(Job{std::move(work), std::move(afterApplyLocked), std::move(notify)});
+  executor.post([&mutex, &slot, token, job]() {
+    using Result = std::decay_t<decltype(job->work())>;
+    std::optional<T> value;
+    std::string error;
+    try {
+      if constexpr (detail::IsExpectedLike<Result>::value) {
+        Result result = job->work();
+        if (result.hasValue()) {
+          value.emplace(std::move(result).value());
+        } else {
+          error = result.error().message;
+        }
+      } else {
+        value.emplace(job->work());
+      }
+    } catch (...) {
+      value.reset();
+      error = std::string(kAsyncWorkFailed);
+    }
+    using Snapshot = decltype(job->afterApplyLocked());
+    if constexpr (std::is_void_v<Snapshot>) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        const bool applied =
+            value ? slot.apply(token, std::move(*value)) : slot.fail(token, std::move(error));
+        if (!applied) return;
+        job->afterApplyLocked();
+      }
+      job->notify();
+    } else {
+      std::optional<Snapshot> snapshot;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        const bool applied =
+            value ? slot.apply(token, std::move(*value)) : slot.fail(token, std::move(error));
+        if (!applied) return;
+        snapshot.emplace(job->afterApplyLocked());
+      }
+      job->notify(std::move(*snapshot));
+    }
+  });
+}
+
+/// launchGuarded without an under-lock step: `notify()` is called (lock
+/// released) once per applied result.
+template <class T, class Work, class Notify>
+void launchGuarded(std::mutex& mutex, Executor& executor, AsyncSlot<T>& slot, AsyncToken token,
+                   Work work, Notify notify) {
+  launchGuarded(
+      mutex, executor, slot, token, std::move(work), [] {}, std::move(notify));
+}
+
+}  // namespace antidrift

@@ -1,0 +1,154 @@
+#include "antidrift/ai/coach.h"
+
+#include <cmath>
+#include <exception>
+
+#include <Poco/Exception.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/String.h>
+
+#include "ai/text_sanitize.h"
+#include "antidrift/ai/json_extract.h"
+#include "antidrift/ai/prompt.h"
+#include "antidrift/domain/commitment.h"
+
+namespace antidrift::ai {
+namespace {
+
+constexpr std::size_t kMaxErrorMessageChars = 200;
+
+AiError invalid(const std::string& reason) {
+  return AiError{AiErrorKind::InvalidProposal, "invalid proposal: " + reason};
+}
+
+bool isBlank(std::string_view text) {
+  return text.find_first_not_of(" \t\r\n\v\f") == std::string_view::npos;
+}
+
+// Reads a required text field; returns its cleaned value or an error reason.
+std::optional<std::string> textField(const Poco::JSON::Object& object, const std::string& key,
+                                     std::string& reason) {
+  if (!object.has(key)) {
+    reason = key + " is missing";
+    return std::nullopt;
+  }
+  const Poco::Dynamic::Var value = object.get(key);
+  if (!value.isString()) {
+    reason = key + " must be a string";
+    return std::nullopt;
+  }
+  std::string text =
+      Poco::trim(detail::sanitizeText(value.extract<std::string>(), detail::LineBreaks::Drop));
+  if (text.empty()) {
+    reason = key + " is empty";
+    return std::nullopt;
+  }
+  if (detail::countChars(text) > kMaxFieldChars) {
+    reason = key + " is longer than " + std::to_string(kMaxFieldChars) + " characters";
+    return std::nullopt;
+  }
+  return text;
+}
+
+std::string shortMessage(std::string_view raw, std::string_view fallback) {
+  std::string message = Poco::trim(detail::sanitizeText(raw, detail::LineBreaks::Drop));
+  if (message.empty()) return std::string(fallback);
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    if ((static_cast<unsigned char>(message[i]) & 0xC0) != 0x80 &&
+        ++chars > kMaxErrorMessageChars) {
+      return message.substr(0, i) + "…";
+    }
+  }
+  return message;
+}
+
+}  // namespace
+
+std::string buildCoachPrompt(std::string_view intent, const CoachGrounding& grounding) {
+  std::string prompt = roleLine(Role::Coach);
+  prompt +=
+      "You are a focus coach. A person is about to start one focused work session. Turn their "
+      "rough intent into a single commitment:\n"
+      "- next_action: one concrete next step they can start right now (one short sentence);\n"
+      "- success_condition: how they will know, by looking, that the step is done (one short "
+      "sentence);\n"
+      "- timebox_minutes: a realistic whole number of minutes for it, usually between 10 and "
+      "90.\n\n";
+  if (!isBlank(grounding.profile)) {
+    prompt += "About the person, in their own words (use it to fit the advice):\n";
+    prompt += fenceData("profile", grounding.profile);
+    prompt += "\n";
+  }
+  if (!isBlank(grounding.lastCarryForward)) {
+    prompt += "The lesson they carried forward from their last session:\n";
+    prompt += fenceData("carry_forward", grounding.lastCarryForward);
+    prompt += "\n";
+  }
+  prompt += "The person's intent:\n";
+  prompt += fenceData("intent", intent);
+  prompt +=
+      "\nAnswer with exactly one JSON object and nothing else (no prose, no code fence), with "
+      "exactly these keys:\n"
+      "{\"next_action\": <text>, \"success_condition\": <text>, \"timebox_minutes\": <number>}\n";
+  return prompt;
+}
+
+Expected<Proposal> parseProposal(std::string_view json) {
+  Poco::JSON::Object::Ptr object;
+  try {
+    Poco::JSON::Parser parser;
+    const Poco::Dynamic::Var parsed = parser.parse(std::string(json));
+    if (parsed.type() != typeid(Poco::JSON::Object::Ptr)) return invalid("not a JSON object");
+    object = parsed.extract<Poco::JSON::Object::Ptr>();
+  } catch (const Poco::Exception&) {
+    return invalid("not valid JSON");
+  } catch (const std::exception&) {
+    return invalid("not valid JSON");
+  }
+  if (object.isNull()) return invalid("not a JSON object");
+
+  std::string reason;
+  std::optional<std::string> nextAction = textField(*object, "next_action", reason);
+  if (!nextAction) return invalid(reason);
+  std::optional<std::string> successCondition = textField(*object, "success_condition", reason);
+  if (!successCondition) return invalid(reason);
+
+  if (!object->has("timebox_minutes")) return invalid("timebox_minutes is missing");
+  const Poco::Dynamic::Var timebox = object->get("timebox_minutes");
+  // Poco reports booleans as numeric too, so rule them out first.
+  if (timebox.isEmpty() || timebox.isBoolean() || !timebox.isNumeric()) {
+    return invalid("timebox_minutes must be a number");
+  }
+  double minutes = 0;
+  try {
+    minutes = timebox.convert<double>();
+  } catch (const Poco::Exception&) {
+    return invalid("timebox_minutes must be a number");
+  }
+  if (!std::isfinite(minutes) || minutes <= 0) return invalid("timebox_minutes must be above 0");
+  if (minutes * 60 > static_cast<double>(kMaxTimeboxSecs)) {
+    return invalid("timebox_minutes must be at most " + std::to_string(kMaxTimeboxSecs / 60) +
+                   " (12 h)");
+  }
+  const auto secs = static_cast<std::int64_t>(std::llround(minutes * 60));
+  if (secs < 1) return invalid("timebox_minutes is too small");
+  return Proposal{std::move(*nextAction), std::move(*successCondition), secs};
+}
+
+Expected<Proposal> coach(Backend& backend, std::string_view intent, const CoachGrounding& grounding,
+                         std::int64_t timeoutMs) {
+  std::string output;
+  try {
+    output = backend.complete(buildCoachPrompt(intent, grounding), timeoutMs);
+  } catch (const BackendError& error) {
+    return AiError{AiErrorKind::BackendFailed, shortMessage(error.what(), "the AI backend failed")};
+  } catch (...) {
+    return AiError{AiErrorKind::BackendFailed, "the AI backend failed unexpectedly"};
+  }
+  return lastValid<Proposal>(output,
+                             [](const std::string& candidate) { return parseProposal(candidate); });
+}
+
+}  // namespace antidrift::ai

@@ -1,0 +1,23 @@
+#include "antidrift/ai/errors.h"
+
+namespace antidrift::ai {
+
+std::string_view toString(AiErrorKind kind) {
+  switch (kind) {
+    case AiErrorKind::BackendFailed:
+      return "backend_failed";
+    case AiErrorKind::EmptyResponse:
+      return "empty_response";
+    case AiErrorKind::NoJson:
+      return "no_json";
+    case AiErrorKind::InvalidProposal:
+      return "invalid_proposal";
+    case AiErrorKind::InvalidVerdict:
+      return "invalid_verdict";
+    case AiErrorKind::InvalidReflection:
+      return "invalid_reflection";
+  }
+  return "unknown";
+}
+
+}  // namespace antidrift::ai

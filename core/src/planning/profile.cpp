@@ -1,0 +1,27 @@
+#include "antidrift/planning/profile.h"
+
+#include <optional>
+
+#include "ai/text_sanitize.h"
+#include "planning/bounded_read.h"
+
+namespace antidrift::planning {
+
+Profile loadProfile(const std::string& path) {
+  try {
+    const std::optional<detail::FilePrefix> file = detail::readPrefix(path, kMaxProfileReadBytes);
+    if (!file) return {};
+    std::string text = ai::detail::sanitizeText(file->bytes, ai::detail::LineBreaks::Keep);
+    text.resize(ai::detail::prefixBytesOnBoundary(text, kMaxProfileBytes));
+    if (text.find_first_not_of(" \t\n") == std::string::npos) return {};
+    Profile profile;
+    profile.status = LoadStatus::Ready;
+    profile.bytes = text.size();
+    profile.text = std::move(text);
+    return profile;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+}  // namespace antidrift::planning
