@@ -4,6 +4,7 @@
 #include <exception>
 
 #include <Poco/Logger.h>
+#include <Poco/String.h>
 #include <Poco/UUIDGenerator.h>
 
 namespace antidrift {
@@ -11,6 +12,15 @@ namespace {
 
 Poco::Logger& logger() {
   return Poco::Logger::get("antidrift.session");
+}
+
+constexpr std::size_t kMaxIntentChars = 2000;
+
+// True when `intent` has more than kMaxIntentChars characters.
+bool validateIntentLength(const std::string& intent) {
+  std::size_t chars = 0;
+  for (unsigned char c : intent) chars += (c & 0xC0) != 0x80;  // count UTF-8 lead bytes
+  return chars > kMaxIntentChars;
 }
 
 std::vector<std::string> normaliseApps(const std::vector<std::string>& apps) {
@@ -39,6 +49,26 @@ Controller::Controller(Settings settings, Clock& clock, Executor& executor,
 void Controller::setChangeListener(ChangeListener listener) {
   std::lock_guard<std::mutex> lock(mutex_);
   listener_ = std::move(listener);
+}
+
+void Controller::setBackend(std::shared_ptr<Backend> backend) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  backend_ = std::move(backend);
+  aiAvailable_ = backend_ != nullptr;
+}
+
+State Controller::appliedLocked() {
+  ++version_;
+  return stateLocked();
+}
+
+void Controller::notifyListener(const State& state) const {
+  ChangeListener listener;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    listener = listener_;
+  }
+  if (listener) listener(state);
 }
 
 // ---- Persistence and notification -------------------------------------------------------
@@ -124,6 +154,19 @@ ActionResult Controller::enterPlanning() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Locked) return illegalLocked("enter planning");
   runtime_ = RuntimeState::Planning;
+  resetPlanningLocked();
+  const AsyncToken tasksToken = tasks_.begin();
+  const AsyncToken profileToken = profile_.begin();
+  const std::string todoPath = settings_.todoTxtPath;
+  const std::string profilePath = settings_.profilePath;
+  const auto applied = [this] { return appliedLocked(); };
+  const auto notify = [this](const State& state) { notifyListener(state); };
+  launchGuarded(
+      mutex_, executor_, tasks_, tasksToken, [todoPath] { return planning::loadTodoTxt(todoPath); },
+      applied, notify);
+  launchGuarded(
+      mutex_, executor_, profile_, profileToken,
+      [profilePath] { return planning::loadProfile(profilePath); }, applied, notify);
   publish(lock);
   return std::nullopt;
 }
@@ -132,6 +175,7 @@ ActionResult Controller::cancelPlanning() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Planning) return illegalLocked("cancel planning");
   runtime_ = RuntimeState::Locked;
+  resetPlanningLocked();
   publish(lock);
   return std::nullopt;
 }
@@ -155,6 +199,7 @@ ActionResult Controller::startCommitment(const CommitmentRequest& request) {
       normaliseApps(request.allowedApps ? *request.allowedApps : settings_.defaultAllowedApps);
 
   resetSessionLocked();
+  resetPlanningLocked();
   commitment_ = std::move(commitment);
   deadlineMono_ = clock_.monotonicMs() + timeboxSecs * 1000;
   runtime_ = RuntimeState::Active;
@@ -209,6 +254,54 @@ ActionResult Controller::end() {
   resetSessionLocked();
   runtime_ = RuntimeState::Locked;
   publish(lock);
+  return std::nullopt;
+}
+
+void Controller::resetPlanningLocked() {
+  coach_.reset();
+  tasks_.reset();
+  profile_.reset();
+}
+
+// ---- Planning coach ------------------------------------------------------------------------
+
+ActionResult Controller::requestCoach(const std::string& intent) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (runtime_ != RuntimeState::Planning) {
+    return ActionError{ErrorKind::NotPlanning, "the coach only works while planning", runtime_};
+  }
+  if (Poco::trim(intent).empty()) {
+    return ActionError{ErrorKind::Validation, "intent must not be empty", runtime_};
+  }
+  if (validateIntentLength(intent)) {
+    return ActionError{ErrorKind::Validation,
+                       "intent is longer than " + std::to_string(kMaxIntentChars) + " characters",
+                       runtime_};
+  }
+  const AsyncToken token = coach_.begin();
+  if (!backend_) {
+    coach_.fail(token, "coach unavailable");
+    publish(lock, false);
+    return std::nullopt;
+  }
+  ai::CoachGrounding grounding;
+  if (profile_.value() && profile_.value()->status == planning::LoadStatus::Ready) {
+    grounding.profile = profile_.value()->text;
+  }
+  grounding.lastCarryForward = lastCarryForward_;
+  std::shared_ptr<Backend> backend = backend_;
+  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  launchGuarded(
+      mutex_, executor_, coach_, token,
+      [backend, intent, grounding, timeoutMs] {
+        auto result = ai::coach(*backend, intent, grounding, timeoutMs);
+        if (!result) {
+          logger().warning("coach failed: %s", result.error().message);
+        }
+        return result;
+      },
+      [this] { return appliedLocked(); }, [this](const State& state) { notifyListener(state); });
+  publish(lock, false);
   return std::nullopt;
 }
 
@@ -360,6 +453,24 @@ State Controller::stateLocked() const {
   state.reflection = reflection_;
   state.lastCarryForward = lastCarryForward_;
   state.ai = AiView{aiBackendName_, aiAvailable_};
+  if (runtime_ == RuntimeState::Planning) {
+    state.coach.status = std::string(toString(coach_.status()));
+    state.coach.proposal = coach_.value();
+    state.coach.error = coach_.error();
+    const auto loadStatus = [](AsyncStatus status, bool ready) {
+      if (status == AsyncStatus::Ready) return std::string(ready ? "ready" : "none");
+      if (status == AsyncStatus::Error) return std::string("none");
+      return std::string(toString(status));
+    };
+    const auto& tasks = tasks_.value();
+    state.tasks.status =
+        loadStatus(tasks_.status(), tasks && tasks->status == planning::LoadStatus::Ready);
+    if (tasks) state.tasks.items = tasks->tasks;
+    const auto& profile = profile_.value();
+    state.profile.status =
+        loadStatus(profile_.status(), profile && profile->status == planning::LoadStatus::Ready);
+    if (profile) state.profile.bytes = profile->bytes;
+  }
   return state;
 }
 

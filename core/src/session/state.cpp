@@ -92,6 +92,45 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     drift->set("reason", state.drift.reason);
     json->set("drift", drift);
   }
+  if (state.runtime == RuntimeState::Planning) {
+    Poco::JSON::Object::Ptr coach = new Poco::JSON::Object;
+    coach->set("status", state.coach.status);
+    if (state.coach.proposal) {
+      Poco::JSON::Object::Ptr proposal = new Poco::JSON::Object;
+      proposal->set("next_action", state.coach.proposal->nextAction);
+      proposal->set("success_condition", state.coach.proposal->successCondition);
+      proposal->set("timebox_secs", state.coach.proposal->timeboxSecs);
+      coach->set("proposal", proposal);
+    }
+    if (!state.coach.error.empty()) coach->set("error", state.coach.error);
+    json->set("coach", coach);
+
+    Poco::JSON::Object::Ptr tasks = new Poco::JSON::Object;
+    tasks->set("status", state.tasks.status);
+    Poco::JSON::Array::Ptr items = new Poco::JSON::Array;
+    for (const auto& task : state.tasks.items) {
+      Poco::JSON::Object::Ptr item = new Poco::JSON::Object;
+      item->set("text", task.text);
+      item->set("priority", task.priority ? std::string(1, *task.priority) : std::string());
+      Poco::JSON::Array::Ptr projects = new Poco::JSON::Array;
+      for (const auto& project : task.projects) projects->add(project);
+      item->set("projects", projects);
+      Poco::JSON::Array::Ptr contexts = new Poco::JSON::Array;
+      for (const auto& context : task.contexts) contexts->add(context);
+      item->set("contexts", contexts);
+      item->set("due", task.due);
+      items->add(item);
+    }
+    tasks->set("items", items);
+    json->set("tasks", tasks);
+
+    Poco::JSON::Object::Ptr profile = new Poco::JSON::Object;
+    profile->set("status", state.profile.status);
+    profile->set("bytes", static_cast<std::uint64_t>(state.profile.bytes));
+    Poco::JSON::Object::Ptr knowledge = new Poco::JSON::Object;
+    knowledge->set("profile", profile);
+    json->set("knowledge", knowledge);
+  }
   json->set("last_carry_forward", state.lastCarryForward);
   Poco::JSON::Object::Ptr ai = new Poco::JSON::Object;
   ai->set("backend", state.ai.backend);

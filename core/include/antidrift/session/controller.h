@@ -4,17 +4,23 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "antidrift/ai/coach.h"
+#include "antidrift/backend.h"
 #include "antidrift/clock.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/executor.h"
+#include "antidrift/planning/profile.h"
+#include "antidrift/planning/todo_txt.h"
+#include "antidrift/session/async_slot.h"
 #include "antidrift/session/state.h"
 #include "antidrift/settings.h"
 #include "antidrift/store/audit_log.h"
@@ -26,6 +32,7 @@ namespace antidrift {
 enum class ErrorKind {
   Validation,         ///< bad field values → 400
   IllegalTransition,  ///< action not allowed in the current state → 409
+  NotPlanning,        ///< an advisory request outside planning → 400 (seed 003 ErrNotPlanning)
   Storage,            ///< the audit log could not be written → 503; retry later
 };
 
@@ -62,6 +69,10 @@ class Controller {
   /// Controller.
   void setChangeListener(ChangeListener listener);
 
+  /// Connects the AI backend (loaded by the daemon's PluginLoader); nullptr
+  /// means AI off. Call before other threads use the Controller.
+  void setBackend(std::shared_ptr<Backend> backend);
+
   /// Loads the snapshot (DESIGN §9 "Restart"): an active session resumes with
   /// drift state reset; one whose deadline passed while the daemon was down
   /// goes to review as `expired`. A missing snapshot means locked. Returns a
@@ -72,7 +83,8 @@ class Controller {
 
   // ---- Transitions (DESIGN §2). Each returns nullopt or why nothing changed.
 
-  /// locked → planning.
+  /// locked → planning. Resets the coach and starts the tasks (todo.txt)
+  /// and profile fetches on the executor (DESIGN §6).
   [[nodiscard]] ActionResult enterPlanning();
   /// planning → locked.
   [[nodiscard]] ActionResult cancelPlanning();
@@ -86,6 +98,16 @@ class Controller {
   /// commitment and stats; the carry-forward survives. If the audit append
   /// fails the state stays review and an error is returned (nothing is lost).
   [[nodiscard]] ActionResult end();
+
+  // ---- Planning coach (seed 003, DESIGN §6).
+
+  /// Asks the Coach role to sharpen `intent` into a proposal, asynchronously
+  /// on the executor: status pending now, ready or error later (a newer
+  /// request or leaving planning discards an older result). Outside planning
+  /// → ErrorKind::NotPlanning; an empty or over-long intent (> 2000
+  /// characters) → ErrorKind::Validation. With no backend the status becomes
+  /// error "coach unavailable" and the call succeeds. Never persisted.
+  [[nodiscard]] ActionResult requestCoach(const std::string& intent);
 
   // ---- Evidence (DESIGN §3).
 
@@ -128,6 +150,10 @@ class Controller {
   void enterReviewLocked(Outcome outcome);
   void resetSessionLocked();
   ActionError illegalLocked(const std::string& action) const;
+  void resetPlanningLocked();
+  /// Under the lock after an async result applied: bump version, build State.
+  State appliedLocked();
+  void notifyListener(const State& state) const;
 
   Settings settings_;
   Clock& clock_;
@@ -136,6 +162,7 @@ class Controller {
   AuditSink& audit_;
   std::string aiBackendName_;
   bool aiAvailable_;
+  std::shared_ptr<Backend> backend_;
 
   mutable std::mutex mutex_;
   ChangeListener listener_;
@@ -155,6 +182,10 @@ class Controller {
   std::vector<std::string> runningSources_;
   bool away_ = false;
   Health lastHealth_ = Health::Unavailable;
+
+  AsyncSlot<ai::Proposal> coach_;
+  AsyncSlot<planning::TaskList> tasks_;
+  AsyncSlot<planning::Profile> profile_;
 };
 
 }  // namespace antidrift

@@ -8,10 +8,12 @@
 
 #include <Poco/JSON/Object.h>
 
+#include "antidrift/ai/coach.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
+#include "antidrift/planning/todo_txt.h"
 #include "antidrift/store/snapshot.h"
 
 namespace antidrift {
@@ -43,6 +45,26 @@ struct AiView {
   bool available = false;  ///< a backend plugin is loaded and configured
 };
 
+/// The planning coach (seed 003): status "idle" | "pending" | "ready" | "error".
+struct CoachView {
+  std::string status = "idle";
+  std::optional<ai::Proposal> proposal;  ///< when ready
+  std::string error;                     ///< when error: a short sentence for the browser
+};
+
+/// Open tasks from todo.txt (DESIGN §6): status "idle" | "pending" | "ready" | "none".
+struct TasksView {
+  std::string status = "idle";
+  std::vector<planning::Task> items;
+};
+
+/// The person's profile (DESIGN §6). Private: only status and size are shown.
+/// status "idle" | "pending" | "ready" | "none".
+struct ProfileView {
+  std::string status = "idle";
+  std::size_t bytes = 0;
+};
+
 /// A whole, self-contained snapshot of what the person sees.
 struct State {
   std::uint64_t version = 0;  ///< increases on every change; the SSE event id
@@ -58,6 +80,9 @@ struct State {
   ReflectionRecord reflection;
   std::string lastCarryForward;
   AiView ai;
+  CoachView coach;      ///< planning only
+  TasksView tasks;      ///< planning only
+  ProfileView profile;  ///< planning only
 };
 
 /// The State JSON of DESIGN §10, documented field by field in docs/API.md.

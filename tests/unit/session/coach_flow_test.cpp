@@ -1,0 +1,235 @@
+// The planning coach, tasks and profile flows of seed 003 / DESIGN §6, driven
+// through the Controller with a ManualExecutor so every ordering is chosen by
+// the test.
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Poco/File.h>
+#include <Poco/Path.h>
+#include <Poco/TemporaryFile.h>
+
+#include "antidrift/session/controller.h"
+#include "mocks/fake_clock.h"
+#include "mocks/manual_executor.h"
+#include "mocks/memory_stores.h"
+#include "mocks/mock_backend.h"
+
+namespace antidrift {
+namespace {
+
+using test::FakeClock;
+using test::ManualExecutor;
+using test::MemoryAuditSink;
+using test::MemorySnapshotStore;
+using test::MockBackend;
+using ::testing::_;
+using ::testing::HasSubstr;
+using ::testing::NiceMock;
+using ::testing::Not;
+using ::testing::Return;
+using ::testing::StrictMock;
+using ::testing::Throw;
+
+const char* kProposal =
+    R"({"next_action": "Draft the summary", "success_condition": "Three paragraphs", "timebox_minutes": 25})";
+
+class CoachFlowTest : public ::testing::Test {
+ protected:
+  void make(std::shared_ptr<Backend> backend) {
+    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_,
+                                               backend ? "mock" : "none", false);
+    controller_->setBackend(std::move(backend));
+    controller_->setChangeListener([this](const State& state) { seen_.push_back(state); });
+  }
+  void plan() {
+    ASSERT_FALSE(controller_->enterPlanning());
+    executor_.runAll();  // tasks and profile fetches
+  }
+  CoachView coach() const { return controller_->state().coach; }
+
+  Settings settings_;
+  FakeClock clock_;
+  ManualExecutor executor_;
+  MemorySnapshotStore snapshots_;
+  MemoryAuditSink audit_;
+  std::unique_ptr<Controller> controller_;
+  std::vector<State> seen_;
+};
+
+TEST_F(CoachFlowTest, ProposalGoesPendingThenReady) {
+  auto backend = std::make_shared<StrictMock<MockBackend>>();
+  EXPECT_CALL(*backend, complete(HasSubstr("sharpen the report"), 30'000))
+      .WillOnce(Return(std::string("Sure! ```json\n") + kProposal + "\n```"));
+  make(backend);
+  plan();
+  EXPECT_EQ(coach().status, "idle");
+  ASSERT_FALSE(controller_->requestCoach("sharpen the report"));
+  EXPECT_EQ(coach().status, "pending");
+  EXPECT_EQ(seen_.back().coach.status, "pending");
+  ASSERT_EQ(executor_.runAll(), 1u);
+  const CoachView view = coach();
+  EXPECT_EQ(view.status, "ready");
+  ASSERT_TRUE(view.proposal);
+  EXPECT_EQ(view.proposal->nextAction, "Draft the summary");
+  EXPECT_EQ(view.proposal->timeboxSecs, 25 * 60);
+  EXPECT_EQ(seen_.back().coach.status, "ready");
+  const auto json = toJson(controller_->state());
+  EXPECT_EQ(json->getObject("coach")->getObject("proposal")->getValue<int>("timebox_secs"), 1500);
+}
+
+TEST_F(CoachFlowTest, BackendErrorBecomesAShortErrorStatus) {
+  auto backend = std::make_shared<NiceMock<MockBackend>>();
+  ON_CALL(*backend, complete(_, _)).WillByDefault(Throw(BackendError("claude not found")));
+  make(backend);
+  plan();
+  ASSERT_FALSE(controller_->requestCoach("x"));
+  executor_.runAll();
+  EXPECT_EQ(coach().status, "error");
+  EXPECT_THAT(coach().error, HasSubstr("claude not found"));
+  EXPECT_EQ(controller_->state().runtime, RuntimeState::Planning);
+}
+
+TEST_F(CoachFlowTest, GarbageIsAnErrorAndManualPlanningStillWorks) {
+  auto backend = std::make_shared<NiceMock<MockBackend>>();
+  ON_CALL(*backend, complete(_, _)).WillByDefault(Return(std::string("I cannot help with that")));
+  make(backend);
+  plan();
+  ASSERT_FALSE(controller_->requestCoach("x"));
+  executor_.runAll();
+  EXPECT_EQ(coach().status, "error");
+  CommitmentRequest manual;
+  manual.nextAction = "Write it myself";
+  manual.timeboxMinutes = 10;
+  EXPECT_FALSE(controller_->startCommitment(manual));
+}
+
+TEST_F(CoachFlowTest, NoBackendIsCoachUnavailableAndSucceeds) {
+  make(nullptr);
+  plan();
+  EXPECT_FALSE(controller_->requestCoach("x"));
+  EXPECT_EQ(coach().status, "error");
+  EXPECT_EQ(coach().error, "coach unavailable");
+  EXPECT_EQ(executor_.pending(), 0u);
+}
+
+TEST_F(CoachFlowTest, OutsidePlanningIsNotPlanningAndStartsNothing) {
+  auto backend = std::make_shared<StrictMock<MockBackend>>();
+  make(backend);
+  const ActionResult result = controller_->requestCoach("x");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->kind, ErrorKind::NotPlanning);
+  EXPECT_EQ(executor_.pending(), 0u);
+  EXPECT_TRUE(seen_.empty());
+}
+
+TEST_F(CoachFlowTest, EmptyOrHugeIntentIsAValidationError) {
+  make(nullptr);
+  plan();
+  EXPECT_EQ(controller_->requestCoach("  ")->kind, ErrorKind::Validation);
+  EXPECT_EQ(controller_->requestCoach(std::string(2001, 'x'))->kind, ErrorKind::Validation);
+  EXPECT_EQ(coach().status, "idle");
+}
+
+TEST_F(CoachFlowTest, ANewerRequestWinsOverAStaleOne) {
+  auto backend = std::make_shared<NiceMock<MockBackend>>();
+  ON_CALL(*backend, complete(HasSubstr("first"), _))
+      .WillByDefault(Return(std::string(
+          R"({"next_action": "OLD", "success_condition": "old", "timebox_minutes": 5})")));
+  ON_CALL(*backend, complete(HasSubstr("second"), _)).WillByDefault(Return(std::string(kProposal)));
+  make(backend);
+  plan();
+  ASSERT_FALSE(controller_->requestCoach("first"));
+  ASSERT_FALSE(controller_->requestCoach("second"));
+  ASSERT_TRUE(executor_.runOne());  // the first (stale) answer arrives first
+  EXPECT_EQ(coach().status, "pending");
+  ASSERT_TRUE(executor_.runOne());
+  EXPECT_EQ(coach().proposal->nextAction, "Draft the summary");
+}
+
+TEST_F(CoachFlowTest, LeavingPlanningDiscardsThePendingProposal) {
+  auto backend = std::make_shared<NiceMock<MockBackend>>();
+  ON_CALL(*backend, complete(_, _)).WillByDefault(Return(std::string(kProposal)));
+  make(backend);
+  plan();
+  ASSERT_FALSE(controller_->requestCoach("x"));
+  ASSERT_FALSE(controller_->cancelPlanning());
+  const std::size_t events = seen_.size();
+  executor_.runAll();
+  EXPECT_EQ(seen_.size(), events);  // the stale result notified nobody
+  EXPECT_FALSE(toJson(controller_->state())->has("coach"));
+  plan();
+  EXPECT_EQ(coach().status, "idle");
+}
+
+TEST_F(CoachFlowTest, CoachIsNeverPersisted) {
+  auto backend = std::make_shared<NiceMock<MockBackend>>();
+  ON_CALL(*backend, complete(_, _)).WillByDefault(Return(std::string(kProposal)));
+  make(backend);
+  plan();
+  ASSERT_FALSE(controller_->requestCoach("x"));
+  executor_.runAll();
+  ASSERT_TRUE(snapshots_.json);
+  EXPECT_THAT(*snapshots_.json, Not(HasSubstr("Draft the summary")));
+}
+
+class GroundingTest : public CoachFlowTest {
+ protected:
+  GroundingTest() {
+    std::ofstream(todo_.path()) << "(A) Call the bank +money @phone due:2026-12-01\n"
+                                << "x 2026-11-01 done already\n"
+                                << "Write the report +work\n";
+    std::ofstream(profile_.path()) << "I work best in 25-minute blocks.\n";
+    settings_.todoTxtPath = todo_.path();
+    settings_.profilePath = profile_.path();
+  }
+  Poco::TemporaryFile todo_;
+  Poco::TemporaryFile profile_;
+};
+
+TEST_F(GroundingTest, EnteringPlanningLoadsTasksAndProfile) {
+  make(nullptr);
+  ASSERT_FALSE(controller_->enterPlanning());
+  EXPECT_EQ(controller_->state().tasks.status, "pending");
+  EXPECT_EQ(controller_->state().profile.status, "pending");
+  EXPECT_EQ(executor_.runAll(), 2u);
+  const State state = controller_->state();
+  EXPECT_EQ(state.tasks.status, "ready");
+  ASSERT_EQ(state.tasks.items.size(), 2u);
+  EXPECT_EQ(state.tasks.items[0].priority, 'A');
+  EXPECT_EQ(state.profile.status, "ready");
+  EXPECT_EQ(state.profile.bytes, 33u);
+  const auto json = toJson(state);
+  EXPECT_EQ(json->getObject("knowledge")->getObject("profile")->getValue<int>("bytes"), 33);
+  EXPECT_THAT(Poco::JSON::Object::Ptr(json)->getObject("knowledge")->has("text"), false);
+}
+
+TEST_F(GroundingTest, ProfileAndCarryForwardReachTheCoachPrompt) {
+  auto backend = std::make_shared<StrictMock<MockBackend>>();
+  EXPECT_CALL(*backend, complete(::testing::AllOf(HasSubstr("25-minute blocks"),
+                                                  HasSubstr("Start with the hardest paragraph")),
+                                 _))
+      .WillOnce(Return(std::string(kProposal)));
+  Snapshot earlier;
+  earlier.lastCarryForward = "Start with the hardest paragraph";
+  snapshots_.save(earlier);
+  make(backend);
+  controller_->restore();
+  plan();
+  ASSERT_FALSE(controller_->requestCoach("x"));
+  executor_.runAll();
+  EXPECT_EQ(coach().status, "ready");
+}
+
+TEST_F(GroundingTest, MissingFilesAreAQuietNone) {
+  settings_.todoTxtPath = "/nonexistent/todo.txt";
+  settings_.profilePath = "";
+  make(nullptr);
+  plan();
+  EXPECT_EQ(controller_->state().tasks.status, "none");
+  EXPECT_EQ(controller_->state().profile.status, "none");
+}
+
+}  // namespace
+}  // namespace antidrift
