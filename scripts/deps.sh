@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages AntiDrift needs, only those missing.
+# Usage: scripts/deps.sh run|test   (run: build + daemon; test: also Xvfb, a WM, chromium, node)
+# Idempotent: does nothing (and needs no network) when everything is there.
+set -euo pipefail
+
+profile=${1:-run}
+packages=(cmake g++ make libpoco-dev libx11-dev libxss-dev googletest libgtest-dev libgmock-dev)
+if [ "$profile" = test ]; then
+  packages+=(xvfb openbox xdotool x11-utils chromium)
+  command -v node >/dev/null 2>&1 || packages+=(nodejs)
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "antidrift: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "antidrift: run as root or install sudo" >&2; exit 1; }
+  sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
