@@ -1,0 +1,204 @@
+// Browser test of planning with AI (DESIGN §6, seed 003): the coach, open
+// tasks and the profile indicator, with the real fake plugin: the real
+// antidriftd with ai.backend=fake, canned answers from a responses file,
+// tasks.todo_txt and knowledge.profile files, the real chromium.
+//
+// NEEDS: POST /coach, the Coach role, tasks and profile (issue 3). It must
+// FAIL (not skip) when a part is missing.
+//
+//   ANTIDRIFT_BIN=build/antidriftd ANTIDRIFT_PLUGIN_DIR=build/plugins \
+//     node --test ui-coach.test.mjs
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+
+import {
+  launchBrowser, makeTempDir, openPage, renderedVersion, screenshot, startDaemon,
+  waitForVersionAbove, waitForView,
+} from './harness.mjs';
+
+const kProposal = {
+  next_action: 'Draft the executive summary of the quarterly report',
+  success_condition: 'The summary has three paragraphs: revenue, risks, outlook',
+  timebox_minutes: 30,
+};
+
+const kProfileText = '# Me\nSecret detail: I do my best work before 10.\n';
+
+function writePlanningFiles(dir) {
+  const todo = path.join(dir, 'todo.txt');
+  fs.writeFileSync(todo, [
+    'Call the dentist @phone',
+    '(A) Finish the quarterly report +work due:2026-06-01',
+    'x 2026-05-01 Done already',
+    '',
+  ].join('\n'));
+  const profile = path.join(dir, 'profile.md');
+  fs.writeFileSync(profile, kProfileText);
+  return { todo, profile };
+}
+
+function writeResponses(dir) {
+  const file = path.join(dir, 'responses.json');
+  const responses = [
+    // Slow enough that "thinking…" is on screen for a moment.
+    { role: 'coach', match: 'quarterly report', text: JSON.stringify(kProposal), delay_ms: 700 },
+    { role: 'coach', match: 'impossible plan', fail: 'fake: the coach is down' },
+    { role: 'reviewer', text: '{"recap": "Fine.", "carry_forward": "Keep going."}' },
+    { role: 'judge', text: '{"on_task": true, "reason": "fine"}' },
+    { role: 'nudge', text: '{"on_track": true}' },
+  ];
+  fs.writeFileSync(file, JSON.stringify({ responses }, null, 2));
+  return file;
+}
+
+describe('AntiDrift UI with the fake AI backend', () => {
+  let daemon;
+  let browser;
+  let workDir;
+  const screenshots = [];
+
+  before(async () => {
+    const pluginDir = process.env.ANTIDRIFT_PLUGIN_DIR;
+    if (!pluginDir) throw new Error('ANTIDRIFT_PLUGIN_DIR is not set (folder with antidrift-fake.so)');
+    workDir = makeTempDir('antidrift-ui-coach-');
+    const planningFiles = writePlanningFiles(workDir);
+    daemon = await startDaemon({
+      'tasks.todo_txt': planningFiles.todo,
+      'knowledge.profile': planningFiles.profile,
+      'ai.backend': 'fake',
+      'ai.fake.responses': writeResponses(workDir),
+      'ai.plugin_dir': pluginDir,
+    });
+    browser = await launchBrowser();
+  });
+
+  beforeEach(async () => {
+    await daemon.resetToLocked();
+  });
+
+  afterEach(async () => {
+    for (const page of browser.context.pages()) await page.close();
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (daemon) await daemon.stop();
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+    if (screenshots.length) console.log(`screenshots:\n  ${screenshots.join('\n  ')}`);
+  });
+
+  test('Sharpen fills the inputs once and never overwrites later edits', async () => {
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    const state = await daemon.getJson('/state');
+    assert.equal(state.body.ai.available, true, 'the fake plugin loaded');
+
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+    assert.equal(await page.isDisabled('#sharpen'), true, 'nothing to sharpen yet');
+    await page.fill('#intent', 'finish the quarterly report');
+    assert.equal(await page.isDisabled('#sharpen'), false);
+
+    const answer = page.waitForResponse((response) => response.url().endsWith('/coach'));
+    await page.click('#sharpen');
+    assert.equal((await answer).status(), 200, 'POST /coach exists and accepts the intent');
+    await page.waitForFunction(() => document.getElementById('coach-status').textContent === 'thinking…');
+    await page.waitForSelector('#coach-status[data-status="ready"]');
+    assert.equal(await page.inputValue('#next-action'), kProposal.next_action);
+    assert.equal(await page.inputValue('#success-condition'), kProposal.success_condition);
+    assert.equal(await page.inputValue('#minutes'), String(kProposal.timebox_minutes));
+    assert.equal(await page.isDisabled('#start'), false);
+    screenshots.push(await screenshot(page, 'ui-coach-ready'));
+
+    // The person edits; later state events keep the edit (the proposal is
+    // applied once, keyed by its content).
+    await page.fill('#next-action', 'Draft only the revenue paragraph');
+    await page.focus('#success-condition');
+    const before = await renderedVersion(page);
+    const observed = await daemon.post('/evidence/window', { app: 'code', title: 'report.md - code' });
+    assert.equal(observed.status, 202, observed.text);
+    await waitForVersionAbove(page, before);
+    assert.equal(await page.inputValue('#next-action'), 'Draft only the revenue paragraph');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'success-condition');
+
+    // Sharpen again: the new answer is written in, even when it is the same proposal.
+    const again = page.waitForResponse((response) => response.url().endsWith('/coach'));
+    await page.click('#sharpen');
+    assert.equal((await again).status(), 200);
+    await page.waitForFunction((expected) => document.getElementById('next-action').value === expected,
+      kProposal.next_action);
+
+    await page.click('#cancel');
+    await waitForView(page, 'locked');
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
+  });
+
+  test('a coach failure is a message, and manual planning still works', async () => {
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+
+    await page.fill('#intent', 'an impossible plan');
+    const answer = page.waitForResponse((response) => response.url().endsWith('/coach'));
+    await page.click('#sharpen');
+    assert.equal((await answer).status(), 200, 'POST /coach exists and accepts the intent');
+    await page.waitForSelector('#coach-status[data-status="error"]');
+    const coach = (await daemon.getJson('/state')).body.coach;
+    assert.equal(coach && coach.status, 'error', 'the daemon says the coach failed');
+    assert.equal((await page.textContent('#coach-status')).trim(), coach.error);
+    assert.equal(await page.inputValue('#next-action'), '', 'nothing was filled');
+    screenshots.push(await screenshot(page, 'ui-coach-error'));
+
+    await page.fill('#next-action', 'Outline the plan by hand');
+    await page.fill('#success-condition', 'Three bullet points written');
+    await page.click('#start');
+    await waitForView(page, 'active');
+    await daemon.post('/abandon');
+    await waitForView(page, 'review');
+    await daemon.post('/end');
+    await waitForView(page, 'locked');
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
+  });
+
+  test('open tasks fill the intent; the profile shows only its size', async () => {
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+
+    // Priority A first, completed tasks left out.
+    await page.waitForSelector('#tasks:not([hidden]) #tasks-list li');
+    const tasks = await page.$$eval('#tasks-list .task-text', (spans) => spans.map((span) => span.textContent));
+    assert.equal(tasks.length, 2, JSON.stringify(tasks));
+    assert.match(tasks[0], /Finish the quarterly report/);
+    assert.match(tasks[1], /Call the dentist/);
+    assert.match(await page.textContent('#tasks-list li:first-child .priority'), /A/);
+    assert.match(await page.textContent('#tasks-list li:first-child .due'), /2026-06-01/);
+
+    await page.click('#tasks-list li:first-child .task');
+    assert.equal(await page.inputValue('#intent'), tasks[0]);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'intent');
+    assert.equal(await page.isDisabled('#sharpen'), false);
+
+    await page.waitForSelector('#profile[data-status="ready"]:not([hidden])');
+    assert.match(await page.textContent('#profile'), new RegExp(`${Buffer.byteLength(kProfileText)} bytes`));
+    const html = await page.content();
+    assert.ok(!html.includes('Secret detail'), 'the profile text is not on the page');
+    const state = JSON.stringify((await daemon.getJson('/state')).body);
+    assert.ok(!state.includes('Secret detail'), 'nor in the State the browser receives');
+    screenshots.push(await screenshot(page, 'ui-planning-tasks'));
+
+    await page.click('#cancel');
+    await waitForView(page, 'locked');
+    assert.deepEqual(page.pageErrors, []);
+  });
+});

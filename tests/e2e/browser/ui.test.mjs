@@ -1,0 +1,251 @@
+// Browser test of the AntiDrift UI with AI off: the real antidriftd (port 0,
+// its own store dir, no X11, ai.backend=none) and the real chromium.
+//
+//   cd tests/e2e/browser && npm install
+//   ANTIDRIFT_BIN=/path/to/build/antidriftd node --test ui.test.mjs
+//
+// No fixed sleeps: every wait is on a DOM condition (page.waitForFunction /
+// waitForSelector) or on a process event, each with Playwright's deadline.
+
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+
+import {
+  clockToSeconds, launchBrowser, openPage, renderedVersion, screenshot, startDaemon,
+  waitForVersionAbove, waitForView,
+} from './harness.mjs';
+
+const kNextAction = 'Write the tokenizer for the config parser';
+const kSuccess = 'All tokenizer unit tests pass';
+
+describe('AntiDrift UI, AI off', () => {
+  let daemon;
+  let browser;
+  const screenshots = [];
+
+  before(async () => {
+    daemon = await startDaemon({ 'ai.backend': 'none' });
+    browser = await launchBrowser();
+  });
+
+  beforeEach(async () => {
+    await daemon.resetToLocked();
+  });
+
+  afterEach(async () => {
+    for (const page of browser.context.pages()) await page.close();
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (daemon) await daemon.stop();
+    if (screenshots.length) console.log(`screenshots:\n  ${screenshots.join('\n  ')}`);
+  });
+
+  test('a whole session: plan, start, evidence, countdown, complete, review, end, history', async () => {
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+
+    // The stylesheet is served and applied (a wrong Content-Type would drop it).
+    const planBackground = await page.$eval('#plan-button', (b) => getComputedStyle(b).backgroundColor);
+    assert.equal(planBackground, 'rgb(46, 111, 142)');
+    await page.waitForSelector('#history-empty:not([hidden])');
+    screenshots.push(await screenshot(page, 'ui-locked-empty'));
+
+    // Plan.
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+    // AI off: Sharpen is disabled and says why; manual planning still works.
+    assert.equal(await page.isDisabled('#sharpen'), true);
+    await page.waitForFunction(() => /AI off/.test(document.getElementById('coach-status').textContent));
+    assert.equal(await page.inputValue('#minutes'), '25');
+    assert.equal(await page.isDisabled('#start'), true, 'Start needs next action and success condition');
+    await page.fill('#next-action', kNextAction);
+    assert.equal(await page.isDisabled('#start'), true);
+    await page.fill('#success-condition', kSuccess);
+    await page.fill('#minutes', '20');
+    await page.fill('#allowed-apps', 'code, qterminal');
+    assert.equal(await page.isDisabled('#start'), false);
+    await page.fill('#minutes', '0');
+    assert.equal(await page.isDisabled('#start'), true, 'minutes must be > 0');
+    await page.fill('#minutes', '20');
+    screenshots.push(await screenshot(page, 'ui-planning'));
+
+    // Start.
+    await page.click('#start');
+    await waitForView(page, 'active');
+    assert.equal(await page.textContent('#active-next-action'), kNextAction);
+    assert.equal(await page.textContent('#active-success'), kSuccess);
+
+    // A window observation from outside shows up with health ok.
+    const observed = await daemon.post('/evidence/window', { app: 'code', title: 'tokenizer.cpp - code' });
+    assert.equal(observed.status, 202, observed.text);
+    await page.waitForFunction(() => document.getElementById('window-app').textContent === 'code');
+    assert.equal(await page.textContent('#window-title'), 'tokenizer.cpp - code');
+    await page.waitForSelector('#health[data-health="ok"]');
+    assert.match(await page.textContent('#health'), /ok/i);
+    await page.waitForSelector('#drift-status[data-status="ontask"]');
+
+    // The countdown runs client-side and goes down.
+    const countdown = () => page.textContent('#countdown');
+    const first = await countdown();
+    assert.ok(clockToSeconds(first) <= 20 * 60 && clockToSeconds(first) > 19 * 60, first);
+    await page.waitForFunction((seen) => document.getElementById('countdown').textContent !== seen, first);
+    const second = await countdown();
+    assert.ok(clockToSeconds(second) < clockToSeconds(first), `${second} < ${first}`);
+    // One more tick, so the app has at least a second in its bucket.
+    await page.waitForFunction((seen) => document.getElementById('countdown').textContent !== seen, second);
+    const progress = Number(await page.getAttribute('#progress', 'aria-valuenow'));
+    assert.ok(progress >= 0 && progress <= 100, String(progress));
+    screenshots.push(await screenshot(page, 'ui-active'));
+
+    // Complete → review.
+    await page.click('#complete');
+    await waitForView(page, 'review');
+    assert.equal(await page.getAttribute('#outcome', 'data-outcome'), 'completed');
+    assert.match(await page.textContent('#outcome'), /completed/i);
+    await page.waitForSelector('#buckets li[data-app="code"] .bar');
+    const barWidth = await page.$eval('#buckets li[data-app="code"] .bar', (bar) => bar.getBoundingClientRect().width);
+    assert.ok(barWidth > 0, `bar width ${barWidth}`);
+    screenshots.push(await screenshot(page, 'ui-review'));
+
+    // End → locked; the history shows the session.
+    await page.click('#end');
+    await waitForView(page, 'locked');
+    await page.waitForSelector('#history-list li');
+    const firstRow = await page.textContent('#history-list li');
+    assert.match(firstRow, new RegExp(kNextAction));
+    assert.match(firstRow, /completed/i);
+    screenshots.push(await screenshot(page, 'ui-locked-history'));
+
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
+  });
+
+  test('a state event while typing in planning keeps the text and the focus', async () => {
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+
+    await page.click('#next-action');
+    await page.keyboard.type('Refactor the');
+    await page.evaluate(() => { window.typedInput = document.getElementById('next-action'); });
+    const before = await renderedVersion(page);
+
+    // Any change publishes a State: a window observation from outside.
+    const observed = await daemon.post('/evidence/window', { app: 'qterminal', title: 'make test' });
+    assert.equal(observed.status, 202, observed.text);
+    await waitForVersionAbove(page, before);
+
+    await page.keyboard.type(' session loader');
+    assert.equal(await page.inputValue('#next-action'), 'Refactor the session loader');
+    assert.equal(await page.evaluate(() => document.activeElement && document.activeElement.id), 'next-action');
+    assert.equal(await page.evaluate(() => document.getElementById('next-action') === window.typedInput), true,
+      'the input element was not rebuilt');
+
+    // Same for the success condition and the minutes.
+    await page.click('#success-condition');
+    await page.keyboard.type('Loader tests');
+    const again = await renderedVersion(page);
+    await daemon.post('/evidence/window', { app: 'code', title: 'loader.cpp - code' });
+    await waitForVersionAbove(page, again);
+    await page.keyboard.type(' pass');
+    assert.equal(await page.inputValue('#success-condition'), 'Loader tests pass');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'success-condition');
+    assert.equal(await page.inputValue('#next-action'), 'Refactor the session loader');
+
+    await page.click('#cancel');
+    await waitForView(page, 'locked');
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
+  });
+
+  test('a refused action (409) shows the daemon\'s error inline', async () => {
+    const page = await openPage(browser.context);
+    // A page that lost its event stream: it renders /state and its own POST
+    // answers only, so it can fall behind the daemon.
+    await page.route('**/events', (route) => route.abort());
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    await page.waitForFunction(() => /reconnecting/.test(document.getElementById('connection').textContent));
+
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+    await page.fill('#next-action', 'Review the pull request');
+    await page.fill('#success-condition', 'Comments posted');
+    await page.click('#start');
+    await waitForView(page, 'active');
+
+    // Someone else (another tab, the API) completes the session meanwhile.
+    const completed = await daemon.post('/complete');
+    assert.equal(completed.status, 200, completed.text);
+
+    const answer = page.waitForResponse((response) => response.url().endsWith('/complete'));
+    await page.click('#complete');
+    assert.equal((await answer).status(), 409);
+    await page.waitForSelector('#view .error:not([hidden])');
+    const message = (await page.textContent('#view .error')).trim();
+    assert.ok(message.length > 0, 'the error sentence is shown');
+    assert.doesNotMatch(message, /HTTP 409/, 'the daemon\'s own sentence, not a fallback');
+    screenshots.push(await screenshot(page, 'ui-error-409'));
+
+    const ended = await daemon.post('/end');
+    assert.equal(ended.status, 200, ended.text);
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
+  });
+
+  test('a 400 from Start is shown inline and the typed plan stays', async () => {
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+
+    // The daemon limits fields to 500 characters (DESIGN §2); the page leaves
+    // that check to it.
+    const tooLong = 'x'.repeat(501);
+    await page.fill('#next-action', tooLong);
+    await page.fill('#success-condition', 'Something observable');
+    const answer = page.waitForResponse((response) => response.url().endsWith('/commitment'));
+    await page.click('#start');
+    assert.equal((await answer).status(), 400);
+    await page.waitForSelector('#view .error:not([hidden])');
+    assert.ok((await page.textContent('#view .error')).trim().length > 0);
+    assert.equal(await page.getAttribute('#view', 'data-view'), 'planning');
+    assert.equal(await page.inputValue('#next-action'), tooLong, 'nothing the person typed is lost');
+    assert.equal(await page.isDisabled('#start'), false, 'Start is usable again after the error');
+    screenshots.push(await screenshot(page, 'ui-error-400'));
+
+    await page.click('#cancel');
+    await waitForView(page, 'locked');
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
+  });
+  test('a timebox that runs out takes the page to review as expired', async () => {
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    // Seconds are only reachable through the API (the page offers minutes).
+    assert.equal((await daemon.post('/planning')).status, 200);
+    await waitForView(page, 'planning');
+    const started = await daemon.post('/commitment', {
+      next_action: 'Stretch', success_condition: 'Stood up', timebox_secs: 3,
+    });
+    assert.equal(started.status, 200, started.text);
+    await waitForView(page, 'active');
+    assert.ok(clockToSeconds(await page.textContent('#countdown')) <= 3);
+    // The daemon's own timer ends the session; the page only counts down.
+    await waitForView(page, 'review');
+    assert.equal(await page.getAttribute('#outcome', 'data-outcome'), 'expired');
+    assert.match(await page.textContent('#outcome'), /time's up/i);
+    screenshots.push(await screenshot(page, 'ui-review-expired'));
+    await page.click('#end');
+    await waitForView(page, 'locked');
+    await page.waitForFunction(() => /Stretch/.test(document.getElementById('history-list').textContent));
+    assert.deepEqual(page.pageErrors, []);
+  });
+});
