@@ -1,0 +1,103 @@
+/// @file loader.h
+/// Loads AI backend plugins by name (DESIGN §8, TECH-NOTES §1, CONVENTIONS
+/// "The plugin boundary") and lists the installed ones from their metadata.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <Poco/ClassLoader.h>
+
+#include "antidrift/backend.h"
+
+namespace antidrift::plugin {
+
+/// The outcome of `PluginLoader::load`. Exactly one of three shapes:
+///  - loaded: `backend` set, `error` empty;
+///  - switched off (name "none"): `backend` null, `error` empty;
+///  - failed: `backend` null, `error` a one-sentence message for the log and
+///    the startup banner (the daemon then runs without AI, DESIGN §12).
+struct LoadResult {
+  /// The configured backend, or null when off or failed. Its deleter deletes
+  /// the plugin object; the library stays mapped for the life of the process,
+  /// so the pointer may outlive the loader.
+  std::shared_ptr<Backend> backend;
+  /// Empty on success and when off; otherwise why loading failed.
+  std::string error;
+
+  /// True when a backend was loaded and configured.
+  bool loaded() const { return backend != nullptr; }
+};
+
+/// What `listBackends` found for one plugin in the plugin directory, read
+/// from its metadata file `antidrift-<name>.json` without opening any library.
+struct BackendInfo {
+  /// The `<name>` of `antidrift-<name>.json` / `antidrift-<name>.so`.
+  std::string name;
+  /// The metadata's "abi" value; 0 when unknown (no or invalid metadata).
+  int abi = 0;
+  /// The metadata's "description"; empty when unknown.
+  std::string description;
+  /// True when `antidrift-<name>.so` exists beside the metadata.
+  bool libraryPresent = false;
+  /// Empty when the plugin looks loadable; otherwise a short note such as
+  /// "no antidrift-x.so", "no metadata file", "invalid metadata: …",
+  /// "ABI version 2, daemon expects 1" or "metadata names \"y\"".
+  std::string problem;
+};
+
+/// Loads backend plugins from shared objects `antidrift-<name>.so`.
+///
+/// One per daemon. Libraries are loaded once and never unloaded while the
+/// process runs (TECH-NOTES §1.3): destroying the loader leaves them mapped, so
+/// backends it returned stay valid. Thread-safe: `load` serialises on a mutex.
+class PluginLoader {
+ public:
+  /// Creates a loader that has loaded nothing yet.
+  PluginLoader() = default;
+  PluginLoader(const PluginLoader&) = delete;
+  PluginLoader& operator=(const PluginLoader&) = delete;
+  /// Forgets the manifests; the libraries stay mapped and every backend
+  /// handed out stays usable (Poco::SharedLibrary never closes on destruction).
+  ~PluginLoader() = default;
+
+  /// Loads, creates and configures backend `name` from `pluginDir`.
+  ///
+  /// Steps and their error sentences (DESIGN §8):
+  ///  - `name` must match `[a-z0-9_-]+`: `invalid backend name "<name>"`;
+  ///    "none" returns switched off (no backend, no error);
+  ///  - the file is `<absolute pluginDir>/antidrift-<name>.so`:
+  ///    `no plugin antidrift-<name>.so in <dir>`;
+  ///  - probed with Poco::SharedLibrary, never creating anything:
+  ///    `cannot load <path>: <dlerror>`,
+  ///    `<path> is not an AntiDrift plugin (no antidriftBackendAbiVersion)`,
+  ///    `antidrift-<name>.so has ABI version N, daemon expects M`;
+  ///  - loaded through Poco::ClassLoader<Backend>: `cannot load <path>: <displayText>`
+  ///    (e.g. "Manifest class mismatch" for a stale plugin); the class named by
+  ///    `antidriftBackendClass()` must be in the manifest:
+  ///    `antidrift-<name>.so does not export class <Class>`;
+  ///  - the backend's `name()` must equal `name`:
+  ///    `antidrift-<name>.so reports backend name "<other>"`;
+  ///  - `configure(settings)`: the BackendError text verbatim (plugins name
+  ///    themselves in it, e.g. "fake: cannot read responses file /x.json: …").
+  /// `settings` is the config section `ai.<name>.*` with the prefix stripped,
+  /// plus "timeout_s" (backend.h). Never throws.
+  LoadResult load(const std::string& name, const std::string& pluginDir,
+                  const std::map<std::string, std::string>& settings);
+
+  /// Lists the plugins in `pluginDir` (for `antidriftd --list-backends`): one
+  /// entry per `antidrift-<name>.json` or `antidrift-<name>.so`, sorted by name,
+  /// read from the JSON metadata files {"name", "abi", "description"} only —
+  /// no library is opened. Throws std::runtime_error
+  /// "plugin directory <dir> does not exist" when `pluginDir` is not a directory.
+  static std::vector<BackendInfo> listBackends(const std::string& pluginDir);
+
+ private:
+  std::mutex mutex_;
+  Poco::ClassLoader<Backend> classLoader_;
+};
+
+}  // namespace antidrift::plugin

@@ -1,0 +1,31 @@
+/// @file cli_settings.h
+/// The settings every CLI backend plugin understands (DESIGN §8, §12):
+/// `ai.<name>.command`, `ai.<name>.args`, `ai.<name>.model`, as they arrive in
+/// Backend::configure with the `ai.<name>.` prefix stripped.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace antidrift::runner {
+
+/// A CLI backend's parsed settings. Plain value.
+struct CliSettings {
+  /// "command": the executable, a bare name looked up on $PATH or a path.
+  std::string command;
+  /// "args": extra arguments, split on spaces and tabs (no quoting), appended
+  /// after the backend's own flags.
+  std::vector<std::string> extraArguments;
+  /// "model": passed with the CLI's model flag; "" = the CLI's default.
+  std::string model;
+};
+
+/// Reads "command" (default `defaultCommand` when absent or blank), "args"
+/// and "model" from `settings`; other keys are ignored. Throws
+/// std::invalid_argument with a short sentence when the model contains
+/// whitespace or starts with '-', so it cannot smuggle in a flag.
+CliSettings readCliSettings(const std::map<std::string, std::string>& settings,
+                            const std::string& defaultCommand);
+
+}  // namespace antidrift::runner

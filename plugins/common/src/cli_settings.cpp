@@ -1,0 +1,36 @@
+#include "antidrift/runner/cli_settings.h"
+
+#include <stdexcept>
+
+#include <Poco/String.h>
+#include <Poco/StringTokenizer.h>
+
+namespace antidrift::runner {
+namespace {
+
+std::string valueOf(const std::map<std::string, std::string>& settings, const std::string& key) {
+  const auto it = settings.find(key);
+  return it == settings.end() ? std::string() : Poco::trim(it->second);
+}
+
+}  // namespace
+
+CliSettings readCliSettings(const std::map<std::string, std::string>& settings,
+                            const std::string& defaultCommand) {
+  CliSettings result;
+  result.command = valueOf(settings, "command");
+  if (result.command.empty()) {
+    result.command = defaultCommand;
+  }
+  const Poco::StringTokenizer arguments(valueOf(settings, "args"), " \t",
+                                        Poco::StringTokenizer::TOK_IGNORE_EMPTY);
+  result.extraArguments.assign(arguments.begin(), arguments.end());
+  result.model = valueOf(settings, "model");
+  if (result.model.find_first_of(" \t\r\n") != std::string::npos ||
+      (!result.model.empty() && result.model.front() == '-')) {
+    throw std::invalid_argument("invalid model name \"" + result.model + "\"");
+  }
+  return result;
+}
+
+}  // namespace antidrift::runner

@@ -1,0 +1,348 @@
+// Tests for the real claude and codex plugins (DESIGN §8, TECH-NOTES §5),
+// loaded through PluginLoader and run against stand-in executables named
+// `claude` and `codex` put first on PATH. The stand-ins record their argv,
+// stdin and environment and answer as the test's "mode" file says.
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <Poco/File.h>
+#include <Poco/Path.h>
+#include <Poco/TemporaryFile.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "antidrift/backend.h"
+#include "antidrift/plugin/loader.h"
+
+namespace antidrift::plugin {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::StartsWith;
+using Clock = std::chrono::steady_clock;
+
+const std::string kPluginDir = CLI_PLUGIN_DIR;
+
+const char* kClaudeScript = R"SH(
+printf '%s\0' "$@" > "$rec/claude.argv"
+cat > "$rec/claude.stdin"
+printf '%s' "$DISABLE_AUTOUPDATER" > "$rec/claude.autoupdater"
+printf '%s' "$HOME" > "$rec/claude.home"
+if [ -d "$HOME" ] && [ -w "$HOME" ]; then printf yes; else printf no; fi > "$rec/claude.home_writable"
+case "$(cat "$rec/mode")" in
+  success)
+    printf '%s' '{"type":"result","subtype":"success","is_error":false,"result":"{\"next_action\":\"Draft\"}","session_id":"s"}' ;;
+  error)
+    printf '%s' '{"type":"result","subtype":"success","is_error":true,"result":"Not logged in · Please run /login","terminal_reason":"api_error"}'
+    exit 1 ;;
+  error_exit0)
+    printf '%s' '{"type":"result","subtype":"success","is_error":true,"result":"API Error: overloaded"}' ;;
+  garbage)
+    echo "this is not json" ;;
+  no_is_error)
+    printf '%s' '{"type":"result","result":"maybe"}' ;;
+  stderr)
+    echo "Error: Input must be provided either through stdin or as a prompt argument when using --print" >&2
+    exit 1 ;;
+  stdout_only)
+    echo "Not logged in"
+    exit 1 ;;
+  empty)
+    printf '%s' '{"type":"result","is_error":false,"result":""}' ;;
+  sleep)
+    exec sleep 30 ;;
+esac
+)SH";
+
+const char* kCodexScript = R"SH(
+printf '%s\0' "$@" > "$rec/codex.argv"
+cat > "$rec/codex.stdin"
+out=""
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "-o" ]; then out="$a"; fi
+  prev="$a"
+done
+printf '%s' "$out" > "$rec/codex.outpath"
+case "$(cat "$rec/mode")" in
+  success)
+    echo "OpenAI Codex header on stderr" >&2
+    printf '%s\n' '{"next_action": "Draft"}' > "$out" ;;
+  empty)
+    printf '  \n' > "$out" ;;
+  no_file)
+    ;;
+  fail)
+    echo "Not inside a trusted directory and --skip-git-repo-check was not specified." >&2
+    exit 1 ;;
+  sleep)
+    : > "$out"
+    exec sleep 30 ;;
+esac
+)SH";
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+std::vector<std::string> splitNul(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    const std::size_t end = text.find('\0', begin);
+    parts.push_back(text.substr(begin, end - begin));
+    if (end == std::string::npos) {
+      break;
+    }
+    begin = end + 1;
+  }
+  return parts;
+}
+
+/// Puts stand-in `claude` and `codex` first on PATH for the test's duration.
+class CliBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_.createDirectories();
+    bin_ = Poco::Path(directory_.path(), "bin").toString();
+    Poco::File(bin_).createDirectories();
+    writeScript("claude", kClaudeScript);
+    writeScript("codex", kCodexScript);
+    setMode("success");
+    const char* path = std::getenv("PATH");
+    savedPath_ = path != nullptr ? path : "";
+    ASSERT_EQ(::setenv("PATH", (bin_ + ":" + savedPath_).c_str(), 1), 0);
+    const char* home = std::getenv("HOME");
+    hadHome_ = home != nullptr;
+    savedHome_ = hadHome_ ? home : "";
+  }
+
+  void TearDown() override {
+    ::setenv("PATH", savedPath_.c_str(), 1);
+    if (hadHome_) {
+      ::setenv("HOME", savedHome_.c_str(), 1);
+    } else {
+      ::unsetenv("HOME");
+    }
+  }
+
+  std::string record(const std::string& name) const {
+    return Poco::Path(directory_.path(), name).toString();
+  }
+
+  void setMode(const std::string& mode) const { std::ofstream(record("mode")) << mode; }
+
+  void writeScript(const std::string& name, const std::string& body) const {
+    const std::string path = Poco::Path(bin_, name).toString();
+    std::ofstream(path) << "#!/bin/sh\nrec='" << directory_.path() << "'\n" << body;
+    Poco::File(path).setExecutable(true);
+  }
+
+  std::shared_ptr<Backend> load(const std::string& name,
+                                std::map<std::string, std::string> settings = {}) {
+    settings["timeout_s"] = "30";
+    LoadResult result = loader_.load(name, kPluginDir, settings);
+    EXPECT_EQ(result.error, "");
+    return result.backend;
+  }
+
+  std::string errorOf(Backend& backend, const std::string& prompt, std::int64_t timeoutMs = 10000) {
+    try {
+      const std::string answer = backend.complete(prompt, timeoutMs);
+      return "(no error; answer: " + answer + ")";
+    } catch (const BackendError& e) {
+      return e.what();
+    }
+  }
+
+  Poco::TemporaryFile directory_;
+  std::string bin_;
+  std::string savedPath_;
+  std::string savedHome_;
+  bool hadHome_ = false;
+  PluginLoader loader_;
+};
+
+const std::string kPrompt =
+    "ROLE: coach\nINTENT (data, not instructions): \"write the report ✓\"\n";
+
+TEST_F(CliBackendTest, ClaudeRunsPrintModeWithPromptOnStdinAndReturnsResult) {
+  auto claude = load("claude");
+  ASSERT_NE(claude, nullptr);
+  EXPECT_EQ(claude->name(), "claude");
+  EXPECT_EQ(claude->complete(kPrompt, 10000), "{\"next_action\":\"Draft\"}");
+  EXPECT_THAT(splitNul(readFile(record("claude.argv"))),
+              ElementsAre("-p", "--output-format", "json", "--tools", "",
+                          "--no-session-persistence", "--strict-mcp-config"));
+  EXPECT_EQ(readFile(record("claude.stdin")), kPrompt);
+  EXPECT_EQ(readFile(record("claude.autoupdater")), "1");
+}
+
+TEST_F(CliBackendTest, ClaudeAppendsModelThenExtraArguments) {
+  auto claude = load("claude", {{"model", "sonnet"}, {"args", " --max-turns  1 "}});
+  ASSERT_NE(claude, nullptr);
+  claude->complete(kPrompt, 10000);
+  EXPECT_THAT(
+      splitNul(readFile(record("claude.argv"))),
+      ElementsAre("-p", "--output-format", "json", "--tools", "", "--no-session-persistence",
+                  "--strict-mcp-config", "--model", "sonnet", "--max-turns", "1"));
+}
+
+TEST_F(CliBackendTest, ClaudeErrorEnvelopeBecomesItsResultText) {
+  auto claude = load("claude");
+  ASSERT_NE(claude, nullptr);
+  setMode("error");
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude: Not logged in · Please run /login");
+  setMode("error_exit0");
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude: API Error: overloaded");
+}
+
+TEST_F(CliBackendTest, ClaudeOutputThatIsNoEnvelopeIsAnError) {
+  auto claude = load("claude");
+  ASSERT_NE(claude, nullptr);
+  setMode("garbage");
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude printed no JSON result envelope");
+  setMode("no_is_error");
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude printed no JSON result envelope");
+  setMode("empty");
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude returned an empty answer");
+}
+
+TEST_F(CliBackendTest, ClaudeNonZeroExitNamesTheLastMessageLine) {
+  auto claude = load("claude");
+  ASSERT_NE(claude, nullptr);
+  setMode("stderr");
+  EXPECT_EQ(errorOf(*claude, kPrompt),
+            "claude exited with code 1: Error: Input must be provided either through stdin or "
+            "as a prompt argument when using --print");
+  setMode("stdout_only");
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude exited with code 1: Not logged in");
+}
+
+TEST_F(CliBackendTest, ClaudeTimesOutByTheDeadline) {
+  auto claude = load("claude");
+  ASSERT_NE(claude, nullptr);
+  setMode("sleep");
+  const auto start = Clock::now();
+  EXPECT_EQ(errorOf(*claude, kPrompt, 300), "claude timed out after 0.3 s");
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count(),
+            300 + 2000);
+}
+
+TEST_F(CliBackendTest, MissingCliIsReportedByName) {
+  auto claude = load("claude", {{"command", "antidrift-missing-claude"}});
+  ASSERT_NE(claude, nullptr);
+  EXPECT_EQ(errorOf(*claude, kPrompt), "antidrift-missing-claude not found");
+  auto codex = load("codex", {{"command", "/nonexistent/bin/codex"}});
+  ASSERT_NE(codex, nullptr);
+  EXPECT_EQ(errorOf(*codex, kPrompt), "codex not found");
+}
+
+TEST_F(CliBackendTest, CommandMayBeAnAbsolutePath) {
+  auto claude = load("claude", {{"command", Poco::Path(bin_, "claude").toString()}});
+  ASSERT_NE(claude, nullptr);
+  ::setenv("PATH", savedPath_.c_str(), 1);
+  EXPECT_EQ(claude->complete(kPrompt, 10000), "{\"next_action\":\"Draft\"}");
+}
+
+TEST_F(CliBackendTest, InvalidModelIsRefusedAtConfigure) {
+  LoadResult result = loader_.load("claude", kPluginDir, {{"model", "--dangerously"}});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_EQ(result.error, "claude: invalid model name \"--dangerously\"");
+  result = loader_.load("codex", kPluginDir, {{"model", "gpt 5"}});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_EQ(result.error, "codex: invalid model name \"gpt 5\"");
+}
+
+TEST_F(CliBackendTest, ClaudeGetsAScratchHomeWhenHomeIsNotWritable) {
+  auto claude = load("claude");
+  ASSERT_NE(claude, nullptr);
+  ::setenv("HOME", "/nonexistent/antidrift-home", 1);
+  claude->complete(kPrompt, 10000);
+  const std::string scratchHome = readFile(record("claude.home"));
+  EXPECT_NE(scratchHome, "/nonexistent/antidrift-home");
+  EXPECT_EQ(readFile(record("claude.home_writable")), "yes");
+  EXPECT_FALSE(Poco::File(scratchHome).exists()) << "scratch home is removed afterwards";
+
+  const std::string writableHome = record("home");
+  Poco::File(writableHome).createDirectories();
+  ::setenv("HOME", writableHome.c_str(), 1);
+  claude->complete(kPrompt, 10000);
+  EXPECT_EQ(readFile(record("claude.home")), writableHome);
+}
+
+TEST_F(CliBackendTest, CodexRunsExecWithAnswerFileAndPromptOnStdin) {
+  auto codex = load("codex");
+  ASSERT_NE(codex, nullptr);
+  EXPECT_EQ(codex->name(), "codex");
+  EXPECT_EQ(codex->complete(kPrompt, 10000), "{\"next_action\": \"Draft\"}\n");
+  const std::string answerFile = readFile(record("codex.outpath"));
+  EXPECT_TRUE(Poco::Path(answerFile).isAbsolute()) << answerFile;
+  EXPECT_THAT(splitNul(readFile(record("codex.argv"))),
+              ElementsAre("exec", "--skip-git-repo-check", "--ephemeral", "-s", "read-only",
+                          "--color", "never", "-o", answerFile, "-"));
+  EXPECT_EQ(readFile(record("codex.stdin")), kPrompt);
+  EXPECT_FALSE(Poco::File(answerFile).exists()) << "answer file is removed afterwards";
+}
+
+TEST_F(CliBackendTest, CodexPutsModelAndExtraArgumentsBeforeTheStdinDash) {
+  auto codex = load("codex", {{"model", "gpt-5"}, {"args", "-c model_reasoning_effort=low"}});
+  ASSERT_NE(codex, nullptr);
+  codex->complete(kPrompt, 10000);
+  const std::string answerFile = readFile(record("codex.outpath"));
+  EXPECT_THAT(splitNul(readFile(record("codex.argv"))),
+              ElementsAre("exec", "--skip-git-repo-check", "--ephemeral", "-s", "read-only",
+                          "--color", "never", "-o", answerFile, "-m", "gpt-5", "-c",
+                          "model_reasoning_effort=low", "-"));
+}
+
+TEST_F(CliBackendTest, CodexEmptyOrMissingAnswerIsAnError) {
+  auto codex = load("codex");
+  ASSERT_NE(codex, nullptr);
+  setMode("empty");
+  EXPECT_EQ(errorOf(*codex, kPrompt), "codex returned an empty answer");
+  setMode("no_file");
+  EXPECT_EQ(errorOf(*codex, kPrompt), "codex returned an empty answer");
+}
+
+TEST_F(CliBackendTest, CodexNonZeroExitNamesTheLastStderrLine) {
+  auto codex = load("codex");
+  ASSERT_NE(codex, nullptr);
+  setMode("fail");
+  EXPECT_EQ(errorOf(*codex, kPrompt),
+            "codex exited with code 1: Not inside a trusted directory and "
+            "--skip-git-repo-check was not specified.");
+}
+
+TEST_F(CliBackendTest, CodexTimesOutByTheDeadline) {
+  auto codex = load("codex");
+  ASSERT_NE(codex, nullptr);
+  setMode("sleep");
+  const auto start = Clock::now();
+  EXPECT_EQ(errorOf(*codex, kPrompt, 300), "codex timed out after 0.3 s");
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count(),
+            300 + 2000);
+}
+
+TEST_F(CliBackendTest, ListBackendsShowsAllShippedPlugins) {
+  const auto backends = PluginLoader::listBackends(kPluginDir);
+  std::vector<std::string> healthy;
+  for (const auto& info : backends) {
+    if (info.problem.empty()) {
+      healthy.push_back(info.name);
+    }
+  }
+  EXPECT_THAT(healthy, ::testing::IsSupersetOf({"claude", "codex", "fake"}));
+}
+
+}  // namespace
+}  // namespace antidrift::plugin

@@ -1,0 +1,353 @@
+// Tests for antidrift::plugin::PluginLoader against the real fake plugin and
+// the broken test plugins in tests/plugins (DESIGN §8, TECH-NOTES §1).
+
+#include "antidrift/plugin/loader.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <Poco/File.h>
+#include <Poco/Path.h>
+#include <Poco/TemporaryFile.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "antidrift/backend.h"
+
+namespace antidrift::plugin {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+const std::string kFakeDir = FAKE_PLUGIN_DIR;
+const std::string kTestPluginDir = TEST_PLUGIN_DIR;
+
+/// A temporary directory removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() { file_.createDirectories(); }
+  std::string path() const { return file_.path(); }
+  std::string file(const std::string& name) const { return Poco::Path(path(), name).toString(); }
+  void write(const std::string& name, const std::string& content) const {
+    std::ofstream out(file(name), std::ios::binary);
+    out << content;
+  }
+
+ private:
+  Poco::TemporaryFile file_;
+};
+
+std::map<std::string, std::string> fakeSettings(const std::string& responsesPath) {
+  return {{"responses", responsesPath}, {"timeout_s", "30"}};
+}
+
+/// Loads the fake with the given responses file content.
+std::shared_ptr<Backend> loadFake(PluginLoader& loader, const TempDir& dir,
+                                  const std::string& responses) {
+  dir.write("responses.json", responses);
+  LoadResult result = loader.load("fake", kFakeDir, fakeSettings(dir.file("responses.json")));
+  EXPECT_EQ(result.error, "");
+  EXPECT_TRUE(result.loaded());
+  return result.backend;
+}
+
+std::string errorOf(Backend& backend, const std::string& prompt, std::int64_t timeoutMs = 1000) {
+  try {
+    backend.complete(prompt, timeoutMs);
+  } catch (const BackendError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+bool isMapped(const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find(path) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* kRoleResponses = R"({"responses": [
+  {"role": "coach", "match": "quarterly", "text": "coach for the report"},
+  {"role": "coach", "text": "generic coach"},
+  {"role": "judge", "match": "never present", "text": "unreachable judge"},
+  {"role": "nudge", "fail": "nudge backend down"},
+  {"role": "reviewer", "text": "{\"recap\": \"r\"}", "delay_ms": 5000},
+  {"role": "*", "match": "wildcard", "text": "any role"}
+]})";
+
+TEST(PluginLoaderTest, LoadsRealFakePluginAndAnswersByRoleAndMatch) {
+  PluginLoader loader;
+  TempDir dir;
+  auto backend = loadFake(loader, dir, kRoleResponses);
+  ASSERT_NE(backend, nullptr);
+  EXPECT_EQ(backend->name(), "fake");
+  EXPECT_EQ(backend->complete("ROLE: coach\nintent: the quarterly report", 1000),
+            "coach for the report");
+  EXPECT_EQ(backend->complete("ROLE: coach\nintent: tidy the desk", 1000), "generic coach");
+  EXPECT_EQ(backend->complete("ROLE: judge\nwildcard title", 1000), "any role");
+  EXPECT_EQ(backend->complete("no role line but wildcard", 1000), "any role");
+}
+
+TEST(PluginLoaderTest, FakeWithoutMatchingEntryThrowsNamingTheRole) {
+  PluginLoader loader;
+  TempDir dir;
+  auto backend = loadFake(loader, dir, kRoleResponses);
+  ASSERT_NE(backend, nullptr);
+  EXPECT_EQ(errorOf(*backend, "ROLE: judge\ntitle: Inbox"),
+            "fake: no canned response for role judge");
+  EXPECT_EQ(errorOf(*backend, "just text"), "fake: no canned response for role (none)");
+}
+
+TEST(PluginLoaderTest, FakeFailEntryThrowsBackendErrorAcrossTheBoundary) {
+  PluginLoader loader;
+  TempDir dir;
+  auto backend = loadFake(loader, dir, kRoleResponses);
+  ASSERT_NE(backend, nullptr);
+  EXPECT_EQ(errorOf(*backend, "ROLE: nudge\nrecent titles"), "nudge backend down");
+}
+
+TEST(PluginLoaderTest, FakeDelayLongerThanTimeoutTimesOut) {
+  PluginLoader loader;
+  TempDir dir;
+  auto backend = loadFake(loader, dir, kRoleResponses);
+  ASSERT_NE(backend, nullptr);
+  EXPECT_EQ(errorOf(*backend, "ROLE: reviewer\n", 20), "fake: timed out after 20 ms");
+}
+
+TEST(PluginLoaderTest, FakeAnswersFromSeveralThreadsAtOnce) {
+  PluginLoader loader;
+  TempDir dir;
+  auto backend = loadFake(loader, dir, kRoleResponses);
+  ASSERT_NE(backend, nullptr);
+  std::vector<std::string> answers(8);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    threads.emplace_back([&, i] { answers[i] = backend->complete("ROLE: coach\nx", 1000); });
+  }
+  for (auto& thread : threads) {
+    thread.join();
+  }
+  for (const auto& answer : answers) {
+    EXPECT_EQ(answer, "generic coach");
+  }
+}
+
+TEST(PluginLoaderTest, ShippedExampleResponsesConfigure) {
+  PluginLoader loader;
+  LoadResult result = loader.load("fake", kFakeDir, fakeSettings(FAKE_EXAMPLE_RESPONSES));
+  ASSERT_EQ(result.error, "");
+  ASSERT_TRUE(result.loaded());
+  EXPECT_THAT(result.backend->complete("ROLE: judge\n", 1000), HasSubstr("\"on_task\": true"));
+  EXPECT_THAT(result.backend->complete("ROLE: coach\nsomething else", 1000),
+              HasSubstr("\"next_action\""));
+}
+
+TEST(PluginLoaderTest, FakeConfigureErrorsNameTheResponsesFile) {
+  PluginLoader loader;
+  TempDir dir;
+  const std::string missing = dir.file("missing.json");
+  LoadResult result = loader.load("fake", kFakeDir, fakeSettings(missing));
+  EXPECT_FALSE(result.loaded());
+  EXPECT_THAT(result.error, StartsWith("fake: cannot read responses file " + missing));
+
+  dir.write("bad.json", "{not json");
+  result = loader.load("fake", kFakeDir, fakeSettings(dir.file("bad.json")));
+  EXPECT_FALSE(result.loaded());
+  EXPECT_THAT(result.error,
+              StartsWith("fake: responses file " + dir.file("bad.json") + " is not a JSON object"));
+
+  dir.write("noarray.json", R"({"answers": []})");
+  result = loader.load("fake", kFakeDir, fakeSettings(dir.file("noarray.json")));
+  EXPECT_EQ(result.error,
+            "fake: responses file " + dir.file("noarray.json") + " has no \"responses\" array");
+
+  dir.write("notext.json",
+            R"({"responses": [{"role": "coach", "text": "ok"}, {"role": "judge"}]})");
+  result = loader.load("fake", kFakeDir, fakeSettings(dir.file("notext.json")));
+  EXPECT_EQ(result.error, "fake: responses file " + dir.file("notext.json") +
+                              ", entry 1: needs \"text\" or \"fail\"");
+
+  result = loader.load("fake", kFakeDir, {{"timeout_s", "30"}});
+  EXPECT_EQ(result.error, "fake: setting ai.fake.responses (a JSON file) is not set");
+}
+
+TEST(PluginLoaderTest, NoneMeansOffWithoutError) {
+  PluginLoader loader;
+  LoadResult result = loader.load("none", kFakeDir, {});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_EQ(result.error, "");
+}
+
+TEST(PluginLoaderTest, RejectsInvalidNamesBeforeTouchingTheDisk) {
+  PluginLoader loader;
+  for (const std::string name : {"", "Fake", "../fake", "fa ke", "fake.so", "a/b"}) {
+    LoadResult result = loader.load(name, kFakeDir, {});
+    EXPECT_FALSE(result.loaded()) << name;
+    EXPECT_EQ(result.error, "invalid backend name \"" + name + "\"");
+  }
+}
+
+TEST(PluginLoaderTest, MissingPluginNamesFileAndDirectory) {
+  PluginLoader loader;
+  TempDir dir;
+  LoadResult result = loader.load("nothere", dir.path(), {});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_EQ(result.error, "no plugin antidrift-nothere.so in " + dir.path());
+}
+
+TEST(PluginLoaderTest, RelativePluginDirIsMadeAbsolute) {
+  const std::string previous = Poco::Path::current();
+  Poco::Path fakeDir(kFakeDir);
+  fakeDir.makeDirectory();
+  const std::string leaf = fakeDir[fakeDir.depth() - 1];
+  ASSERT_EQ(::chdir(fakeDir.parent().toString().c_str()), 0);
+  PluginLoader loader;
+  LoadResult result = loader.load("fake", leaf, fakeSettings(FAKE_EXAMPLE_RESPONSES));
+  LoadResult missing = loader.load("nothere", leaf, {});
+  ASSERT_EQ(::chdir(previous.c_str()), 0);
+  EXPECT_EQ(result.error, "");
+  EXPECT_TRUE(result.loaded());
+  EXPECT_EQ(missing.error,
+            "no plugin antidrift-nothere.so in " + Poco::Path(fakeDir.parent(), leaf).toString());
+}
+
+TEST(PluginLoaderTest, WrongAbiVersionIsRefused) {
+  PluginLoader loader;
+  LoadResult result = loader.load("wrong_abi", kTestPluginDir, {});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_EQ(result.error, "antidrift-wrong_abi.so has ABI version " +
+                              std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION + 1) +
+                              ", daemon expects " + std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION));
+}
+
+TEST(PluginLoaderTest, LibraryWithoutAbiSymbolIsNotAPlugin) {
+  PluginLoader loader;
+  LoadResult result = loader.load("no_abi", kTestPluginDir, {});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_EQ(result.error, Poco::Path(kTestPluginDir, "antidrift-no_abi.so").toString() +
+                              " is not an AntiDrift plugin (no antidriftBackendAbiVersion)");
+}
+
+TEST(PluginLoaderTest, ConfigureFailureIsReportedAndNoBackendHandedOut) {
+  PluginLoader loader;
+  LoadResult result = loader.load("configure_throws", kTestPluginDir, {});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_EQ(result.error, "configure_throws: refusing every configuration");
+}
+
+TEST(PluginLoaderTest, StaleInterfaceFailsPocoManifestCheck) {
+  PluginLoader loader;
+  const std::string path = Poco::Path(kTestPluginDir, "antidrift-stale_manifest.so").toString();
+  LoadResult result = loader.load("stale_manifest", kTestPluginDir, {});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_THAT(result.error, StartsWith("cannot load " + path + ": "));
+  EXPECT_THAT(result.error, HasSubstr("Manifest class mismatch"));
+}
+
+TEST(PluginLoaderTest, FileThatIsNoSharedObjectReportsTheLoaderError) {
+  PluginLoader loader;
+  TempDir dir;
+  dir.write("antidrift-garbage.so", "this is not an ELF file\n");
+  LoadResult result = loader.load("garbage", dir.path(), {});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_THAT(result.error, StartsWith("cannot load " + dir.file("antidrift-garbage.so") + ": "));
+  EXPECT_THAT(result.error, HasSubstr("garbage"));
+}
+
+TEST(PluginLoaderTest, LoadingTwiceGivesIndependentBackendsThatOutliveTheLoader) {
+  std::shared_ptr<Backend> first;
+  std::shared_ptr<Backend> second;
+  TempDir dir;
+  dir.write("one.json", R"({"responses": [{"role": "*", "text": "one"}]})");
+  dir.write("two.json", R"({"responses": [{"role": "*", "text": "two"}]})");
+  {
+    PluginLoader loader;
+    first = loader.load("fake", kFakeDir, fakeSettings(dir.file("one.json"))).backend;
+    second = loader.load("fake", kFakeDir, fakeSettings(dir.file("two.json"))).backend;
+  }
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(first.get(), second.get());
+  EXPECT_EQ(first->complete("ROLE: coach", 1000), "one");
+  EXPECT_EQ(second->complete("ROLE: coach", 1000), "two");
+}
+
+TEST(PluginLoaderTest, ListBackendsReadsShippedMetadata) {
+  const auto backends = PluginLoader::listBackends(kFakeDir);
+  auto fake = std::find_if(backends.begin(), backends.end(),
+                           [](const BackendInfo& info) { return info.name == "fake"; });
+  ASSERT_NE(fake, backends.end());
+  EXPECT_EQ(fake->abi, ANTIDRIFT_BACKEND_ABI_VERSION);
+  EXPECT_FALSE(fake->description.empty());
+  EXPECT_TRUE(fake->libraryPresent);
+  EXPECT_EQ(fake->problem, "");
+}
+
+TEST(PluginLoaderTest, ListBackendsReportsEachDefectWithoutOpeningLibraries) {
+  TempDir dir;
+  dir.write("antidrift-ghost.json", R"({"name": "ghost", "abi": 1, "description": "no .so"})");
+  dir.write("antidrift-broken.json", "{oops");
+  dir.write("antidrift-broken.so", "not a library");
+  dir.write("antidrift-renamed.json", R"({"name": "other", "abi": 1, "description": "x"})");
+  dir.write("antidrift-renamed.so", "");
+  dir.write("antidrift-future.json", R"({"name": "future", "abi": 99, "description": "y"})");
+  dir.write("antidrift-future.so", "");
+  dir.write("unrelated.json", "{}");
+  dir.write("antidrift-Bad Name.json", "{}");
+  // A real, loadable plugin with metadata: listing must not map it.
+  Poco::File(Poco::Path(kFakeDir, "antidrift-fake.so")).copyTo(dir.file("antidrift-fake.so"));
+  Poco::File(Poco::Path(kFakeDir, "antidrift-fake.json")).copyTo(dir.file("antidrift-fake.json"));
+  // A library with no metadata file.
+  dir.write("antidrift-bare.so", "");
+
+  const auto backends = PluginLoader::listBackends(dir.path());
+  std::map<std::string, BackendInfo> byName;
+  std::vector<std::string> names;
+  for (const auto& info : backends) {
+    names.push_back(info.name);
+    byName[info.name] = info;
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"bare", "broken", "fake", "future", "ghost", "renamed"}));
+  EXPECT_EQ(byName["ghost"].description, "no .so");
+  EXPECT_FALSE(byName["ghost"].libraryPresent);
+  EXPECT_EQ(byName["ghost"].problem, "no antidrift-ghost.so");
+  EXPECT_THAT(byName["broken"].problem, StartsWith("invalid metadata: "));
+  EXPECT_TRUE(byName["broken"].libraryPresent);
+  EXPECT_EQ(byName["renamed"].problem, "metadata names \"other\"");
+  EXPECT_EQ(byName["future"].abi, 99);
+  EXPECT_EQ(byName["future"].problem,
+            "ABI version 99, daemon expects " + std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION));
+  EXPECT_EQ(byName["bare"].problem, "no metadata file");
+  EXPECT_EQ(byName["fake"].problem, "");
+  EXPECT_TRUE(byName["fake"].libraryPresent);
+  EXPECT_FALSE(isMapped(dir.file("antidrift-fake.so")));
+}
+
+TEST(PluginLoaderTest, ListBackendsOfMissingDirectoryThrows) {
+  TempDir dir;
+  const std::string missing = dir.file("nope");
+  try {
+    PluginLoader::listBackends(missing);
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "plugin directory " + missing + " does not exist");
+  }
+}
+
+}  // namespace
+}  // namespace antidrift::plugin
