@@ -1,0 +1,610 @@
+/// @file x11_source_test.cpp
+/// The X11 evidence source against a real X server (DESIGN §3, TECH-NOTES §6): Xvfb with
+/// openbox as the EWMH window manager, real antidrift_testwin windows, real xdotool.
+/// Missing Xvfb, openbox or xdotool fails every test with a message; nothing is skipped.
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <Poco/Environment.h>
+#include <Poco/Path.h>
+#include <Poco/Pipe.h>
+#include <Poco/PipeStream.h>
+#include <Poco/Process.h>
+
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "x11_source.h"
+
+// Xlib last: its macros (None, Bool, Status, True, False) clash with GoogleTest's names.
+#include <X11/Xatom.h>
+#include <X11/Xlib.h>
+
+namespace antidrift {
+namespace {
+
+using namespace std::chrono_literals;
+using Milliseconds = std::chrono::milliseconds;
+using SteadyClock = std::chrono::steady_clock;
+
+/// How long any single external step may take before the test gives up (loaded machine).
+constexpr Milliseconds kDeadline = 10s;
+
+int remainingMs(SteadyClock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<Milliseconds>(deadline - SteadyClock::now());
+  return static_cast<int>(std::max<long long>(left.count(), 0));
+}
+
+/// Arguments that run `command` under sh, which sends it SIGTERM and waits for it as soon as
+/// its own stdin (a pipe from this test) closes — when the test closes it, or when the test
+/// process dies in any way. So no Xvfb or openbox outlives a crashed or killed test.
+std::vector<std::string> tiedToOurStdin(const std::string& command,
+                                        std::vector<std::string> arguments) {
+  std::vector<std::string> wrapped{
+      "-c", "\"$@\" </dev/null & child=$!; read -r line; kill -TERM $child; wait $child", "sh",
+      command};
+  wrapped.insert(wrapped.end(), arguments.begin(), arguments.end());
+  return wrapped;
+}
+
+/// A child process with optional stdin/stdout pipes; stopped and reaped on destruction.
+class Child {
+ public:
+  Child(const std::string& command, const std::vector<std::string>& arguments,
+        const std::string& display, bool withStdin, bool withStdout)
+      : withStdin_(withStdin),
+        handle_(launch(command, arguments, display, withStdin, withStdout)) {}
+
+  ~Child() { stop(); }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  /// Reads one line of stdout, waiting at most `timeout`; false on timeout or end of output.
+  bool readLine(std::string& line, Milliseconds timeout) {
+    const SteadyClock::time_point deadline = SteadyClock::now() + timeout;
+    for (;;) {
+      const std::size_t end = pending_.find('\n');
+      if (end != std::string::npos) {
+        line = pending_.substr(0, end);
+        pending_.erase(0, end + 1);
+        return true;
+      }
+      pollfd descriptor{out_.readHandle(), POLLIN, 0};
+      const int ready = poll(&descriptor, 1, remainingMs(deadline));
+      if (ready < 0 && errno == EINTR) {
+        continue;
+      }
+      if (ready <= 0) {
+        return false;
+      }
+      char buffer[256];
+      const ssize_t count = read(out_.readHandle(), buffer, sizeof buffer);
+      if (count <= 0) {
+        return false;
+      }
+      pending_.append(buffer, static_cast<std::size_t>(count));
+    }
+  }
+
+  /// Writes `line` and a newline to the child's stdin.
+  void writeLine(const std::string& line) {
+    Poco::PipeOutputStream stream(in_);
+    stream << line << '\n';
+    stream.flush();
+  }
+
+  /// Waits at most `timeout` for the child to end (pidfd, no polling); its status or nullopt.
+  std::optional<int> waitForExit(Milliseconds timeout) {
+    if (exitStatus_) {
+      return exitStatus_;
+    }
+    // glibc 2.36's <sys/pidfd.h> lacks extern "C", so call the system call directly.
+    const int pidDescriptor = static_cast<int>(syscall(SYS_pidfd_open, handle_.id(), 0));
+    if (pidDescriptor < 0) {
+      return std::nullopt;
+    }
+    pollfd descriptor{pidDescriptor, POLLIN, 0};
+    int ready = 0;
+    do {
+      ready = poll(&descriptor, 1, static_cast<int>(timeout.count()));
+    } while (ready < 0 && errno == EINTR);
+    close(pidDescriptor);
+    if (ready <= 0) {
+      return std::nullopt;
+    }
+    exitStatus_ = handle_.wait();
+    return exitStatus_;
+  }
+
+  /// Closes the child's stdin (antidrift_testwin and tiedToOurStdin() children end on
+  /// that) and waits for it; SIGKILL if it is still running after the deadline, or at once
+  /// when it has no stdin. Reaps it.
+  void stop() {
+    if (exitStatus_) {
+      return;
+    }
+    if (withStdin_) {
+      in_.close(Poco::Pipe::CLOSE_WRITE);
+      if (waitForExit(kDeadline)) {
+        return;
+      }
+    }
+    kill();
+  }
+
+  /// SIGKILL and reap; does nothing once the child was reaped.
+  void kill() {
+    if (exitStatus_) {
+      return;
+    }
+    ::kill(handle_.id(), SIGKILL);
+    exitStatus_ = handle_.wait();
+  }
+
+ private:
+  Poco::ProcessHandle launch(const std::string& command, const std::vector<std::string>& arguments,
+                             const std::string& display, bool withStdin, bool withStdout) {
+    Poco::Process::Env environment;
+    if (!display.empty()) {
+      environment["DISPLAY"] = display;
+    }
+    return Poco::Process::launch(command, arguments, std::string(), withStdin ? &in_ : nullptr,
+                                 withStdout ? &out_ : nullptr, nullptr, environment);
+  }
+
+  bool withStdin_;
+  Poco::Pipe in_;
+  Poco::Pipe out_;
+  Poco::ProcessHandle handle_;
+  std::string pending_;
+  std::optional<int> exitStatus_;
+};
+
+/// Runs a short command to completion; "" on exit status 0, else what went wrong.
+std::string runCommand(const std::string& command, const std::vector<std::string>& arguments,
+                       const std::string& display) {
+  Child child(command, arguments, display, false, false);
+  const std::optional<int> status = child.waitForExit(kDeadline);
+  if (!status) {
+    return command + " did not finish within the deadline";
+  }
+  if (*status != 0) {
+    return command + " exited with status " + std::to_string(*status);
+  }
+  return "";
+}
+
+/// An Xvfb display, optionally with openbox as the EWMH window manager.
+class XServer {
+ public:
+  /// Starts the server; "" on success, else why not (the tests fail with it).
+  std::string start(bool withWindowManager) {
+    for (const char* tool : {"Xvfb", "openbox", "xdotool"}) {
+      Poco::Path found;
+      if (!Poco::Path::find(Poco::Environment::get("PATH", ""), tool, found)) {
+        return std::string(tool) +
+               " is not installed; the X11 tests need Xvfb, openbox and xdotool "
+               "(Debian: xvfb openbox xdotool)";
+      }
+    }
+    // -displayfd 1: Xvfb picks a free display number and writes it to stdout once it
+    // accepts connections, so no number is guessed and nothing races other servers.
+    xvfb_ = std::make_unique<Child>("sh",
+                                    tiedToOurStdin("Xvfb", {"-displayfd", "1", "-nolisten", "tcp",
+                                                            "-screen", "0", "800x600x24"}),
+                                    "", true, true);
+    std::string number;
+    if (!xvfb_->readLine(number, kDeadline) || number.empty()) {
+      return "Xvfb did not report a display number";
+    }
+    name_ = ":" + number;
+    control_ = XOpenDisplay(name_.c_str());
+    if (control_ == nullptr) {
+      return "cannot open the new display " + name_;
+    }
+    if (!withWindowManager) {
+      XCloseDisplay(control_);  // not needed; a test may kill this server
+      control_ = nullptr;
+      return "";
+    }
+    // openbox sets _NET_SUPPORTING_WM_CHECK early in its start-up, before it listens for
+    // MapRequest: a window mapped in that gap is never managed (seen here). Its --startup
+    // command runs once it manages windows, so wait for that command's output instead.
+    openbox_ = std::make_unique<Child>(
+        "sh", tiedToOurStdin("openbox", {"--sm-disable", "--startup", "echo openbox-ready"}), name_,
+        true, true);
+    std::string line;
+    while (line != "openbox-ready") {
+      if (!openbox_->readLine(line, kDeadline)) {
+        return "openbox did not finish starting on " + name_;
+      }
+    }
+    return "";
+  }
+
+  ~XServer() {
+    if (control_ != nullptr && !xvfbStopped_) {
+      XCloseDisplay(control_);
+    }
+    // SIGTERM (see tiedToOurStdin) lets Xvfb remove its socket and lock file.
+    openbox_.reset();
+    xvfb_.reset();
+  }
+
+  const std::string& name() const { return name_; }
+
+  /// Shuts the X server down (SIGTERM; the connection of every client breaks).
+  void stopServer() {
+    xvfbStopped_ = true;
+    xvfb_->stop();
+  }
+
+  /// Writes `window` into the root's _NET_ACTIVE_WINDOW as if a window manager had.
+  /// Uses the test's own Display, opened before any source thread started.
+  void setActiveWindowProperty(Window window) {
+    const Atom netActiveWindow = XInternAtom(control_, "_NET_ACTIVE_WINDOW", False);
+    const unsigned long value = window;
+    XChangeProperty(control_, DefaultRootWindow(control_), netActiveWindow, XA_WINDOW, 32,
+                    PropModeReplace, reinterpret_cast<const unsigned char*>(&value), 1);
+    XSync(control_, False);
+  }
+
+ private:
+  std::unique_ptr<Child> xvfb_;
+  std::unique_ptr<Child> openbox_;
+  std::string name_;
+  Display* control_ = nullptr;
+  bool xvfbStopped_ = false;
+};
+
+/// One antidrift_testwin window.
+struct TestWindow {
+  std::unique_ptr<Child> process;
+  std::string id;  ///< decimal window id, as printed by the program
+};
+
+/// Opens a test window on `display`; `id` stays empty when it did not come up.
+TestWindow openWindow(const std::string& display, const std::vector<std::string>& arguments) {
+  TestWindow window;
+  window.process = std::make_unique<Child>(TESTWIN_PATH, arguments, display, true, true);
+  if (!window.process->readLine(window.id, kDeadline)) {
+    window.id.clear();
+  }
+  return window;
+}
+
+/// Collects what the source reports and lets the test wait for it with a deadline.
+class Recorder {
+ public:
+  struct Report {
+    std::string app;
+    std::string title;
+    SteadyClock::time_point at;
+  };
+
+  X11SourceCallbacks callbacks() {
+    X11SourceCallbacks result;
+    result.onWindow = [this](const std::string& app, const std::string& title) {
+      record([&] { windows_.push_back({app, title, SteadyClock::now()}); });
+      if (onWindowHook) {
+        onWindowHook();
+      }
+    };
+    result.onAway = [this](bool away) { record([&] { aways_.push_back(away); }); };
+    result.onFailed = [this](const std::string& why) { record([&] { failures_.push_back(why); }); };
+    return result;
+  }
+
+  /// Waits until the latest window report is (app, title).
+  bool waitForWindow(const std::string& app, const std::string& title,
+                     Milliseconds timeout = kDeadline) {
+    return waitUntil(
+        [&] {
+          return !windows_.empty() && windows_.back().app == app && windows_.back().title == title;
+        },
+        timeout);
+  }
+
+  /// Waits until `predicate` (called under the lock) holds.
+  bool waitUntil(const std::function<bool()>& predicate, Milliseconds timeout = kDeadline) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, timeout, predicate);
+  }
+
+  std::vector<Report> windows() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return windows_;
+  }
+  std::vector<bool> aways() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return aways_;
+  }
+  std::vector<std::string> failures() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failures_;
+  }
+  /// Unguarded accessors for use inside waitUntil predicates only.
+  const std::vector<Report>& windowsLocked() const { return windows_; }
+  const std::vector<bool>& awaysLocked() const { return aways_; }
+  const std::vector<std::string>& failuresLocked() const { return failures_; }
+
+  /// Runs on the source thread after each window report (set before start()).
+  std::function<void()> onWindowHook;
+
+ private:
+  template <typename Mutation>
+  void record(Mutation mutation) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      mutation();
+    }
+    changed_.notify_all();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Report> windows_;
+  std::vector<bool> aways_;
+  std::vector<std::string> failures_;
+};
+
+constexpr std::int64_t kNoHeartbeat = 3600;
+constexpr std::int64_t kNeverIdle = 3600;
+
+class X11SourceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new XServer();
+    setupError_ = new std::string(server_->start(true));
+  }
+
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+    delete setupError_;
+    setupError_ = nullptr;
+  }
+
+  void SetUp() override { ASSERT_EQ(*setupError_, "") << "X test server setup failed"; }
+
+  static const std::string& display() { return server_->name(); }
+
+  static TestWindow open(const std::string& className, const std::string& title,
+                         std::vector<std::string> extra = {}) {
+    std::vector<std::string> arguments{"--class", className, "--title", title};
+    arguments.insert(arguments.end(), extra.begin(), extra.end());
+    return openWindow(display(), arguments);
+  }
+
+  static std::string activate(const TestWindow& window) {
+    return runCommand("xdotool", {"windowactivate", "--sync", window.id}, display());
+  }
+
+  std::unique_ptr<X11Source> startSource(std::int64_t heartbeatSecs, std::int64_t idleAfterSecs) {
+    auto source =
+        std::make_unique<X11Source>(display(), heartbeatSecs, idleAfterSecs, recorder_.callbacks());
+    std::string error;
+    EXPECT_TRUE(source->start(error)) << error;
+    return source;
+  }
+
+  static XServer* server_;
+  static std::string* setupError_;
+  Recorder recorder_;
+};
+
+XServer* X11SourceTest::server_ = nullptr;
+std::string* X11SourceTest::setupError_ = nullptr;
+
+TEST_F(X11SourceTest, ReportsTheInitialWindowThenEachActivatedWindowByClass) {
+  TestWindow editor = open("EditorClass", "notes.txt - Editor", {"--instance", "editor-inst"});
+  TestWindow browser = open("BrowserClass", "News - Browser");
+  ASSERT_FALSE(editor.id.empty());
+  ASSERT_FALSE(browser.id.empty());
+  ASSERT_EQ(activate(editor), "");
+
+  auto source = startSource(kNoHeartbeat, kNeverIdle);
+  // The class (second WM_CLASS string), not the instance.
+  EXPECT_TRUE(recorder_.waitForWindow("EditorClass", "notes.txt - Editor"));
+  EXPECT_EQ(recorder_.windows().front().app, "EditorClass");
+
+  ASSERT_EQ(activate(browser), "");
+  EXPECT_TRUE(recorder_.waitForWindow("BrowserClass", "News - Browser"));
+  ASSERT_EQ(activate(editor), "");
+  EXPECT_TRUE(recorder_.waitForWindow("EditorClass", "notes.txt - Editor"));
+  EXPECT_TRUE(recorder_.failures().empty());
+}
+
+TEST_F(X11SourceTest, RetitlingTheActiveWindowReportsTheNewTitle) {
+  TestWindow terminal = open("TermClass", "~/src");
+  ASSERT_FALSE(terminal.id.empty());
+  ASSERT_EQ(activate(terminal), "");
+  auto source = startSource(kNoHeartbeat, kNeverIdle);
+  ASSERT_TRUE(recorder_.waitForWindow("TermClass", "~/src"));
+
+  terminal.process->writeLine("make -j2 - ~/src");
+  EXPECT_TRUE(recorder_.waitForWindow("TermClass", "make -j2 - ~/src"));
+}
+
+TEST_F(X11SourceTest, Utf8TitlesComeThroughExactly) {
+  const std::string title =
+      "A\xC3\xB1o 2020 \xE2\x80\x94 \xE4\xB8\xAD\xE6\x96\x87";  // Año 2020 — 中文
+  TestWindow window = open("Utf8Class", title);
+  ASSERT_FALSE(window.id.empty());
+  ASSERT_EQ(activate(window), "");
+  auto source = startSource(kNoHeartbeat, kNeverIdle);
+  EXPECT_TRUE(recorder_.waitForWindow("Utf8Class", title));
+
+  const std::string retitle =
+      "Z\xC3\xBCrich \xE2\x98\x95 \xE6\x9D\xB1\xE4\xBA\xAC";  // Zürich ☕ 東京
+  window.process->writeLine(retitle);
+  EXPECT_TRUE(recorder_.waitForWindow("Utf8Class", retitle));
+}
+
+TEST_F(X11SourceTest, FallsBackToALatin1WmNameConvertedToUtf8) {
+  const std::string title = "Caf\xC3\xA9 cr\xC3\xA8me";  // Café crème, stored as Latin-1 STRING
+  TestWindow window = open("LegacyClass", title, {"--legacy-title"});
+  ASSERT_FALSE(window.id.empty());
+  ASSERT_EQ(activate(window), "");
+  auto source = startSource(kNoHeartbeat, kNeverIdle);
+  EXPECT_TRUE(recorder_.waitForWindow("LegacyClass", title));
+
+  window.process->writeLine("na\xC3\xAFve");  // naïve: a WM_NAME-only change is seen too
+  EXPECT_TRUE(recorder_.waitForWindow("LegacyClass", "na\xC3\xAFve"));
+}
+
+TEST_F(X11SourceTest, AnActiveWindowThatVanishesIsSkippedAndTheSourceKeepsWorking) {
+  TestWindow doomed = open("DoomedClass", "about to go");
+  TestWindow survivor = open("SurvivorClass", "still here");
+  ASSERT_FALSE(doomed.id.empty());
+  ASSERT_FALSE(survivor.id.empty());
+  ASSERT_EQ(activate(doomed), "");
+  auto source = startSource(kNoHeartbeat, kNeverIdle);
+  ASSERT_TRUE(recorder_.waitForWindow("DoomedClass", "about to go"));
+
+  doomed.process->kill();  // its window is destroyed while it is the active one
+  ASSERT_EQ(activate(survivor), "");
+  EXPECT_TRUE(recorder_.waitForWindow("SurvivorClass", "still here"));
+  EXPECT_TRUE(recorder_.failures().empty());
+}
+
+TEST_F(X11SourceTest, AnActiveWindowIdThatDoesNotExistIsSkippedWithoutAnyReport) {
+  TestWindow first = open("FirstClass", "first");
+  TestWindow second = open("SecondClass", "second");
+  ASSERT_FALSE(first.id.empty());
+  ASSERT_FALSE(second.id.empty());
+  ASSERT_EQ(activate(first), "");
+  auto source = startSource(kNoHeartbeat, kNeverIdle);
+  ASSERT_TRUE(recorder_.waitForWindow("FirstClass", "first"));
+  const std::size_t before = recorder_.windows().size();
+
+  // BadWindow on every query of this id; Xlib's default handler would exit the process.
+  server_->setActiveWindowProperty(0x3ffffff);
+  ASSERT_EQ(activate(second), "");
+  ASSERT_TRUE(recorder_.waitForWindow("SecondClass", "second"));
+  const std::vector<Recorder::Report> reports = recorder_.windows();
+  for (std::size_t index = before; index < reports.size(); ++index) {
+    EXPECT_EQ(reports[index].app, "SecondClass") << "report " << index;
+  }
+  EXPECT_TRUE(recorder_.failures().empty());
+}
+
+TEST_F(X11SourceTest, HeartbeatReemitsTheSameWindow) {
+  TestWindow window = open("HeartClass", "steady");
+  ASSERT_FALSE(window.id.empty());
+  ASSERT_EQ(activate(window), "");
+  auto source = startSource(1, kNeverIdle);
+  ASSERT_TRUE(recorder_.waitForWindow("HeartClass", "steady"));
+
+  // The one real-clock wait of this suite: the heartbeat is a real timer.
+  ASSERT_TRUE(recorder_.waitUntil([&] { return recorder_.windowsLocked().size() >= 2; }, 5s));
+  const std::vector<Recorder::Report> reports = recorder_.windows();
+  EXPECT_EQ(reports[1].app, "HeartClass");
+  EXPECT_EQ(reports[1].title, "steady");
+  EXPECT_GE(reports[1].at - reports[0].at, 900ms);
+}
+
+TEST_F(X11SourceTest, ReportsAwayAfterIdleTimeAndBackAfterInput) {
+  auto source = startSource(kNoHeartbeat, 1);
+  // Nobody types on Xvfb: after a second of idle time the person is away.
+  ASSERT_TRUE(recorder_.waitUntil(
+      [&] { return !recorder_.awaysLocked().empty() && recorder_.awaysLocked().back(); }, 5s));
+  ASSERT_EQ(runCommand("xdotool", {"mousemove", "--sync", "17", "23"}, display()), "");
+  EXPECT_TRUE(recorder_.waitUntil(
+      [&] { return !recorder_.awaysLocked().empty() && !recorder_.awaysLocked().back(); }, 5s));
+}
+
+TEST_F(X11SourceTest, StopReturnsPromptlyWhileTheThreadWaits) {
+  auto source = startSource(kNoHeartbeat, 0);  // no heartbeat, no idle check: poll waits forever
+  const SteadyClock::time_point before = SteadyClock::now();
+  source->stop();
+  EXPECT_LT(SteadyClock::now() - before, 1s);
+  source->stop();  // idempotent
+}
+
+TEST_F(X11SourceTest, StopFromACallbackDoesNotDeadlock) {
+  TestWindow window = open("StopClass", "stop me");
+  ASSERT_FALSE(window.id.empty());
+  ASSERT_EQ(activate(window), "");
+  X11Source* raw = nullptr;
+  recorder_.onWindowHook = [&raw] { raw->stop(); };
+  auto source =
+      std::make_unique<X11Source>(display(), kNoHeartbeat, kNeverIdle, recorder_.callbacks());
+  raw = source.get();
+  std::string error;
+  ASSERT_TRUE(source->start(error)) << error;
+  ASSERT_TRUE(recorder_.waitForWindow("StopClass", "stop me"));
+  const SteadyClock::time_point before = SteadyClock::now();
+  source.reset();  // joins the thread that stopped itself
+  EXPECT_LT(SteadyClock::now() - before, 1s);
+}
+
+TEST_F(X11SourceTest, StartTwiceIsRefused) {
+  auto source = startSource(kNoHeartbeat, kNeverIdle);
+  std::string error;
+  EXPECT_FALSE(source->start(error));
+  EXPECT_EQ(error, "the X11 source was already started");
+}
+
+TEST(X11SourceStart, FailsWithAMessageForAnUnreachableDisplay) {
+  X11Source source(":59999", 10, 180, {});
+  std::string error;
+  EXPECT_FALSE(source.start(error));
+  EXPECT_EQ(error, "cannot open display :59999");
+  source.stop();
+}
+
+TEST(X11SourceStart, FailsWithNoDisplayWhenNoneIsNamedOrSet) {
+  const char* saved = std::getenv("DISPLAY");
+  const std::optional<std::string> previous =
+      saved != nullptr ? std::optional<std::string>(saved) : std::nullopt;
+  unsetenv("DISPLAY");
+  X11Source source("", 10, 180, {});
+  std::string error;
+  const bool started = source.start(error);
+  if (previous) {
+    setenv("DISPLAY", previous->c_str(), 1);
+  }
+  EXPECT_FALSE(started);
+  EXPECT_EQ(error, "no DISPLAY");
+}
+
+/// Without a window manager there is no _NET_ACTIVE_WINDOW: the focus is read instead
+/// (at the heartbeat), and a dying X server ends the source with onFailed, not the process.
+TEST(X11SourceWithoutWindowManager, ReadsTheFocusAndReportsALostServer) {
+  XServer server;
+  ASSERT_EQ(server.start(false), "");
+  TestWindow window =
+      openWindow(server.name(), {"--class", "BareClass", "--title", "no window manager"});
+  ASSERT_FALSE(window.id.empty());
+
+  Recorder recorder;
+  X11Source source(server.name(), 1, kNeverIdle, recorder.callbacks());
+  std::string error;
+  ASSERT_TRUE(source.start(error)) << error;
+  ASSERT_EQ(runCommand("xdotool", {"windowfocus", "--sync", window.id}, server.name()), "");
+  EXPECT_TRUE(recorder.waitForWindow("BareClass", "no window manager"));
+
+  server.stopServer();
+  ASSERT_TRUE(recorder.waitUntil([&] { return !recorder.failuresLocked().empty(); }));
+  EXPECT_EQ(recorder.failures().front(), "lost the connection to X display " + server.name());
+  const SteadyClock::time_point before = SteadyClock::now();
+  source.stop();
+  EXPECT_LT(SteadyClock::now() - before, 1s);
+}
+
+}  // namespace
+}  // namespace antidrift
