@@ -1,0 +1,100 @@
+// Replays the real ActivityWatch export (../shared/data, 3,512 window events)
+// through the Controller's evidence path, as the X11 source would feed it, to
+// measure what one observation costs while a session is active: sanitising,
+// stats, drift local match, the State built for SSE, and its JSON.
+#include <fstream>
+#include <stdexcept>
+
+#include <benchmark/benchmark.h>
+
+#include <Poco/DateTimeParser.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/JSON/Stringifier.h>
+
+#include "antidrift/evidence/observation.h"
+#include "antidrift/session/controller.h"
+#include "mocks/fake_clock.h"
+#include "mocks/manual_executor.h"
+#include "mocks/memory_stores.h"
+
+namespace {
+
+using namespace antidrift;
+
+struct RawEvent {
+  std::int64_t atMs;
+  std::string app;
+  std::string title;
+};
+
+const std::vector<RawEvent>& events() {
+  static const std::vector<RawEvent> loaded = [] {
+    std::ifstream file(ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json");
+    if (!file) throw std::runtime_error("missing " ANTIDRIFT_SHARED_DATA);
+    Poco::JSON::Parser parser;
+    const auto root = parser.parse(file).extract<Poco::JSON::Object::Ptr>();
+    const auto buckets = root->getObject("buckets");
+    const auto list = buckets->getObject(*buckets->getNames().begin())->getArray("events");
+    std::vector<RawEvent> out;
+    for (std::size_t i = list->size(); i-- > 0;) {
+      const auto event = list->getObject(static_cast<unsigned>(i));
+      int tz = 0;
+      const auto when = Poco::DateTimeParser::parse(event->getValue<std::string>("timestamp"), tz);
+      const auto data = event->getObject("data");
+      out.push_back({when.timestamp().epochMicroseconds() / 1000 - tz * 1000LL,
+                     data->getValue<std::string>("app"), data->getValue<std::string>("title")});
+    }
+    return out;
+  }();
+  return loaded;
+}
+
+// Cost of one observation through Controller::recordWindow while active,
+// including building the State and its JSON for the SSE broadcast.
+void BM_ReplayActiveSession(benchmark::State& state) {
+  const auto& replay = events();
+  test::FakeClock clock(replay.front().atMs);
+  test::ManualExecutor executor;
+  test::MemorySnapshotStore snapshots;
+  test::MemoryAuditSink audit;
+  Settings settings;
+  Controller controller(settings, clock, executor, snapshots, audit);
+  std::size_t jsonBytes = 0;
+  controller.setChangeListener([&](const State& s) {
+    std::ostringstream out;
+    Poco::JSON::Stringifier::condense(toJson(s), out);
+    jsonBytes += out.str().size();
+  });
+  (void)controller.enterPlanning();
+  CommitmentRequest request;
+  request.nextAction = "Add page transitions to the chango.dev Gatsby site";
+  request.successCondition =
+      "Transitions work between blog pages with gatsby-plugin-transition-link";
+  request.timeboxSecs = 12 * 3600;
+  request.allowedApps = std::vector<std::string>{"Code - Insiders", "qterminal"};
+  (void)controller.startCommitment(request);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const RawEvent& event = replay[i++ % replay.size()];
+    clock.advance(1'000);
+    controller.recordWindow(Observation{0, event.app, event.title, "x11"});
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["state_json_bytes_avg"] =
+      benchmark::Counter(static_cast<double>(jsonBytes) / static_cast<double>(state.iterations()));
+}
+BENCHMARK(BM_ReplayActiveSession);
+
+// Cost of sanitising every real title once.
+void BM_SanitizeRealTitles(benchmark::State& state) {
+  const auto& replay = events();
+  for (auto _ : state) {
+    for (const auto& event : replay) benchmark::DoNotOptimize(sanitizeTitle(event.title));
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(replay.size()));
+}
+BENCHMARK(BM_SanitizeRealTitles);
+
+}  // namespace
+
+BENCHMARK_MAIN();
