@@ -1,0 +1,90 @@
+/// @file config.h
+/// The daemon's configuration (DESIGN §12): every key read from a layered
+/// Poco::Util configuration, validated, with the built-in defaults.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include <Poco/Util/AbstractConfiguration.h>
+
+#include "antidrift/settings.h"
+
+namespace antidrift {
+
+/// A configuration value that cannot be used. `what()` is one sentence naming
+/// the key and the bad value; the daemon prints it and exits 78 (EX_CONFIG).
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The parts of the process environment the defaults depend on (DESIGN §9,
+/// §12). A plain value so tests can pass any environment.
+struct ConfigEnvironment {
+  std::string home;           ///< $HOME, "" when unset
+  std::string xdgConfigHome;  ///< $XDG_CONFIG_HOME, "" when unset
+  std::string xdgDataHome;    ///< $XDG_DATA_HOME, "" when unset
+  std::string aiBackend;      ///< $ANTIDRIFT_AI_BACKEND, "" when unset
+  std::string display;        ///< $DISPLAY, "" when unset
+
+  /// Reads the variables above from this process. Thread-safe.
+  static ConfigEnvironment fromProcess();
+};
+
+/// Everything antidriftd reads from its configuration, validated.
+/// Defaults are the built-in defaults of DESIGN §12; see
+/// antidrift.properties.example for every key.
+struct DaemonConfig {
+  std::string address = "127.0.0.1";   ///< server.address: an IP address to bind
+  std::uint16_t port = 7717;           ///< server.port: 0 = ephemeral
+  std::size_t maxSseClients = 32;      ///< server.max_sse_clients: open /events streams, ≥ 1
+  int threads = 64;                    ///< server.threads: HTTP pool capacity
+  std::int64_t sseKeepAliveSecs = 15;  ///< server.sse_keepalive_s: SSE comment interval, seconds
+  std::string wwwDir;                  ///< server.www_dir: static UI files
+  std::string storeDir;                ///< store.dir: snapshot.json, audit.jsonl, token
+  std::string aiBackend = "claude";    ///< ai.backend ($ANTIDRIFT_AI_BACKEND wins); "none" = off
+  std::string pluginDir;               ///< ai.plugin_dir: where antidrift-<name>.so live
+  /// ai.<backend>.* with the prefix stripped, plus "timeout_s" (backend.h `configure`).
+  std::map<std::string, std::string> aiBackendSettings;
+  bool x11 = true;    ///< evidence.x11: use the X11 source when $DISPLAY is set
+  Settings settings;  ///< the core's part (heartbeat, idle, allowed apps, timeouts, paths)
+};
+
+/// Reads and validates every daemon key of `config` (DESIGN §12). Relative
+/// and `~` paths are expanded with Poco::Path::expand. `$ANTIDRIFT_AI_BACKEND`
+/// (in `env`) overrides ai.backend unless "ai.backend" is in
+/// `commandLineKeys` (keys given with `-D`, which always win).
+/// Throws ConfigError naming the first bad key (e.g. `server.port must be an
+/// integer from 0 to 65535, got "http"`). Pure apart from reading `config`.
+DaemonConfig readDaemonConfig(const Poco::Util::AbstractConfiguration& config,
+                              const ConfigEnvironment& env,
+                              const std::set<std::string>& commandLineKeys = {});
+
+/// The default configuration file (DESIGN §12):
+/// `$XDG_CONFIG_HOME/antidrift/antidrift.properties`, else
+/// `~/.config/antidrift/antidrift.properties`; nullopt when that file does
+/// not exist. Reads the file system only.
+std::optional<std::string> defaultConfigFile(const ConfigEnvironment& env);
+
+/// The default store.dir (DESIGN §9): `$XDG_DATA_HOME/antidrift`, else
+/// `~/.local/share/antidrift`. Throws ConfigError when neither
+/// $XDG_DATA_HOME (absolute) nor $HOME is set. Pure.
+std::string defaultStoreDir(const ConfigEnvironment& env);
+
+/// Built-in default of server.www_dir: the source tree's www/ (set by CMake).
+std::string defaultWwwDir();
+/// Built-in default of ai.plugin_dir: `<build dir>/plugins` (set by CMake).
+std::string defaultPluginDir();
+
+/// The logging.* defaults (TECH-NOTES §4): root logger on a ConsoleChannel
+/// (stderr) with the pattern "%Y-%m-%d %H:%M:%S [%p] %s: %t", level
+/// information. The daemon adds them below every other layer.
+std::map<std::string, std::string> defaultLoggingProperties();
+
+}  // namespace antidrift

@@ -1,0 +1,460 @@
+#include "server/daemon.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include <Poco/AutoPtr.h>
+#include <Poco/Exception.h>
+#include <Poco/Logger.h>
+#include <Poco/Path.h>
+#include <Poco/String.h>
+#include <Poco/Util/HelpFormatter.h>
+#include <Poco/Util/IniFileConfiguration.h>
+#include <Poco/Util/JSONConfiguration.h>
+#include <Poco/Util/MapConfiguration.h>
+#include <Poco/Util/Option.h>
+#include <Poco/Util/OptionCallback.h>
+#include <Poco/Util/OptionException.h>
+#include <Poco/Util/PropertyFileConfiguration.h>
+#include <Poco/Util/XMLConfiguration.h>
+
+#include "antidrift/clock.h"
+#include "antidrift/executor.h"
+#include "antidrift/plugin/loader.h"
+#include "antidrift/session/controller.h"
+#include "antidrift/store/audit_log.h"
+#include "antidrift/store/snapshot.h"
+#include "server/api_server.h"
+#include "server/http_api.h"
+#include "server/request_guard.h"
+#include "server/sse_broadcaster.h"
+#include "server/ticker.h"
+#include "server/token_file.h"
+
+#ifdef ANTIDRIFT_HAVE_X11
+#include "server/x11/x11_source.h"
+#endif
+
+namespace antidrift {
+namespace {
+
+using Poco::Util::Application;
+using Poco::Util::Option;
+using Poco::Util::OptionCallback;
+
+/// Priority of the built-in logging defaults: below files (0) and the
+/// system layer (100), so anything configured wins.
+constexpr int kDefaultsPriority = 1000;
+/// Threads of the core's executor (DESIGN §1).
+constexpr unsigned kExecutorThreads = 4;
+
+/// Termination signals through a self-pipe. The handler only write(2)s the
+/// signal number, which is async-signal-safe, so the signals need not be
+/// blocked in every thread (the executor's threads and the child processes
+/// the AI plugins launch keep a normal signal mask).
+class TerminationSignals {
+ public:
+  TerminationSignals() {
+    if (::pipe2(fds_, O_CLOEXEC) != 0) {
+      throw Poco::SystemException("cannot create the signal pipe");
+    }
+    ::fcntl(fds_[1], F_SETFL, O_NONBLOCK);
+    writeFd_ = fds_[1];
+    struct sigaction action {};
+    action.sa_handler = &TerminationSignals::onSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (int signal : kSignals) {
+      ::sigaction(signal, &action, nullptr);
+    }
+  }
+
+  ~TerminationSignals() {
+    struct sigaction action {};
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    for (int signal : kSignals) {
+      ::sigaction(signal, &action, nullptr);
+    }
+    writeFd_ = -1;
+    ::close(fds_[0]);
+    ::close(fds_[1]);
+  }
+
+  TerminationSignals(const TerminationSignals&) = delete;
+  TerminationSignals& operator=(const TerminationSignals&) = delete;
+
+  /// Blocks until a termination signal arrives; returns its number.
+  int wait() {
+    unsigned char signal = 0;
+    while (true) {
+      const ssize_t count = ::read(fds_[0], &signal, 1);
+      if (count == 1) {
+        return signal;
+      }
+      if (count < 0 && errno == EINTR) {
+        continue;
+      }
+      return SIGTERM;
+    }
+  }
+
+ private:
+  static void onSignal(int signal) {
+    const int savedErrno = errno;
+    const int fd = writeFd_;
+    if (fd >= 0) {
+      const unsigned char byte = static_cast<unsigned char>(signal);
+      const ssize_t written = ::write(fd, &byte, 1);
+      static_cast<void>(written);
+    }
+    errno = savedErrno;
+  }
+
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGQUIT};
+  static inline volatile sig_atomic_t writeFd_ = -1;
+  int fds_[2] = {-1, -1};
+};
+
+std::string signalName(int signal) {
+  switch (signal) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGQUIT:
+      return "SIGQUIT";
+    default:
+      return "signal " + std::to_string(signal);
+  }
+}
+
+}  // namespace
+
+Daemon::Daemon() {
+  setUnixOptions(true);
+}
+
+void Daemon::defineOptions(Poco::Util::OptionSet& options) {
+  ServerApplication::defineOptions(options);
+  options.addOption(Option("help", "h", "print this help and exit")
+                        .required(false)
+                        .repeatable(false)
+                        .callback(OptionCallback<Daemon>(this, &Daemon::handleHelp)));
+  options.addOption(Option("config", "c",
+                           "read the configuration from FILE (default: "
+                           "~/.config/antidrift/antidrift.properties, if it exists)")
+                        .required(false)
+                        .repeatable(false)
+                        .argument("FILE")
+                        .callback(OptionCallback<Daemon>(this, &Daemon::handleConfig)));
+  options.addOption(Option("define", "D", "set a configuration key, e.g. -D server.port=0")
+                        .required(false)
+                        .repeatable(true)
+                        .argument("key=value")
+                        .callback(OptionCallback<Daemon>(this, &Daemon::handleDefine)));
+  options.addOption(
+      Option("verify-audit", "", "check the hash chain of <store.dir>/audit.jsonl and exit")
+          .required(false)
+          .repeatable(false)
+          .callback(OptionCallback<Daemon>(this, &Daemon::handleVerifyAudit)));
+}
+
+void Daemon::handleHelp(const std::string&, const std::string&) {
+  helpRequested_ = true;
+  Poco::Util::HelpFormatter formatter(options());
+  formatter.setCommand(commandName());
+  formatter.setUsage("[OPTIONS]");
+  formatter.setHeader(
+      "AntiDrift focus daemon: serves the UI and API on http://127.0.0.1:7717 by default.");
+  formatter.setFooter(
+      "Configuration keys are documented in antidrift.properties.example and docs/API.md.");
+  formatter.format(std::cout);
+  stopOptionsProcessing();
+}
+
+void Daemon::handleConfig(const std::string&, const std::string& value) {
+  configFile_ = value;
+}
+
+void Daemon::handleDefine(const std::string&, const std::string& value) {
+  const std::size_t equals = value.find('=');
+  const std::string key = Poco::trim(value.substr(0, equals));
+  if (equals == std::string::npos || key.empty()) {
+    throw Poco::Util::InvalidArgumentException("-D needs key=value, got \"" + value + "\"");
+  }
+  config().setString(key, value.substr(equals + 1));
+  commandLineKeys_.insert(key);
+}
+
+void Daemon::handleVerifyAudit(const std::string&, const std::string&) {
+  verifyAuditRequested_ = true;
+}
+
+void Daemon::loadConfigurationFile() {
+  std::string path = configFile_;
+  if (path.empty()) {
+    const auto found = defaultConfigFile(environment_);
+    if (!found) {
+      return;
+    }
+    path = *found;
+  }
+  try {
+    const std::string extension = Poco::toLower(Poco::Path(path).getExtension());
+    Poco::AutoPtr<Poco::Util::AbstractConfiguration> file;
+    if (extension == "ini") {
+      file = new Poco::Util::IniFileConfiguration(path);
+    } else if (extension == "xml") {
+      file = new Poco::Util::XMLConfiguration(path);
+    } else if (extension == "json") {
+      file = new Poco::Util::JSONConfiguration(path);
+    } else {
+      file = new Poco::Util::PropertyFileConfiguration(path);
+    }
+    config().add(file, PRIO_DEFAULT, false);
+  } catch (const Poco::Exception& error) {
+    throw ConfigError("cannot read the configuration file " + path + ": " + error.displayText());
+  }
+}
+
+void Daemon::initialize(Application& self) {
+  environment_ = ConfigEnvironment::fromProcess();
+  Poco::AutoPtr<Poco::Util::MapConfiguration> defaults = new Poco::Util::MapConfiguration;
+  for (const auto& [key, value] : defaultLoggingProperties()) {
+    defaults->setString(key, value);
+  }
+  config().add(defaults, kDefaultsPriority, false);
+  if (!helpRequested_) {
+    try {
+      loadConfigurationFile();
+    } catch (const ConfigError& error) {
+      configError_ = error.what();
+    }
+  }
+  try {
+    ServerApplication::initialize(self);
+  } catch (const Poco::Exception& error) {
+    if (!configError_) {
+      configError_ = "the logging configuration is not usable: " + error.displayText();
+    }
+  }
+  if (configError_ || helpRequested_) {
+    return;
+  }
+  try {
+    config_ = readDaemonConfig(config(), environment_, commandLineKeys_);
+  } catch (const ConfigError& error) {
+    configError_ = error.what();
+  }
+}
+
+int Daemon::main(const std::vector<std::string>& args) {
+  if (helpRequested_) {
+    return EXIT_OK;
+  }
+  if (configError_) {
+    std::cerr << "antidriftd: configuration error: " << *configError_ << std::endl;
+    return EXIT_CONFIG;
+  }
+  if (!args.empty()) {
+    std::cerr << "antidriftd: unexpected argument \"" << args.front() << "\"; see --help"
+              << std::endl;
+    return EXIT_USAGE;
+  }
+  if (verifyAuditRequested_) {
+    return verifyAudit();
+  }
+  return serve();
+}
+
+int Daemon::verifyAudit() {
+  const std::string path = config_.storeDir + "/audit.jsonl";
+  const AuditVerification result = AuditLog::verify(path);
+  if (result.ok) {
+    std::cout << "audit chain ok: " << result.records << " records" << std::endl;
+    return EXIT_OK;
+  }
+  if (result.firstBadLine) {
+    std::cout << "audit chain broken at line " << *result.firstBadLine << ": " << result.problem
+              << std::endl;
+  } else {
+    std::cout << "audit chain broken: " << result.problem << std::endl;
+  }
+  return 1;
+}
+
+AiSetup Daemon::loadAi() {
+  Poco::Logger& log = Poco::Logger::get("antidrift.daemon");
+  AiSetup setup;
+  setup.backendName = config_.aiBackend;
+  if (config_.aiBackend == "none") {
+    log.information("AI is off (ai.backend = none)");
+    return setup;
+  }
+  plugin::PluginLoader loader;
+  plugin::LoadResult result =
+      loader.load(config_.aiBackend, config_.pluginDir, config_.aiBackendSettings);
+  if (!result.loaded()) {
+    // DESIGN §12: an unknown backend or a plugin that fails to load is a
+    // warning, and the daemon runs without AI.
+    log.warning("AI backend \"" + config_.aiBackend + "\" not loaded: " + result.error +
+                "; running without AI");
+    return setup;
+  }
+  log.information("AI backend \"" + config_.aiBackend + "\" loaded from " + config_.pluginDir);
+  setup.backend = std::move(result.backend);
+  setup.available = true;
+  return setup;
+}
+
+int Daemon::serve() {
+  Poco::Logger& log = Poco::Logger::get("antidrift.daemon");
+  // Before any thread starts (TECH-NOTES §2.2): writes to a closed socket
+  // must fail with EPIPE, never kill the process.
+  ::signal(SIGPIPE, SIG_IGN);
+  TerminationSignals signals;
+
+  log.information("store.dir is " + config_.storeDir);
+  SystemClock clock;
+  SseBroadcaster broadcaster(config_.maxSseClients, std::chrono::seconds(config_.sseKeepAliveSecs));
+  ThreadExecutor executor(kExecutorThreads);
+  FileSnapshotStore snapshots(config_.storeDir);
+  AuditLog audit(config_.storeDir);
+
+  try {
+    const AuditOpenReport report = audit.open();
+    if (report.tornLineMovedTo) {
+      log.warning("audit.jsonl ended in a torn line (a crash mid-append); it was moved to " +
+                  *report.tornLineMovedTo);
+    }
+    if (!report.verification.ok) {
+      const std::string where =
+          report.verification.firstBadLine
+              ? " at line " + std::to_string(*report.verification.firstBadLine)
+              : std::string();
+      log.error("audit chain of " + audit.path() + " is broken" + where + ": " +
+                report.verification.problem +
+                " (left as it is; check with antidriftd --verify-audit)");
+    }
+  } catch (const std::exception& error) {
+    log.fatal(std::string("cannot open the audit log: ") + error.what());
+    return EXIT_IOERR;
+  }
+
+  TokenFileResult token;
+  try {
+    token = TokenFile::loadOrCreate(config_.storeDir);
+  } catch (const std::exception& error) {
+    log.fatal(std::string("cannot prepare the token file: ") + error.what());
+    return EXIT_CANTCREAT;
+  }
+  if (token.replacedInvalid) {
+    log.warning("the token file in " + config_.storeDir + " was not a valid token; replaced it");
+  } else if (token.created) {
+    log.information("created a new token file in " + config_.storeDir);
+  }
+  if (token.permissionsTightened) {
+    log.warning("the token file in " + config_.storeDir +
+                " was readable by other users; its mode is now 0600");
+  }
+
+  const AiSetup ai = loadAi();
+  Controller controller(config_.settings, clock, executor, snapshots, audit, ai.backendName,
+                        ai.available);
+  controller.setBackend(ai.backend);
+  Ticker ticker(
+      clock, [&controller] { return controller.nextWakeMonotonicMs(); },
+      [&controller] { controller.tick(); });
+  RequestGuard guard(token.token);
+  HttpApi api(controller, broadcaster, guard, HttpApi::Options{config_.wwwDir});
+  controller.setChangeListener([&api, &ticker](const State& state) {
+    api.publish(state);
+    ticker.wake();
+  });
+
+  try {
+    log.information(controller.restore());
+  } catch (const std::exception& error) {
+    log.fatal(std::string("cannot restore the snapshot: ") + error.what() +
+              " (refusing to start so it is not overwritten)");
+    executor.shutdown();
+    return EXIT_DATAERR;
+  }
+  api.publish(controller.state());
+
+  ApiServerOptions serverOptions;
+  serverOptions.address = config_.address;
+  serverOptions.port = config_.port;
+  serverOptions.threads = config_.threads;
+  ApiServer server(api, broadcaster, serverOptions);
+  try {
+    server.start();
+  } catch (const Poco::Exception& error) {
+    log.fatal("cannot listen on " + config_.address + ":" + std::to_string(config_.port) + ": " +
+              error.displayText());
+    executor.shutdown();
+    return EXIT_UNAVAILABLE;
+  }
+  std::cout << "antidriftd listening on " << server.baseUrl() << std::endl;
+  log.information("listening on " + server.baseUrl() + "; UI files from " + config_.wwwDir);
+  ticker.start();
+
+#ifdef ANTIDRIFT_HAVE_X11
+  std::unique_ptr<X11Source> x11;
+#endif
+  if (!config_.x11) {
+    log.information("X11 evidence off (evidence.x11 = false)");
+  } else if (environment_.display.empty()) {
+    log.information("X11 evidence off: $DISPLAY is not set");
+  } else {
+#ifdef ANTIDRIFT_HAVE_X11
+    X11SourceCallbacks callbacks;
+    callbacks.onWindow = [&controller](const std::string& app, const std::string& title) {
+      controller.recordWindow(Observation{0, app, title, "x11"});
+    };
+    callbacks.onAway = [&controller](bool away) { controller.setAway(away); };
+    callbacks.onFailed = [&controller, &log](const std::string& why) {
+      log.warning("X11 evidence unavailable: " + why);
+      controller.setSourceRunning("x11", false);
+    };
+    x11 = std::make_unique<X11Source>("", config_.settings.heartbeatSecs,
+                                      config_.settings.idleAfterSecs, std::move(callbacks));
+    std::string why;
+    if (x11->start(why)) {
+      controller.setSourceRunning("x11", true);
+      log.information("X11 evidence from display " + environment_.display);
+    } else {
+      log.warning("X11 evidence unavailable: " + why);
+      x11.reset();
+    }
+#else
+    log.warning("X11 evidence unavailable: antidriftd was built without X11 support");
+#endif
+  }
+
+  const int signal = signals.wait();
+  log.information("received " + signalName(signal) + "; shutting down");
+
+  // TECH-NOTES §2.4: stop flag + wake every SSE stream, stopAll(true), join
+  // the pool; then the evidence source, the timer and the executor (its
+  // queued tasks still run against a live Controller).
+  server.stop();
+#ifdef ANTIDRIFT_HAVE_X11
+  if (x11) {
+    x11->stop();
+  }
+#endif
+  ticker.stop();
+  executor.shutdown();
+  log.information("stopped");
+  return EXIT_OK;
+}
+
+}  // namespace antidrift

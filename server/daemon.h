@@ -1,0 +1,83 @@
+/// @file daemon.h
+/// antidriftd as a Poco::Util::ServerApplication: command line, layered
+/// configuration (DESIGN §12, TECH-NOTES §4) and the wiring of core, HTTP
+/// server, X11 source and timers (DESIGN §1, §10).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <Poco/Util/OptionSet.h>
+#include <Poco/Util/ServerApplication.h>
+
+#include "antidrift/backend.h"
+#include "server/config.h"
+
+namespace antidrift {
+
+/// What loadAi() set up: the configured backend name and whether it loaded.
+struct AiSetup {
+  std::string backendName = "none";  ///< ai.backend ("none" when off)
+  bool available = false;            ///< a backend plugin is loaded and configured
+  /// The loaded backend (null when off or failed). Plugin libraries stay
+  /// mapped for the process's life, so it may outlive the loader; keep it
+  /// alive until the executor has been shut down.
+  std::shared_ptr<Backend> backend;
+};
+
+/// The daemon. Options: `--config FILE` (else the XDG default file, else
+/// built-in defaults), `-D key=value` (repeatable, wins over the file),
+/// `--verify-audit` (check <store.dir>/audit.jsonl and exit 0 or 1),
+/// `--help`, plus ServerApplication's `--daemon`, `--pidfile`, `--umask`.
+///
+/// Exit codes: 0 after a clean shutdown (SIGTERM, SIGINT, SIGQUIT) or
+/// `--help`; 1 for a broken audit chain with `--verify-audit`; 64 for stray
+/// arguments; 65 when the snapshot cannot be read; 69 when the port cannot be
+/// bound; 73 when the token file cannot be written; 74 when audit.jsonl
+/// cannot be opened; 78 for any configuration error (one sentence on stderr).
+///
+/// Only the main thread uses this object; threads start in main(), never in
+/// the constructor (`--daemon` forks).
+class Daemon : public Poco::Util::ServerApplication {
+ public:
+  /// Sets Unix-style options; starts nothing (threads start in main()).
+  Daemon();
+
+ protected:
+  void defineOptions(Poco::Util::OptionSet& options) override;
+  /// Loads the configuration file, sets logging defaults, initialises the
+  /// logging subsystem and reads DaemonConfig. Never throws: a problem is
+  /// kept and reported by main() with exit code 78.
+  void initialize(Poco::Util::Application& self) override;
+  int main(const std::vector<std::string>& args) override;
+
+ private:
+  void handleHelp(const std::string& name, const std::string& value);
+  void handleConfig(const std::string& name, const std::string& value);
+  void handleDefine(const std::string& name, const std::string& value);
+  void handleVerifyAudit(const std::string& name, const std::string& value);
+  void loadConfigurationFile();
+
+  /// `--verify-audit`: prints "audit chain ok: N records" (exit 0) or
+  /// "audit chain broken at line N: <problem>" (exit 1) on stdout.
+  int verifyAudit();
+  /// Runs the daemon until a termination signal; returns the exit code.
+  int serve();
+  /// Loads the configured AI backend plugin through plugin::PluginLoader —
+  /// the single place where the loader is called. Never throws; a failure is
+  /// a warning and AI stays off (DESIGN §12).
+  AiSetup loadAi();
+
+  bool helpRequested_ = false;
+  bool verifyAuditRequested_ = false;
+  std::string configFile_;
+  std::set<std::string> commandLineKeys_;
+  std::optional<std::string> configError_;
+  ConfigEnvironment environment_;
+  DaemonConfig config_;
+};
+
+}  // namespace antidrift

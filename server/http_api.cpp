@@ -1,0 +1,601 @@
+#include "server/http_api.h"
+
+#include <algorithm>
+#include <istream>
+#include <sstream>
+#include <stdexcept>
+
+#include <Poco/Exception.h>
+#include <Poco/File.h>
+#include <Poco/FileStream.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/Net/HTTPRequestHandler.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/NumberParser.h>
+#include <Poco/String.h>
+#include <Poco/URI.h>
+
+#include "antidrift/domain/runtime.h"
+#include "antidrift/store/audit_log.h"
+
+namespace antidrift {
+namespace {
+
+using Poco::Net::HTTPResponse;
+using Poco::Net::HTTPServerRequest;
+using Poco::Net::HTTPServerResponse;
+
+/// Bytes of an oversized body read and thrown away so the 413 answer is not
+/// lost to a TCP reset; beyond this the connection is just closed.
+constexpr std::size_t kDrainLimit = 1024 * 1024;
+/// Default and bounds of GET /history?n=.
+constexpr std::int64_t kHistoryDefault = 10;
+constexpr std::int64_t kHistoryMax = 100;
+
+constexpr const char* kTokenPlaceholder = "{{ANTIDRIFT_TOKEN}}";
+constexpr const char* kContentSecurityPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'";
+
+/// A request the client got wrong; becomes 400 {"error": what()}.
+class BadRequest : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::string stringify(const Poco::JSON::Object& object) {
+  std::ostringstream out;
+  object.stringify(out);
+  return out.str();
+}
+
+void setCommonHeaders(HTTPServerResponse& response) {
+  response.set("X-Content-Type-Options", "nosniff");
+  response.set("Referrer-Policy", "no-referrer");
+  response.set("X-Frame-Options", "DENY");
+}
+
+void sendBody(HTTPServerResponse& response, int status, const std::string& contentType,
+              const std::string& body) {
+  response.setStatusAndReason(static_cast<HTTPResponse::HTTPStatus>(status));
+  setCommonHeaders(response);
+  response.setContentType(contentType);
+  if (!response.has("Cache-Control")) {
+    response.set("Cache-Control", "no-store");
+  }
+  response.setContentLength64(static_cast<Poco::Int64>(body.size()));
+  response.sendBuffer(body.data(), body.size());
+}
+
+void sendJson(HTTPServerResponse& response, int status, const std::string& json) {
+  sendBody(response, status, "application/json; charset=utf-8", json);
+}
+
+void sendError(HTTPServerResponse& response, int status, const std::string& message,
+               const std::optional<RuntimeState>& state = std::nullopt) {
+  Poco::JSON::Object body;
+  body.set("error", message);
+  if (state) {
+    body.set("state", toString(*state));
+  }
+  sendJson(response, status, stringify(body));
+}
+
+/// What was read of a request body.
+struct BodyRead {
+  std::string text;
+  bool tooLarge = false;  ///< over kMaxBodyBytes (declared or actual)
+  bool drained = true;    ///< every byte of the body was consumed
+};
+
+/// Reads and throws away up to kDrainLimit more bytes; true if the stream ended.
+bool drain(std::istream& in, std::size_t alreadyRead) {
+  char buffer[8192];
+  std::size_t total = alreadyRead;
+  while (total <= kDrainLimit) {
+    in.read(buffer, sizeof buffer);
+    const std::streamsize count = in.gcount();
+    if (count <= 0) {
+      return true;
+    }
+    total += static_cast<std::size_t>(count);
+  }
+  return false;
+}
+
+/// Reads the body, never more than kMaxBodyBytes into memory. A request
+/// without Content-Length and not chunked has no body (RFC 9112 §6.3).
+BodyRead readBody(HTTPServerRequest& request) {
+  BodyRead result;
+  const bool chunked = request.getChunkedTransferEncoding();
+  const Poco::Int64 declared = request.hasContentLength() ? request.getContentLength64() : -1;
+  if (!chunked && declared <= 0) {
+    return result;
+  }
+  std::istream& in = request.stream();
+  if (declared > static_cast<Poco::Int64>(kMaxBodyBytes)) {
+    result.tooLarge = true;
+    result.drained = declared <= static_cast<Poco::Int64>(kDrainLimit) && drain(in, 0);
+    return result;
+  }
+  char buffer[8192];
+  while (true) {
+    in.read(buffer, sizeof buffer);
+    const std::streamsize count = in.gcount();
+    if (count <= 0) {
+      break;
+    }
+    if (result.text.size() + static_cast<std::size_t>(count) > kMaxBodyBytes) {
+      result.tooLarge = true;
+      result.drained = drain(in, result.text.size() + static_cast<std::size_t>(count));
+      result.text.clear();
+      break;
+    }
+    result.text.append(buffer, static_cast<std::size_t>(count));
+  }
+  return result;
+}
+
+Poco::JSON::Object::Ptr parseObject(const std::string& text) {
+  if (Poco::trim(text).empty()) {
+    return new Poco::JSON::Object;
+  }
+  Poco::Dynamic::Var parsed;
+  try {
+    Poco::JSON::Parser parser;
+    parsed = parser.parse(text);
+  } catch (const Poco::Exception& error) {
+    throw BadRequest("the request body is not valid JSON: " + error.displayText());
+  }
+  if (parsed.type() != typeid(Poco::JSON::Object::Ptr)) {
+    throw BadRequest("the request body must be a JSON object");
+  }
+  return parsed.extract<Poco::JSON::Object::Ptr>();
+}
+
+std::string requireString(const Poco::JSON::Object& body, const std::string& field) {
+  if (!body.has(field) || body.get(field).isEmpty()) {
+    throw BadRequest(field + " is required");
+  }
+  const Poco::Dynamic::Var value = body.get(field);
+  if (!value.isString()) {
+    throw BadRequest(field + " must be a string");
+  }
+  return value.extract<std::string>();
+}
+
+std::optional<std::int64_t> optionalInteger(const Poco::JSON::Object& body,
+                                            const std::string& field) {
+  if (!body.has(field) || body.get(field).isEmpty()) {
+    return std::nullopt;
+  }
+  const Poco::Dynamic::Var value = body.get(field);
+  if (value.isBoolean() || !value.isInteger()) {
+    throw BadRequest(field + " must be an integer");
+  }
+  try {
+    return value.convert<Poco::Int64>();
+  } catch (const Poco::Exception&) {
+    throw BadRequest(field + " is out of range");
+  }
+}
+
+std::optional<std::vector<std::string>> optionalStringArray(const Poco::JSON::Object& body,
+                                                            const std::string& field) {
+  if (!body.has(field) || body.get(field).isEmpty()) {
+    return std::nullopt;
+  }
+  const std::string problem = field + " must be an array of strings";
+  if (!body.isArray(field)) {
+    throw BadRequest(problem);
+  }
+  const Poco::JSON::Array::Ptr array = body.getArray(field);
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const Poco::Dynamic::Var item = array->get(static_cast<unsigned>(i));
+    if (!item.isString()) {
+      throw BadRequest(problem);
+    }
+    items.push_back(item.extract<std::string>());
+  }
+  return items;
+}
+
+/// A relative file path under www/ made only of safe segments (no "..", no
+/// hidden files); nullopt otherwise.
+std::optional<std::string> staticRelativePath(const std::string& path) {
+  if (path == "/") {
+    return std::string("index.html");
+  }
+  if (path.size() < 2 || path.front() != '/') {
+    return std::nullopt;
+  }
+  const std::string relative = path.substr(1);
+  std::size_t start = 0;
+  while (start <= relative.size()) {
+    const std::size_t slash = relative.find('/', start);
+    const std::string segment =
+        relative.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (segment.empty() || segment.front() == '.') {
+      return std::nullopt;
+    }
+    for (char c : segment) {
+      const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                           (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+      if (!allowed) {
+        return std::nullopt;
+      }
+    }
+    if (slash == std::string::npos) {
+      break;
+    }
+    start = slash + 1;
+  }
+  return relative;
+}
+
+std::string contentTypeFor(const std::string& file) {
+  static const std::pair<const char*, const char*> kTypes[] = {
+      {".html", "text/html; charset=utf-8"},
+      {".js", "text/javascript; charset=utf-8"},
+      {".mjs", "text/javascript; charset=utf-8"},
+      {".css", "text/css; charset=utf-8"},
+      {".json", "application/json; charset=utf-8"},
+      {".svg", "image/svg+xml"},
+      {".png", "image/png"},
+      {".ico", "image/x-icon"},
+      {".txt", "text/plain; charset=utf-8"},
+      {".webmanifest", "application/manifest+json"},
+      {".woff2", "font/woff2"},
+  };
+  for (const auto& [extension, type] : kTypes) {
+    const std::string suffix(extension);
+    if (file.size() >= suffix.size() &&
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return type;
+    }
+  }
+  return "application/octet-stream";
+}
+
+/// A whole query parameter value as an integer, or nullopt when it is not
+/// plain decimal digits.
+std::optional<std::int64_t> parseCount(const std::string& text) {
+  if (text.empty() || text.size() > 9 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return Poco::NumberParser::parse64(text);
+}
+
+class ApiRequestHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  explicit ApiRequestHandler(HttpApi& api) : api_(api) {}
+  void handleRequest(HTTPServerRequest& request, HTTPServerResponse& response) override {
+    api_.handle(request, response);
+  }
+
+ private:
+  HttpApi& api_;
+};
+
+class ApiRequestHandlerFactory : public Poco::Net::HTTPRequestHandlerFactory {
+ public:
+  explicit ApiRequestHandlerFactory(HttpApi& api) : api_(api) {}
+  Poco::Net::HTTPRequestHandler* createRequestHandler(const HTTPServerRequest&) override {
+    return new ApiRequestHandler(api_);
+  }
+
+ private:
+  HttpApi& api_;
+};
+
+}  // namespace
+
+struct HttpApi::Exchange {
+  HTTPServerRequest& request;
+  HTTPServerResponse& response;
+  std::string path;
+  Poco::URI::QueryParameters query;
+  BodyRead body;
+  Poco::JSON::Object::Ptr json;  ///< parsed body of a mutating route
+};
+
+const HttpApi::Route HttpApi::kRoutes[] = {
+    {"GET", "/state", &HttpApi::getState, false},
+    {"GET", "/events", &HttpApi::getEvents, false},
+    {"GET", "/healthz", &HttpApi::getHealth, false},
+    {"GET", "/history", &HttpApi::getHistory, false},
+    {"POST", "/planning", &HttpApi::postPlanning, true},
+    {"POST", "/planning/cancel", &HttpApi::postPlanningCancel, true},
+    {"POST", "/commitment", &HttpApi::postCommitment, true},
+    {"POST", "/complete", &HttpApi::postComplete, true},
+    {"POST", "/abandon", &HttpApi::postAbandon, true},
+    {"POST", "/end", &HttpApi::postEnd, true},
+    {"POST", "/evidence/window", &HttpApi::postEvidenceWindow, true},
+    {"POST", "/coach", &HttpApi::postCoach, true},
+};
+
+HttpApi::HttpApi(Controller& controller, SseBroadcaster& broadcaster, const RequestGuard& guard,
+                 Options options)
+    : controller_(controller),
+      broadcaster_(broadcaster),
+      guard_(guard),
+      options_(std::move(options)),
+      logger_(Poco::Logger::get("antidrift.http")) {
+  publish(controller_.state());
+}
+
+Poco::Net::HTTPRequestHandlerFactory::Ptr HttpApi::createFactory() {
+  return new ApiRequestHandlerFactory(*this);
+}
+
+std::string HttpApi::serializeState(const State& state) {
+  return stringify(*toJson(state));
+}
+
+void HttpApi::publish(const State& state) {
+  broadcaster_.publish(state.version, serializeState(state));
+}
+
+void HttpApi::handle(HTTPServerRequest& request, HTTPServerResponse& response) {
+  try {
+    Exchange exchange{request, response, {}, {}, readBody(request), nullptr};
+    if (!exchange.body.drained) {
+      response.setKeepAlive(false);
+    }
+    dispatch(exchange);
+  } catch (const BadRequest& error) {
+    if (!response.sent()) {
+      sendError(response, 400, error.what());
+    }
+  } catch (const Poco::Exception& error) {
+    logger_.error("%s %s failed: %s", request.getMethod(), request.getURI(), error.displayText());
+    if (!response.sent()) {
+      sendError(response, 500, "internal error; see the daemon log");
+    }
+  } catch (const std::exception& error) {
+    logger_.error("%s %s failed: %s", request.getMethod(), request.getURI(),
+                  std::string(error.what()));
+    if (!response.sent()) {
+      sendError(response, 500, "internal error; see the daemon log");
+    }
+  }
+  if (logger_.debug()) {
+    logger_.debug("%s %s %d", request.getMethod(), request.getURI(),
+                  static_cast<int>(response.getStatus()));
+  }
+}
+
+void HttpApi::dispatch(Exchange& exchange) {
+  HTTPServerRequest& request = exchange.request;
+  HTTPServerResponse& response = exchange.response;
+  const RequestHeaders headers = RequestHeaders::from(request);
+  if (const auto rejection = guard_.checkHost(headers)) {
+    sendError(response, rejection->status, rejection->message);
+    return;
+  }
+
+  Poco::URI uri;
+  try {
+    uri = Poco::URI(request.getURI());
+    exchange.path = uri.getPath();
+    exchange.query = uri.getQueryParameters();
+  } catch (const Poco::Exception&) {
+    throw BadRequest("the request URI is malformed");
+  }
+
+  const std::string& method = request.getMethod();
+  const Route* route = nullptr;
+  std::string allowed;
+  for (const Route& candidate : kRoutes) {
+    if (exchange.path != candidate.path) {
+      continue;
+    }
+    if (method == candidate.method) {
+      route = &candidate;
+      break;
+    }
+    allowed += allowed.empty() ? candidate.method : std::string(", ") + candidate.method;
+  }
+  if (route == nullptr && !allowed.empty()) {
+    response.set("Allow", allowed);
+    sendError(response, 405, "method " + method + " is not allowed on " + exchange.path);
+    return;
+  }
+  if (route == nullptr && method != "GET") {
+    sendError(response, 404, "no such route: " + method + " " + exchange.path);
+    return;
+  }
+  if (exchange.body.tooLarge) {
+    response.setKeepAlive(false);
+    sendError(response, 413,
+              "the request body is larger than " + std::to_string(kMaxBodyBytes / 1024) + " KiB");
+    return;
+  }
+  if (route == nullptr) {
+    getStatic(exchange);
+    return;
+  }
+  if (route->mutating) {
+    if (const auto rejection = guard_.checkMutating(headers)) {
+      sendError(response, rejection->status, rejection->message);
+      return;
+    }
+    exchange.json = parseObject(exchange.body.text);
+  }
+  (this->*(route->handler))(exchange);
+}
+
+void HttpApi::sendState(Exchange& exchange) {
+  sendJson(exchange.response, 200, serializeState(controller_.state()));
+}
+
+void HttpApi::answerAction(Exchange& exchange, const ActionResult& result) {
+  if (!result) {
+    sendState(exchange);
+    return;
+  }
+  switch (result->kind) {
+    case ErrorKind::Validation:
+    case ErrorKind::NotPlanning:
+      sendError(exchange.response, 400, result->message);
+      return;
+    case ErrorKind::IllegalTransition:
+      sendError(exchange.response, 409, result->message, result->state);
+      return;
+    case ErrorKind::Storage:
+      exchange.response.set("Retry-After", "5");
+      sendError(exchange.response, 503, result->message, result->state);
+      return;
+  }
+  sendError(exchange.response, 500, result->message);
+}
+
+void HttpApi::getState(Exchange& exchange) {
+  sendState(exchange);
+}
+
+void HttpApi::getEvents(Exchange& exchange) {
+  const std::unique_ptr<SseBroadcaster::Subscription> subscription = broadcaster_.subscribe();
+  if (!subscription) {
+    exchange.response.set("Retry-After", "5");
+    sendError(exchange.response, 503,
+              "too many event streams are open; close another AntiDrift tab and retry");
+    return;
+  }
+  HTTPServerResponse& response = exchange.response;
+  response.setStatusAndReason(HTTPResponse::HTTP_OK);
+  setCommonHeaders(response);
+  response.setContentType("text/event-stream");
+  response.set("Cache-Control", "no-cache");
+  response.set("X-Accel-Buffering", "no");
+  response.setChunkedTransferEncoding(true);
+  std::ostream& out = response.send();
+  broadcaster_.stream(*subscription, out);
+}
+
+void HttpApi::getHealth(Exchange& exchange) {
+  const State state = controller_.state();
+  Poco::JSON::Object body;
+  body.set("status", "ok");
+  body.set("runtime", toString(state.runtime));
+  body.set("evidence", toString(state.evidence.health));
+  sendJson(exchange.response, 200, stringify(body));
+}
+
+void HttpApi::getHistory(Exchange& exchange) {
+  std::int64_t count = kHistoryDefault;
+  for (const auto& [name, value] : exchange.query) {
+    if (name != "n") {
+      continue;
+    }
+    const auto parsed = parseCount(value);
+    if (!parsed || *parsed < 1 || *parsed > kHistoryMax) {
+      throw BadRequest("n must be an integer from 1 to " + std::to_string(kHistoryMax));
+    }
+    count = *parsed;
+  }
+  std::string body = "{\"sessions\":[";
+  bool first = true;
+  for (const SessionSummary& summary : controller_.history(static_cast<std::size_t>(count))) {
+    body += first ? "" : ",";
+    body += toJsonLine(summary);
+    first = false;
+  }
+  body += "]}";
+  sendJson(exchange.response, 200, body);
+}
+
+void HttpApi::postPlanning(Exchange& exchange) {
+  answerAction(exchange, controller_.enterPlanning());
+}
+
+void HttpApi::postPlanningCancel(Exchange& exchange) {
+  answerAction(exchange, controller_.cancelPlanning());
+}
+
+void HttpApi::postCommitment(Exchange& exchange) {
+  const Poco::JSON::Object& body = *exchange.json;
+  CommitmentRequest request;
+  request.nextAction = requireString(body, "next_action");
+  request.successCondition = requireString(body, "success_condition");
+  request.timeboxMinutes = optionalInteger(body, "timebox_minutes");
+  request.timeboxSecs = optionalInteger(body, "timebox_secs");
+  if (!request.timeboxMinutes && !request.timeboxSecs) {
+    throw BadRequest("timebox_minutes or timebox_secs is required");
+  }
+  request.allowedApps = optionalStringArray(body, "allowed_apps");
+  answerAction(exchange, controller_.startCommitment(request));
+}
+
+void HttpApi::postComplete(Exchange& exchange) {
+  answerAction(exchange, controller_.complete());
+}
+
+void HttpApi::postAbandon(Exchange& exchange) {
+  answerAction(exchange, controller_.abandon());
+}
+
+void HttpApi::postEnd(Exchange& exchange) {
+  answerAction(exchange, controller_.end());
+}
+
+void HttpApi::postCoach(Exchange& exchange) {
+  const std::string intent = requireString(*exchange.json, "intent");
+  answerAction(exchange, controller_.requestCoach(intent));
+}
+
+void HttpApi::postEvidenceWindow(Exchange& exchange) {
+  const Poco::JSON::Object& body = *exchange.json;
+  Observation observation;
+  observation.app = requireString(body, "app");
+  observation.title = requireString(body, "title");
+  observation.atMs = optionalInteger(body, "at").value_or(0);
+  observation.source = "http";
+  controller_.recordWindow(std::move(observation));
+  sendJson(exchange.response, 202, "{\"ok\":true}");
+}
+
+void HttpApi::getStatic(Exchange& exchange) {
+  const auto relative = staticRelativePath(exchange.path);
+  const std::string fullPath = relative ? options_.wwwDir + "/" + *relative : std::string();
+  bool found = false;
+  if (relative) {
+    try {
+      Poco::File file(fullPath);
+      found = file.exists() && file.isFile();
+    } catch (const Poco::Exception&) {
+      found = false;
+    }
+  }
+  if (!found) {
+    sendError(exchange.response, 404, "not found: " + exchange.path);
+    return;
+  }
+  std::string content;
+  {
+    Poco::FileInputStream in(fullPath);
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    content = buffer.str();
+  }
+  const std::string type = contentTypeFor(*relative);
+  HTTPServerResponse& response = exchange.response;
+  if (*relative == "index.html") {
+    Poco::replaceInPlace(content, std::string(kTokenPlaceholder), guard_.token());
+  }
+  if (type.rfind("text/html", 0) == 0) {
+    response.set("Content-Security-Policy", kContentSecurityPolicy);
+    response.set("Cache-Control", "no-store");
+  } else {
+    response.set("Cache-Control", "no-cache");
+  }
+  sendBody(response, 200, type, content);
+}
+
+}  // namespace antidrift

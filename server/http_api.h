@@ -1,0 +1,104 @@
+/// @file http_api.h
+/// The HTTP API of antidriftd: route table and handlers (DESIGN §10,
+/// docs/API.md). Translates requests into Controller calls; knows nothing of
+/// sockets, threads or prompts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <Poco/Logger.h>
+#include <Poco/Net/HTTPRequestHandlerFactory.h>
+
+#include "antidrift/session/controller.h"
+#include "antidrift/session/state.h"
+#include "server/request_guard.h"
+#include "server/sse_broadcaster.h"
+
+namespace Poco::Net {
+class HTTPServerRequest;
+class HTTPServerResponse;
+}  // namespace Poco::Net
+
+namespace antidrift {
+
+/// Largest request body accepted, bytes (DESIGN §10); larger → 413.
+inline constexpr std::size_t kMaxBodyBytes = 64 * 1024;
+
+/// Every route of docs/API.md. One instance serves all connections: handle()
+/// is thread-safe (the Controller, the broadcaster and the guard are).
+///
+/// Order of checks for every request: the body is read (capped at
+/// kMaxBodyBytes, so a refused request never leaves unread bytes on the
+/// connection) → Host (403) → route (404, 405) → body size (413) → for POST
+/// Origin/token/Content-Type (403/401/415) → JSON body (400) → the handler.
+/// Every error answer is `{"error": "<sentence>"}`. ActionError kinds map
+/// to Validation and NotPlanning → 400, IllegalTransition → 409 and
+/// Storage → 503 (both with `"state"`, the unchanged runtime).
+class HttpApi {
+ public:
+  /// Construction options.
+  struct Options {
+    std::string wwwDir;  ///< directory of index.html, app.js, style.css (server.www_dir)
+  };
+
+  /// All references must outlive the HttpApi. Publishes the controller's
+  /// current state to `broadcaster` so the first SSE client gets it.
+  HttpApi(Controller& controller, SseBroadcaster& broadcaster, const RequestGuard& guard,
+          Options options);
+
+  /// Serves one request. Thread-safe. Never throws: unexpected exceptions
+  /// become 500 {"error"} (logged) when the response is not yet sent.
+  void handle(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response);
+
+  /// Serialises `state` once and publishes it to the SSE broadcaster. Use as
+  /// (part of) the Controller's change listener. Thread-safe.
+  void publish(const State& state);
+
+  /// A factory for Poco::Net::HTTPServer whose handlers call handle().
+  /// The HttpApi must outlive the server.
+  Poco::Net::HTTPRequestHandlerFactory::Ptr createFactory();
+
+  /// The State JSON text of DESIGN §10: toJson(state) stringified compact
+  /// (one line; keys sorted by Poco). Pure.
+  static std::string serializeState(const State& state);
+
+ private:
+  struct Exchange;
+  using Handler = void (HttpApi::*)(Exchange&);
+  struct Route {
+    const char* method;
+    const char* path;
+    Handler handler;
+    bool mutating;
+  };
+  static const Route kRoutes[];
+
+  void dispatch(Exchange& exchange);
+
+  void getState(Exchange& exchange);
+  void getEvents(Exchange& exchange);
+  void getHealth(Exchange& exchange);
+  void getHistory(Exchange& exchange);
+  void postPlanning(Exchange& exchange);
+  void postPlanningCancel(Exchange& exchange);
+  void postCommitment(Exchange& exchange);
+  void postComplete(Exchange& exchange);
+  void postAbandon(Exchange& exchange);
+  void postEnd(Exchange& exchange);
+  void postEvidenceWindow(Exchange& exchange);
+  void postCoach(Exchange& exchange);
+  void getStatic(Exchange& exchange);
+
+  void answerAction(Exchange& exchange, const ActionResult& result);
+  void sendState(Exchange& exchange);
+
+  Controller& controller_;
+  SseBroadcaster& broadcaster_;
+  const RequestGuard& guard_;
+  Options options_;
+  Poco::Logger& logger_;
+};
+
+}  // namespace antidrift

@@ -1,0 +1,170 @@
+#include "server/request_guard.h"
+
+#include <cctype>
+#include <stdexcept>
+
+#include <Poco/Net/HTTPRequest.h>
+
+namespace antidrift {
+namespace {
+
+std::string lowerCase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+/// A TCP port: 1 to 5 digits, value 1..65535.
+bool isPort(std::string_view text) {
+  if (text.empty() || text.size() > 5) {
+    return false;
+  }
+  unsigned value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') {
+      return false;
+    }
+    value = value * 10 + static_cast<unsigned>(c - '0');
+  }
+  return value >= 1 && value <= 65535;
+}
+
+/// An authority split into lower-cased host name and port text ("" if none).
+struct Authority {
+  std::string name;
+  std::string port;
+};
+
+/// Splits "name[:port]" or "[v6][:port]"; nullopt when malformed.
+std::optional<Authority> splitAuthority(std::string_view text) {
+  Authority result;
+  std::string_view rest;
+  if (!text.empty() && text.front() == '[') {
+    const std::size_t close = text.find(']');
+    if (close == std::string_view::npos) {
+      return std::nullopt;
+    }
+    result.name = lowerCase(text.substr(0, close + 1));
+    rest = text.substr(close + 1);
+  } else {
+    const std::size_t colon = text.find(':');
+    result.name = lowerCase(text.substr(0, colon));
+    rest = colon == std::string_view::npos ? std::string_view() : text.substr(colon);
+  }
+  if (result.name.empty()) {
+    return std::nullopt;
+  }
+  if (!rest.empty()) {
+    if (rest.front() != ':' || !isPort(rest.substr(1))) {
+      return std::nullopt;
+    }
+    result.port = std::string(rest.substr(1));
+  }
+  return result;
+}
+
+GuardRejection reject(int status, std::string message) {
+  return GuardRejection{status, std::move(message)};
+}
+
+}  // namespace
+
+RequestHeaders RequestHeaders::from(const Poco::Net::HTTPRequest& request) {
+  RequestHeaders headers;
+  auto copy = [&request](const char* name) -> std::optional<std::string> {
+    if (!request.has(name)) {
+      return std::nullopt;
+    }
+    return request.get(name);
+  };
+  headers.host = copy("Host");
+  headers.origin = copy("Origin");
+  headers.contentType = copy("Content-Type");
+  headers.token = copy(kTokenHeader);
+  return headers;
+}
+
+RequestGuard::RequestGuard(std::string token) : token_(std::move(token)) {
+  if (token_.empty()) {
+    throw std::invalid_argument("RequestGuard needs a non-empty token");
+  }
+}
+
+bool RequestGuard::isLoopbackHost(std::string_view host) {
+  const auto authority = splitAuthority(trim(host));
+  if (!authority) {
+    return false;
+  }
+  return authority->name == "127.0.0.1" || authority->name == "localhost" ||
+         authority->name == "[::1]";
+}
+
+bool RequestGuard::isSameOrigin(std::string_view origin, std::string_view host) {
+  constexpr std::string_view kScheme = "http://";
+  origin = trim(origin);
+  if (origin.size() <= kScheme.size() || lowerCase(origin.substr(0, kScheme.size())) != kScheme) {
+    return false;
+  }
+  const auto fromOrigin = splitAuthority(origin.substr(kScheme.size()));
+  const auto fromHost = splitAuthority(trim(host));
+  if (!fromOrigin || !fromHost) {
+    return false;
+  }
+  auto portOf = [](const Authority& a) { return a.port.empty() ? std::string("80") : a.port; };
+  return fromOrigin->name == fromHost->name && portOf(*fromOrigin) == portOf(*fromHost);
+}
+
+bool RequestGuard::isJsonContentType(std::string_view contentType) {
+  const std::size_t semicolon = contentType.find(';');
+  return lowerCase(trim(contentType.substr(0, semicolon))) == "application/json";
+}
+
+std::optional<GuardRejection> RequestGuard::checkHost(const RequestHeaders& headers) const {
+  if (!headers.host) {
+    return reject(403, "the Host header is missing; use http://127.0.0.1 or http://localhost");
+  }
+  if (!isLoopbackHost(*headers.host)) {
+    return reject(403, "the Host header must name this machine (127.0.0.1, localhost or [::1])");
+  }
+  return std::nullopt;
+}
+
+std::optional<GuardRejection> RequestGuard::checkMutating(const RequestHeaders& headers) const {
+  if (headers.origin && !isSameOrigin(*headers.origin, headers.host.value_or(""))) {
+    return reject(403, "cross-origin requests are not allowed");
+  }
+  if (!headers.token || trim(*headers.token).empty()) {
+    return reject(401, std::string("the ") + kTokenHeader + " header is missing");
+  }
+  if (!tokenMatches(trim(*headers.token))) {
+    return reject(403, std::string("the ") + kTokenHeader + " header is not valid");
+  }
+  if (!headers.contentType || !isJsonContentType(*headers.contentType)) {
+    return reject(415, "the request body must have Content-Type: application/json");
+  }
+  return std::nullopt;
+}
+
+bool RequestGuard::tokenMatches(std::string_view presented) const {
+  // Constant time in the token's length: every byte is compared.
+  unsigned char difference = presented.size() == token_.size() ? 0 : 1;
+  for (std::size_t i = 0; i < token_.size(); ++i) {
+    const char given = i < presented.size() ? presented[i] : '\0';
+    difference |= static_cast<unsigned char>(given ^ token_[i]);
+  }
+  return difference == 0;
+}
+
+}  // namespace antidrift

@@ -1,0 +1,74 @@
+/// @file request_guard.h
+/// The request security rules of DESIGN §10: loopback Host (DNS rebinding),
+/// and for mutating requests a same-origin Origin, the token header and a
+/// JSON content type.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace Poco::Net {
+class HTTPRequest;
+}
+
+namespace antidrift {
+
+/// The header carrying the token on mutating requests.
+inline constexpr const char* kTokenHeader = "X-AntiDrift-Token";
+
+/// The request headers the guard looks at; absent headers are nullopt.
+struct RequestHeaders {
+  std::optional<std::string> host;         ///< Host
+  std::optional<std::string> origin;       ///< Origin
+  std::optional<std::string> contentType;  ///< Content-Type
+  std::optional<std::string> token;        ///< X-AntiDrift-Token
+
+  /// Copies the four headers out of a Poco request. Thread-safe.
+  static RequestHeaders from(const Poco::Net::HTTPRequest& request);
+};
+
+/// Why a request was refused: the HTTP status and a sentence for {"error"}.
+struct GuardRejection {
+  int status;           ///< 401, 403 or 415
+  std::string message;  ///< human sentence, safe to show
+};
+
+/// Checks requests against the rules of DESIGN §10. Immutable after
+/// construction, so every method is thread-safe.
+class RequestGuard {
+ public:
+  /// `token`: the content of <store.dir>/token (non-empty).
+  explicit RequestGuard(std::string token);
+
+  /// Every request: the Host header must name loopback — `127.0.0.1`,
+  /// `localhost` or `[::1]`, each with an optional `:port` — else 403.
+  /// A missing Host is refused too.
+  std::optional<GuardRejection> checkHost(const RequestHeaders& headers) const;
+
+  /// Mutating requests (every POST), in this order: an Origin, when sent,
+  /// must be `http://<Host>` (403); `X-AntiDrift-Token` must be present (401)
+  /// and equal the token (403, compared in constant time); Content-Type must
+  /// be `application/json`, parameters allowed (415).
+  std::optional<GuardRejection> checkMutating(const RequestHeaders& headers) const;
+
+  /// True for the loopback Host values listed at checkHost. Pure.
+  static bool isLoopbackHost(std::string_view host);
+  /// True when `origin` is exactly the origin of a page served from `host`
+  /// (scheme http, same host name ignoring case, same port with 80 as the
+  /// default). "null" and anything with a path are not. Pure.
+  static bool isSameOrigin(std::string_view origin, std::string_view host);
+  /// True when the media type of `contentType` is application/json (case
+  /// ignored, parameters such as charset allowed). Pure.
+  static bool isJsonContentType(std::string_view contentType);
+
+  /// The token, for pages that must carry it (GET / injects it).
+  const std::string& token() const { return token_; }
+
+ private:
+  bool tokenMatches(std::string_view presented) const;
+
+  std::string token_;
+};
+
+}  // namespace antidrift

@@ -1,0 +1,107 @@
+#include "server/sse_broadcaster.h"
+
+namespace antidrift {
+
+SseBroadcaster::SseBroadcaster(std::size_t maxClients, std::chrono::milliseconds keepAlive)
+    : maxClients_(maxClients), keepAlive_(keepAlive) {}
+
+SseBroadcaster::~SseBroadcaster() {
+  stop();
+}
+
+void SseBroadcaster::publish(std::uint64_t version, std::string stateJson) {
+  auto shared = std::make_shared<const std::string>(std::move(stateJson));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (latestJson_ && version < latestVersion_) {
+      return;
+    }
+    latestVersion_ = version;
+    latestJson_ = shared;
+    for (Mailbox& mailbox : mailboxes_) {
+      mailbox.version = version;
+      mailbox.json = shared;
+    }
+  }
+  changed_.notify_all();
+}
+
+std::unique_ptr<SseBroadcaster::Subscription> SseBroadcaster::subscribe() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_ || mailboxes_.size() >= maxClients_) {
+    return nullptr;
+  }
+  auto slot = mailboxes_.insert(mailboxes_.end(), Mailbox{latestVersion_, latestJson_});
+  return std::unique_ptr<Subscription>(new Subscription(*this, slot));
+}
+
+void SseBroadcaster::unsubscribe(std::list<Mailbox>::iterator slot) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    mailboxes_.erase(slot);
+  }
+  changed_.notify_all();
+}
+
+SseBroadcaster::Subscription::~Subscription() {
+  owner_.unsubscribe(slot_);
+}
+
+void SseBroadcaster::stream(Subscription& subscription, std::ostream& out) {
+  out << "retry: 2000\n\n";
+  out.flush();
+  if (!out.good()) {
+    return;
+  }
+  Mailbox& mailbox = *subscription.slot_;
+  while (true) {
+    std::uint64_t version = 0;
+    std::shared_ptr<const std::string> json;
+    bool stopping = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait_for(lock, keepAlive_, [&] { return stopping_ || mailbox.json != nullptr; });
+      stopping = stopping_;
+      if (!stopping && mailbox.json) {
+        version = mailbox.version;
+        json = std::move(mailbox.json);
+        mailbox.json = nullptr;
+      }
+    }
+    if (stopping) {
+      out << "event: bye\ndata: {}\n\n";
+      out.flush();
+      return;
+    }
+    if (json) {
+      out << "id: " << version << "\nevent: state\ndata: " << *json << "\n\n";
+    } else {
+      out << ": keep-alive\n\n";
+    }
+    out.flush();
+    if (!out.good()) {
+      return;
+    }
+  }
+}
+
+void SseBroadcaster::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+}
+
+std::size_t SseBroadcaster::clientCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return mailboxes_.size();
+}
+
+bool SseBroadcaster::waitForClientCountForTest(std::size_t count,
+                                               std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return changed_.wait_for(lock, timeout, [&] { return mailboxes_.size() == count; });
+}
+
+}  // namespace antidrift

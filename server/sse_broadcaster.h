@@ -1,0 +1,105 @@
+/// @file sse_broadcaster.h
+/// Server-Sent Events fan-out of State snapshots (DESIGN §10 "SSE",
+/// TECH-NOTES §2).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <string>
+
+namespace antidrift {
+
+/// Fans each new State JSON out to every open /events stream.
+///
+/// Each client has a latest-wins mailbox holding only the newest published
+/// snapshot (version + one shared immutable string), so memory per client is
+/// constant and a slow client only ever gets the newest state. Streams are
+/// capped at `maxClients`; `stop()` wakes every stream so its handler returns
+/// (TECH-NOTES §2.4). Every method is thread-safe.
+class SseBroadcaster {
+ public:
+  class Subscription;
+
+  /// `maxClients`: open streams allowed (server.max_sse_clients, ≥ 1);
+  /// `keepAlive`: idle time after which a `: keep-alive` comment is written
+  /// (server.sse_keepalive_s; 15 s in production).
+  SseBroadcaster(std::size_t maxClients, std::chrono::milliseconds keepAlive);
+  /// Calls stop(). Every Subscription must be gone before destruction.
+  ~SseBroadcaster();
+  SseBroadcaster(const SseBroadcaster&) = delete;
+  SseBroadcaster& operator=(const SseBroadcaster&) = delete;
+
+  /// Publishes the State JSON of `version` (one line of compact JSON).
+  /// Ignored when older than the last published version (change listeners
+  /// run unlocked and may race); otherwise, equal versions included (a
+  /// restore may re-publish version 0), it replaces the content of every
+  /// mailbox and wakes the streams. Never blocks on a client.
+  void publish(std::uint64_t version, std::string stateJson);
+
+  /// Opens a stream slot whose mailbox starts with the newest published
+  /// state. Returns nullptr when `maxClients` streams are open or the
+  /// broadcaster is stopping (the handler answers 503). The slot is freed
+  /// when the Subscription is destroyed.
+  std::unique_ptr<Subscription> subscribe();
+
+  /// Writes the stream to `out` until the client goes away (`out.good()` is
+  /// false after a flush) or stop() is called: first `retry: 2000`, then for
+  /// each mailbox delivery `id: <version>\nevent: state\ndata: <json>\n\n`,
+  /// and `: keep-alive\n\n` after `keepAlive` without one. On stop it writes
+  /// `event: bye` and returns. Blocks the calling (HTTP pool) thread.
+  void stream(Subscription& subscription, std::ostream& out);
+
+  /// Sets the stop flag and wakes every stream; later subscribe() calls
+  /// return nullptr. Idempotent.
+  void stop();
+
+  /// Number of open streams.
+  std::size_t clientCount() const;
+
+  /// Waits until clientCount() == `count` or `timeout` passes; true if it
+  /// did. For tests that watch a disconnected client free its slot.
+  bool waitForClientCountForTest(std::size_t count, std::chrono::milliseconds timeout) const;
+
+ private:
+  struct Mailbox {
+    std::uint64_t version = 0;
+    std::shared_ptr<const std::string> json;  ///< nullptr: nothing new to send
+  };
+
+  void unsubscribe(std::list<Mailbox>::iterator slot);
+
+  const std::size_t maxClients_;
+  const std::chrono::milliseconds keepAlive_;
+
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  bool stopping_ = false;
+  std::uint64_t latestVersion_ = 0;
+  std::shared_ptr<const std::string> latestJson_;
+  std::list<Mailbox> mailboxes_;
+};
+
+/// One open stream slot (RAII): frees the slot on destruction. Obtained from
+/// SseBroadcaster::subscribe(); must not outlive the broadcaster.
+class SseBroadcaster::Subscription {
+ public:
+  /// Frees the slot.
+  ~Subscription();
+  Subscription(const Subscription&) = delete;
+  Subscription& operator=(const Subscription&) = delete;
+
+ private:
+  friend class SseBroadcaster;
+  Subscription(SseBroadcaster& owner, std::list<Mailbox>::iterator slot)
+      : owner_(owner), slot_(slot) {}
+
+  SseBroadcaster& owner_;
+  std::list<Mailbox>::iterator slot_;
+};
+
+}  // namespace antidrift

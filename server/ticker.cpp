@@ -1,0 +1,83 @@
+#include "server/ticker.h"
+
+#include <algorithm>
+
+namespace antidrift {
+
+namespace {
+/// Least wait before retrying a due time that tick() left unchanged.
+constexpr std::int64_t kRetryMs = 1000;
+}  // namespace
+
+Ticker::Ticker(const Clock& clock, NextWake nextWake, Tick tick, std::chrono::milliseconds idleWait)
+    : clock_(clock), nextWake_(std::move(nextWake)), tick_(std::move(tick)), idleWait_(idleWait) {}
+
+Ticker::~Ticker() {
+  stop();
+}
+
+void Ticker::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void Ticker::wake() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++generation_;
+  }
+  wakeUp_.notify_all();
+}
+
+void Ticker::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wakeUp_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) {
+    thread_.join();
+  }
+}
+
+void Ticker::run() {
+  std::optional<std::int64_t> lastTickedDue;
+  while (true) {
+    std::uint64_t generation = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) {
+        return;
+      }
+      generation = generation_;
+    }
+    // Read the schedule without holding our mutex: the Controller may call
+    // wake() from its listener at any time.
+    const std::optional<std::int64_t> due = nextWake_();
+    std::chrono::milliseconds delay = idleWait_;
+    if (due) {
+      std::int64_t waitMs = std::max<std::int64_t>(0, *due - clock_.monotonicMs());
+      if (lastTickedDue && *lastTickedDue == *due) {
+        waitMs = std::max(waitMs, kRetryMs);
+      }
+      delay = std::min(delay, std::chrono::milliseconds(waitMs));
+    }
+    bool changed = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed =
+          wakeUp_.wait_for(lock, delay, [&] { return stopping_ || generation_ != generation; });
+      if (stopping_) {
+        return;
+      }
+    }
+    if (changed) {
+      continue;  // state changed: re-read the schedule
+    }
+    if (due && clock_.monotonicMs() >= *due) {
+      lastTickedDue = due;
+      tick_();
+    }
+  }
+}
+
+}  // namespace antidrift

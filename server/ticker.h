@@ -1,0 +1,62 @@
+/// @file ticker.h
+/// Drives the Controller's timers (DESIGN §2 "timebox reached", §3 health):
+/// sleeps until the next due time, then calls tick().
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "antidrift/clock.h"
+
+namespace antidrift {
+
+/// One background thread that waits on a condition variable until
+/// `nextWake()` (monotonic ms of `clock`), or `idleWait` when nothing is
+/// scheduled, or until wake() is called (after every state change), and
+/// then calls `tick()` when the due time has come. A due time that tick()
+/// did not move is retried no sooner than 1 s later, so a stuck timer
+/// cannot spin. start/stop/wake are thread-safe.
+class Ticker {
+ public:
+  /// Monotonic ms at which tick() has work, or nullopt (Controller::nextWakeMonotonicMs).
+  using NextWake = std::function<std::optional<std::int64_t>()>;
+  /// Applies what is due (Controller::tick).
+  using Tick = std::function<void()>;
+
+  /// `clock` must outlive the Ticker; `idleWait`: wait when nothing is
+  /// scheduled (60 s in the daemon).
+  Ticker(const Clock& clock, NextWake nextWake, Tick tick,
+         std::chrono::milliseconds idleWait = std::chrono::seconds(60));
+  ~Ticker();  ///< stops and joins
+  Ticker(const Ticker&) = delete;
+  Ticker& operator=(const Ticker&) = delete;
+
+  /// Starts the thread. Call at most once.
+  void start();
+  /// Re-reads nextWake() now (call after every state change). Never blocks
+  /// for long; safe from the Controller's change listener.
+  void wake();
+  /// Stops and joins the thread. Idempotent.
+  void stop();
+
+ private:
+  void run();
+
+  const Clock& clock_;
+  NextWake nextWake_;
+  Tick tick_;
+  std::chrono::milliseconds idleWait_;
+
+  std::mutex mutex_;
+  std::condition_variable wakeUp_;
+  std::uint64_t generation_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace antidrift

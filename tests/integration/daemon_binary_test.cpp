@@ -1,0 +1,358 @@
+// The antidriftd binary as a real child process (Poco::Process): the audit
+// check, configuration errors, and a real start, request, restart and
+// shutdown on a signal (DESIGN §9, §10, §12).
+#include <sys/stat.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Poco/Pipe.h>
+#include <Poco/PipeStream.h>
+#include <Poco/Process.h>
+#include <Poco/StreamCopier.h>
+
+#include "antidrift/store/audit_log.h"
+#include "http_test_support.h"
+
+#ifndef ANTIDRIFTD_PATH
+#error "ANTIDRIFTD_PATH must name the antidriftd binary"
+#endif
+
+namespace antidrift {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct ChildResult {
+  int exitCode = -1;
+  std::string out;
+  std::string err;
+};
+
+class DaemonBinaryTest : public ::testing::Test {
+ protected:
+  DaemonBinaryTest() : store_(directory_.path() + "/store") {
+    // No user configuration file may leak into the test.
+    environment_["XDG_CONFIG_HOME"] = directory_.path() + "/config";
+    environment_["XDG_DATA_HOME"] = directory_.path() + "/data";
+  }
+
+  /// Runs antidriftd to completion, draining stdout and stderr concurrently.
+  ChildResult run(const std::vector<std::string>& args) {
+    Poco::Pipe outPipe;
+    Poco::Pipe errPipe;
+    Poco::ProcessHandle handle =
+        Poco::Process::launch(ANTIDRIFTD_PATH, args, nullptr, &outPipe, &errPipe, environment_);
+    ChildResult result;
+    std::thread errReader([&] {
+      Poco::PipeInputStream err(errPipe);
+      Poco::StreamCopier::copyToString(err, result.err);
+    });
+    Poco::PipeInputStream out(outPipe);
+    Poco::StreamCopier::copyToString(out, result.out);
+    errReader.join();
+    result.exitCode = handle.wait();
+    return result;
+  }
+
+  /// Writes an audit log of `count` sessions with the real AuditLog.
+  void writeAudit(int count) {
+    AuditLog log(store_);
+    log.open();
+    for (int i = 1; i <= count; ++i) {
+      SessionSummary summary;
+      summary.id = "00000000-0000-4000-8000-00000000000" + std::to_string(i);
+      summary.startedAtMs = 1'780'000'000'000 + i * 3'600'000;
+      summary.endedAtMs = summary.startedAtMs + 1'500'000;
+      summary.nextAction = "Session " + std::to_string(i);
+      summary.successCondition = "Done";
+      summary.timeboxSecs = 1500;
+      summary.outcome = Outcome::Completed;
+      summary.switches = i;
+      summary.topBuckets = {{"code", 1200}, {"firefox", 300}};
+      log.append(summary);
+    }
+  }
+
+  std::string auditPath() const { return store_ + "/audit.jsonl"; }
+
+  std::string readFile(const std::string& path) const {
+    std::ifstream in(path);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+  }
+
+  test::TempDir directory_;
+  std::string store_;
+  Poco::Process::Env environment_;
+};
+
+TEST_F(DaemonBinaryTest, VerifyAuditAcceptsAGoodChain) {
+  writeAudit(3);
+  const ChildResult result = run({"--verify-audit", "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.out, "audit chain ok: 3 records\n");
+}
+
+TEST_F(DaemonBinaryTest, VerifyAuditOnAMissingLogIsAnEmptyChain) {
+  const ChildResult result = run({"--verify-audit", "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.out, "audit chain ok: 0 records\n");
+}
+
+TEST_F(DaemonBinaryTest, VerifyAuditReportsTheLineOfATamperedRecord) {
+  writeAudit(3);
+  std::string content = readFile(auditPath());
+  const std::string original = "\"next_action\":\"Session 2\"";
+  const std::size_t at = content.find(original);
+  ASSERT_NE(at, std::string::npos) << content;
+  content.replace(at, original.size(), "\"next_action\":\"Session 9\"");
+  std::ofstream(auditPath(), std::ios::trunc) << content;
+
+  const ChildResult result = run({"--verify-audit", "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("audit chain broken at line 2: "));
+}
+
+TEST_F(DaemonBinaryTest, ABadPortIsOneClearMessageAndExit78) {
+  const ChildResult result =
+      run({"--verify-audit", "-D", "store.dir=" + store_, "-D", "server.port=http"});
+  EXPECT_EQ(result.exitCode, 78);
+  EXPECT_THAT(result.err,
+              HasSubstr("server.port must be an integer from 0 to 65535, got \"http\""));
+  EXPECT_EQ(result.out, "");
+}
+
+TEST_F(DaemonBinaryTest, AMissingConfigFileIsExit78) {
+  const ChildResult result = run({"--config", directory_.path() + "/nope.properties"});
+  EXPECT_EQ(result.exitCode, 78);
+  EXPECT_THAT(result.err, HasSubstr("nope.properties"));
+}
+
+TEST_F(DaemonBinaryTest, TheConfigFileIsReadAndDefineWins) {
+  const std::string file = directory_.path() + "/antidrift.properties";
+  std::ofstream(file) << "# test\nstore.dir = " << store_ << "\nserver.threads = 3\n";
+  const ChildResult bad = run({"--verify-audit", "--config", file});
+  EXPECT_EQ(bad.exitCode, 78);
+  EXPECT_THAT(bad.err, HasSubstr("server.threads"));
+
+  const ChildResult fixed = run({"--verify-audit", "--config", file, "-D", "server.threads=64"});
+  EXPECT_EQ(fixed.exitCode, 0) << fixed.err;
+}
+
+TEST_F(DaemonBinaryTest, TheExampleConfigurationIsValidAndDocumentsEveryKey) {
+  const ChildResult result =
+      run({"--verify-audit", "--config", ANTIDRIFT_EXAMPLE_CONFIG, "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  const std::string example = readFile(ANTIDRIFT_EXAMPLE_CONFIG);
+  for (const char* key : {"server.address",
+                          "server.port",
+                          "server.max_sse_clients",
+                          "server.threads",
+                          "server.sse_keepalive_s",
+                          "server.www_dir",
+                          "store.dir",
+                          "ai.backend",
+                          "ai.plugin_dir",
+                          "ai.timeout_s",
+                          "ai.fake.",
+                          "evidence.heartbeat_s",
+                          "evidence.idle_after_s",
+                          "evidence.x11",
+                          "drift.allowed_apps",
+                          "tasks.todo_txt",
+                          "knowledge.profile",
+                          "logging.loggers.root.channel",
+                          "logging.channels.console.formatter.pattern",
+                          "ANTIDRIFT_AI_BACKEND"}) {
+    EXPECT_NE(example.find(key), std::string::npos) << key;
+  }
+}
+
+TEST_F(DaemonBinaryTest, HelpListsTheOptions) {
+  const ChildResult result = run({"--help"});
+  EXPECT_EQ(result.exitCode, 0);
+  EXPECT_THAT(result.out, HasSubstr("--config"));
+  EXPECT_THAT(result.out, HasSubstr("--verify-audit"));
+  EXPECT_THAT(result.out, HasSubstr("--define"));
+}
+
+TEST_F(DaemonBinaryTest, StrayArgumentsAreAUsageError) {
+  const ChildResult result = run({"-D", "store.dir=" + store_, "extra"});
+  EXPECT_EQ(result.exitCode, 64);
+  EXPECT_THAT(result.err, HasSubstr("extra"));
+}
+
+/// A running daemon: started on port 0, stopped with SIGINT.
+class RunningDaemon {
+ public:
+  RunningDaemon(const std::vector<std::string>& args, const Poco::Process::Env& environment)
+      : handle_(Poco::Process::launch(ANTIDRIFTD_PATH, args, nullptr, &outPipe_, &errPipe_,
+                                      environment)),
+        out_(outPipe_) {
+    errReader_ = std::thread([this] {
+      Poco::PipeInputStream err(errPipe_);
+      Poco::StreamCopier::copyToString(err, err_);
+    });
+    std::getline(out_, firstLine_);
+    std::smatch match;
+    if (std::regex_match(firstLine_, match,
+                         std::regex(R"(antidriftd listening on http://127\.0\.0\.1:(\d+))"))) {
+      port_ = static_cast<std::uint16_t>(std::stoi(match[1]));
+    }
+  }
+
+  ~RunningDaemon() {
+    if (exitCode_ < 0) {
+      stop();
+    }
+  }
+
+  /// Sends SIGINT and waits; returns the exit code.
+  int stop() {
+    if (exitCode_ < 0) {
+      try {
+        Poco::Process::requestTermination(handle_.id());
+      } catch (const Poco::Exception&) {
+        // Already gone; wait() below reports how it ended.
+      }
+      Poco::StreamCopier::copyToString(out_, restOfOut_);
+      errReader_.join();
+      exitCode_ = handle_.wait();
+    }
+    return exitCode_;
+  }
+
+  std::uint16_t port() const { return port_; }
+  const std::string& firstLine() const { return firstLine_; }
+  const std::string& err() const { return err_; }
+
+ private:
+  Poco::Pipe outPipe_;
+  Poco::Pipe errPipe_;
+  Poco::ProcessHandle handle_;
+  Poco::PipeInputStream out_;
+  std::thread errReader_;
+  std::string firstLine_;
+  std::string restOfOut_;
+  std::string err_;
+  std::uint16_t port_ = 0;
+  int exitCode_ = -1;
+};
+
+TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
+  const std::vector<std::string> args = {"-D", "server.port=0",
+                                         "-D", "store.dir=" + store_,
+                                         "-D", "evidence.x11=false",
+                                         "-D", "ai.backend=none",
+                                         "-D", "server.www_dir=" + directory_.path() + "/www"};
+  std::string commitmentId;
+  std::string token;
+  {
+    RunningDaemon daemon(args, environment_);
+    ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+    EXPECT_EQ(test::sendRequest(daemon.port(), "GET", "/healthz").body,
+              R"({"evidence":"unavailable","runtime":"locked","status":"ok"})");
+
+    struct stat info {};
+    ASSERT_EQ(::stat((store_ + "/token").c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 0777, 0600u);
+    token = readFile(store_ + "/token");
+    token.erase(token.find_last_not_of('\n') + 1);
+
+    test::RequestOptions options;
+    options.token = token;
+    ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+    const test::Reply active = test::sendRequest(
+        daemon.port(), "POST", "/commitment",
+        R"({"next_action":"Survive a restart","success_condition":"same id","timebox_minutes":30})",
+        options);
+    ASSERT_EQ(active.status, 200) << active.body;
+    commitmentId = active.json()->getObject("commitment")->getValue<std::string>("id");
+
+    EXPECT_EQ(daemon.stop(), 0) << daemon.err();
+    EXPECT_THAT(daemon.err(), HasSubstr("received SIGINT; shutting down"));
+  }
+  {
+    RunningDaemon daemon(args, environment_);
+    ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+    const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
+    EXPECT_EQ(state->getValue<std::string>("runtime"), "active");
+    EXPECT_EQ(state->getObject("commitment")->getValue<std::string>("id"), commitmentId);
+    // The token survives restarts.
+    std::string again = readFile(store_ + "/token");
+    again.erase(again.find_last_not_of('\n') + 1);
+    EXPECT_EQ(again, token);
+    EXPECT_EQ(daemon.stop(), 0) << daemon.err();
+  }
+}
+
+TEST_F(DaemonBinaryTest, TheTimeboxExpiresOnItsOwnAndStreamsTheChange) {
+  RunningDaemon daemon({"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
+                        "evidence.x11=false", "-D", "ai.backend=none"},
+                       environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  std::string token = readFile(store_ + "/token");
+  token.erase(token.find_last_not_of('\n') + 1);
+  test::RequestOptions options;
+  options.token = token;
+
+  test::SseRecorder sse(daemon.port());
+  ASSERT_EQ(sse.status(), 200);
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+  const test::Reply active = test::sendRequest(
+      daemon.port(), "POST", "/commitment",
+      R"({"next_action":"Expire","success_condition":"review","timebox_secs":1})", options);
+  ASSERT_EQ(active.status, 200) << active.body;
+
+  // The daemon's ticker fires at the deadline; nobody calls an endpoint.
+  ASSERT_TRUE(sse.waitForRuntime("review")) << daemon.err();
+  const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
+  EXPECT_EQ(state->getValue<std::string>("outcome"), "expired");
+  sse.close();
+  EXPECT_EQ(daemon.stop(), 0) << daemon.err();
+}
+
+TEST_F(DaemonBinaryTest, StartupReportsATornLineAndABrokenChainAndKeepsServing) {
+  writeAudit(2);
+  std::string content = readFile(auditPath());
+  content.replace(content.find("\"switches\":1"), 12, "\"switches\":7");
+  content += "{\"id\":\"crash-mid-app";  // no newline: a torn last line
+  std::ofstream(auditPath(), std::ios::trunc) << content;
+
+  RunningDaemon daemon({"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
+                        "evidence.x11=false", "-D", "ai.backend=none"},
+                       environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  EXPECT_EQ(test::sendRequest(daemon.port(), "GET", "/healthz").status, 200);
+  EXPECT_EQ(daemon.stop(), 0);
+  EXPECT_THAT(daemon.err(), HasSubstr("[Warning]"));
+  EXPECT_THAT(daemon.err(), HasSubstr("torn line"));
+  EXPECT_THAT(daemon.err(), HasSubstr("moved to " + store_ + "/audit.jsonl.torn-"));
+  EXPECT_THAT(daemon.err(), HasSubstr("[Error]"));
+  EXPECT_THAT(daemon.err(), HasSubstr("is broken at line 1"));
+}
+
+TEST_F(DaemonBinaryTest, AnOccupiedPortIsExit69) {
+  const std::vector<std::string> first = {"-D", "server.port=0",      "-D", "store.dir=" + store_,
+                                          "-D", "evidence.x11=false", "-D", "ai.backend=none"};
+  RunningDaemon daemon(first, environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  const ChildResult second = run({"-D", "server.port=" + std::to_string(daemon.port()), "-D",
+                                  "store.dir=" + directory_.path() + "/other", "-D",
+                                  "evidence.x11=false", "-D", "ai.backend=none"});
+  EXPECT_EQ(second.exitCode, 69);
+  EXPECT_THAT(second.err, HasSubstr("cannot listen on"));
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
+}  // namespace
+}  // namespace antidrift

@@ -1,0 +1,508 @@
+// The real HTTP server on an ephemeral port, in-process, with a real
+// Controller, real file stores in a temp directory, a FakeClock and a
+// ManualExecutor (DESIGN §10, docs/API.md).
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Poco/JSON/Array.h>
+
+#include "antidrift/session/controller.h"
+#include "antidrift/store/audit_log.h"
+#include "antidrift/store/snapshot.h"
+#include "http_test_support.h"
+#include "mocks/fake_clock.h"
+#include "mocks/manual_executor.h"
+#include "server/api_server.h"
+#include "server/http_api.h"
+#include "server/request_guard.h"
+#include "server/sse_broadcaster.h"
+
+namespace antidrift {
+namespace {
+
+using namespace std::chrono_literals;
+using test::Reply;
+using test::RequestOptions;
+using test::SseEvent;
+using test::SseRecorder;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kToken = "5f3c9a0e7b2d41c8a6e0f19d3b7c5a2e5f3c9a0e7b2d41c8a6e0f19d3b7c5a2e";
+
+const char* kCommitment =
+    R"({"next_action":"Write the HTTP integration test","success_condition":"ctest passes",)"
+    R"("timebox_minutes":25,"allowed_apps":["code"]})";
+
+class HttpSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { start(maxSseClients()); }
+
+  void TearDown() override {
+    server_->stop();
+    executor_.runAll();
+  }
+
+  virtual std::size_t maxSseClients() const { return 8; }
+
+  void start(std::size_t maxSse) {
+    www_ = directory_.path() + "/www";
+    Poco::File(www_).createDirectories();
+    std::ofstream(www_ + "/index.html")
+        << "<!doctype html><meta name=\"antidrift-token\" content=\"{{ANTIDRIFT_TOKEN}}\">\n";
+    std::ofstream(www_ + "/app.js") << "console.log('antidrift');\n";
+    store_ = directory_.path() + "/store";
+
+    snapshots_ = std::make_unique<FileSnapshotStore>(store_);
+    audit_ = std::make_unique<AuditLog>(store_);
+    audit_->open();
+    controller_ = std::make_unique<Controller>(Settings{}, clock_, executor_, *snapshots_, *audit_);
+    broadcaster_ = std::make_unique<SseBroadcaster>(maxSse, 100ms);
+    guard_ = std::make_unique<RequestGuard>(kToken);
+    api_ = std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_, HttpApi::Options{www_});
+    controller_->setChangeListener([this](const State& state) { api_->publish(state); });
+    controller_->restore();
+    api_->publish(controller_->state());
+
+    ApiServerOptions options;
+    options.address = "127.0.0.1";
+    options.port = 0;
+    options.threads = 16;
+    server_ = std::make_unique<ApiServer>(*api_, *broadcaster_, options);
+    server_->start();
+    ASSERT_NE(server_->port(), 0);
+  }
+
+  std::uint16_t port() const { return server_->port(); }
+
+  Reply get(const std::string& path, RequestOptions options = {}) {
+    return test::sendRequest(port(), "GET", path, "", options);
+  }
+
+  Reply post(const std::string& path, const std::string& body = "{}", RequestOptions options = {}) {
+    if (!options.token) {
+      options.token = kToken;
+    }
+    return test::sendRequest(port(), "POST", path, body, options);
+  }
+
+  std::string runtime() { return get("/state").field("runtime"); }
+
+  std::uint64_t version() { return get("/state").json()->getValue<std::uint64_t>("version"); }
+
+  void enterPlanning() { ASSERT_EQ(post("/planning").status, 200); }
+
+  void enterActive() {
+    enterPlanning();
+    ASSERT_EQ(post("/commitment", kCommitment).status, 200);
+  }
+
+  test::TempDir directory_;
+  std::string www_;
+  std::string store_;
+  test::FakeClock clock_;
+  test::ManualExecutor executor_;
+  std::unique_ptr<FileSnapshotStore> snapshots_;
+  std::unique_ptr<AuditLog> audit_;
+  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<SseBroadcaster> broadcaster_;
+  std::unique_ptr<RequestGuard> guard_;
+  std::unique_ptr<HttpApi> api_;
+  std::unique_ptr<ApiServer> server_;
+};
+
+// ---- The whole session ------------------------------------------------------------------
+
+TEST_F(HttpSessionTest, WalksAWholeSessionWhileAnSseClientWatches) {
+  SseRecorder sse(port());
+  ASSERT_EQ(sse.status(), 200);
+  EXPECT_EQ(sse.response().getContentType(), "text/event-stream");
+  ASSERT_TRUE(sse.waitForRuntime("locked"));
+  EXPECT_THAT(sse.preamble(), HasSubstr("retry: 2000"));
+
+  const Reply planning = post("/planning");
+  ASSERT_EQ(planning.status, 200) << planning.body;
+  EXPECT_EQ(planning.field("runtime"), "planning");
+  ASSERT_TRUE(sse.waitForRuntime("planning"));
+
+  const Reply active = post("/commitment", kCommitment);
+  ASSERT_EQ(active.status, 200) << active.body;
+  EXPECT_EQ(active.field("runtime"), "active");
+  const auto commitment = active.json()->getObject("commitment");
+  ASSERT_TRUE(commitment);
+  EXPECT_EQ(commitment->getValue<std::string>("next_action"), "Write the HTTP integration test");
+  EXPECT_EQ(commitment->getValue<std::int64_t>("timebox_secs"), 1500);
+  EXPECT_EQ(commitment->getArray("allowed_apps")->getElement<std::string>(0), "code");
+  ASSERT_TRUE(sse.waitForRuntime("active"));
+
+  const Reply first = post("/evidence/window", R"({"app":"Code","title":"http_session_test.cpp"})");
+  EXPECT_EQ(first.status, 202) << first.body;
+  EXPECT_EQ(first.body, R"({"ok":true})");
+  clock_.advance(60'000);
+  const Reply second = post("/evidence/window", R"({"app":"firefox","title":"News","at":)" +
+                                                    std::to_string(clock_.nowUtcMs()) + "}");
+  EXPECT_EQ(second.status, 202) << second.body;
+
+  const auto state = get("/state").json();
+  const auto evidence = state->getObject("evidence");
+  EXPECT_EQ(evidence->getValue<std::string>("health"), "ok");
+  EXPECT_EQ(evidence->getValue<std::string>("source"), "http");
+  EXPECT_EQ(evidence->getObject("current")->getValue<std::string>("app"), "firefox");
+  EXPECT_EQ(state->getObject("stats")->getValue<std::int64_t>("switches"), 1);
+  const auto buckets = state->getObject("stats")->getArray("buckets");
+  ASSERT_EQ(buckets->size(), 1u);
+  EXPECT_EQ(buckets->getObject(0)->getValue<std::string>("app"), "code");
+  EXPECT_EQ(buckets->getObject(0)->getValue<std::int64_t>("secs"), 60);
+
+  const Reply review = post("/complete");
+  ASSERT_EQ(review.status, 200) << review.body;
+  EXPECT_EQ(review.field("runtime"), "review");
+  EXPECT_EQ(review.field("outcome"), "completed");
+  ASSERT_TRUE(sse.waitForRuntime("review"));
+  executor_.runAll();
+
+  const Reply locked = post("/end");
+  ASSERT_EQ(locked.status, 200) << locked.body;
+  EXPECT_EQ(locked.field("runtime"), "locked");
+  ASSERT_TRUE(sse.waitForRuntime("locked"));
+  sse.close();
+
+  // The SSE client saw every runtime, in order, with increasing ids.
+  const std::vector<SseEvent> events = sse.events();
+  std::vector<std::string> runtimes;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].event, "state");
+    if (i > 0) {
+      EXPECT_GT(events[i].id, events[i - 1].id);
+    }
+    if (runtimes.empty() || runtimes.back() != events[i].runtime) {
+      runtimes.push_back(events[i].runtime);
+    }
+  }
+  EXPECT_THAT(runtimes, ElementsAre("locked", "planning", "active", "review", "locked"));
+
+  // One audit record, and the chain verifies.
+  const AuditVerification verification = AuditLog::verify(store_ + "/audit.jsonl");
+  EXPECT_TRUE(verification.ok) << verification.problem;
+  EXPECT_EQ(verification.records, 1u);
+
+  const Reply history = get("/history?n=10");
+  ASSERT_EQ(history.status, 200);
+  const auto sessions = history.json()->getArray("sessions");
+  ASSERT_EQ(sessions->size(), 1u);
+  EXPECT_EQ(sessions->getObject(0)->getValue<std::string>("next_action"),
+            "Write the HTTP integration test");
+  EXPECT_EQ(sessions->getObject(0)->getValue<std::string>("outcome"), "completed");
+}
+
+TEST_F(HttpSessionTest, AbandonAndCancelAreRoutes) {
+  enterPlanning();
+  EXPECT_EQ(post("/planning/cancel").field("runtime"), "locked");
+  enterActive();
+  const Reply abandoned = post("/abandon");
+  EXPECT_EQ(abandoned.status, 200);
+  EXPECT_EQ(abandoned.field("outcome"), "abandoned");
+}
+
+TEST_F(HttpSessionTest, CommitmentInSecondsAndWithoutAllowedApps) {
+  enterPlanning();
+  const Reply active =
+      post("/commitment", R"({"next_action":"Read","success_condition":"","timebox_secs":90})");
+  ASSERT_EQ(active.status, 200) << active.body;
+  EXPECT_EQ(active.json()->getObject("commitment")->getValue<std::int64_t>("timebox_secs"), 90);
+}
+
+// ---- Transitions that are not allowed ---------------------------------------------------
+
+TEST_F(HttpSessionTest, IllegalTransitionIs409WithTheStateAndChangesNothing) {
+  const std::uint64_t before = version();
+  const Reply reply = post("/complete");
+  EXPECT_EQ(reply.status, 409);
+  EXPECT_EQ(reply.field("state"), "locked");
+  EXPECT_FALSE(reply.field("error").empty());
+  EXPECT_EQ(runtime(), "locked");
+  EXPECT_EQ(version(), before);
+
+  enterPlanning();
+  const Reply end = post("/end");
+  EXPECT_EQ(end.status, 409);
+  EXPECT_EQ(end.field("state"), "planning");
+}
+
+TEST_F(HttpSessionTest, EndWhenTheAuditLogCannotBeWrittenIs503AndKeepsTheSession) {
+  enterActive();
+  ASSERT_EQ(post("/complete").status, 200);
+  // A directory where audit.jsonl should be: the append fails.
+  Poco::File(store_ + "/audit.jsonl").createDirectories();
+  const Reply refused = post("/end");
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_EQ(refused.field("state"), "review");
+  EXPECT_EQ(refused.response.get("Retry-After"), "5");
+  EXPECT_EQ(runtime(), "review");
+
+  Poco::File(store_ + "/audit.jsonl").remove();
+  EXPECT_EQ(post("/end").status, 200);
+  EXPECT_EQ(AuditLog::verify(store_ + "/audit.jsonl").records, 1u);
+}
+
+// ---- Bad bodies -------------------------------------------------------------------------
+
+TEST_F(HttpSessionTest, MalformedJsonIs400AndChangesNothing) {
+  for (const char* body : {"{oops", "[1,2]", "\"text\"", "{\"a\":}"}) {
+    const Reply reply = post("/planning", body);
+    EXPECT_EQ(reply.status, 400) << body;
+    EXPECT_THAT(reply.field("error"), HasSubstr("JSON")) << body;
+  }
+  EXPECT_EQ(runtime(), "locked");
+}
+
+TEST_F(HttpSessionTest, WrongTypesAndInvalidValuesAre400NamingTheField) {
+  enterPlanning();
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"next_action":5,"success_condition":"s","timebox_minutes":10})", "next_action"},
+      {R"({"success_condition":"s","timebox_minutes":10})", "next_action"},
+      {R"({"next_action":"a","timebox_minutes":10})", "success_condition"},
+      {R"({"next_action":"a","success_condition":"s","timebox_minutes":"ten"})", "timebox_minutes"},
+      {R"({"next_action":"a","success_condition":"s","timebox_minutes":10.5})", "timebox_minutes"},
+      {R"({"next_action":"a","success_condition":"s","timebox_minutes":true})", "timebox_minutes"},
+      {R"({"next_action":"a","success_condition":"s","timebox_secs":"60"})", "timebox_secs"},
+      {R"({"next_action":"a","success_condition":"s"})", "timebox"},
+      {R"({"next_action":"a","success_condition":"s","timebox_minutes":10,"allowed_apps":"code"})",
+       "allowed_apps"},
+      {R"({"next_action":"a","success_condition":"s","timebox_minutes":10,"allowed_apps":[1]})",
+       "allowed_apps"},
+      {R"({"next_action":"a","success_condition":"s","timebox_minutes":10,"allowed_apps":{}})",
+       "allowed_apps"},
+  };
+  for (const auto& [body, field] : cases) {
+    const Reply reply = post("/commitment", body);
+    EXPECT_EQ(reply.status, 400) << body;
+    EXPECT_THAT(reply.field("error"), HasSubstr(field)) << body;
+  }
+  // Values the core refuses (DESIGN §2): empty next action, timebox 0, over 12 h.
+  for (const char* body :
+       {R"({"next_action":"  ","success_condition":"s","timebox_minutes":10})",
+        R"({"next_action":"a","success_condition":"s","timebox_minutes":0})",
+        R"({"next_action":"a","success_condition":"s","timebox_minutes":-5})",
+        R"({"next_action":"a","success_condition":"s","timebox_minutes":721})"}) {
+    const Reply reply = post("/commitment", body);
+    EXPECT_EQ(reply.status, 400) << body;
+    EXPECT_FALSE(reply.field("error").empty()) << body;
+    EXPECT_THROW(reply.json()->getValue<std::string>("state"), Poco::Exception) << body;
+  }
+  EXPECT_EQ(runtime(), "planning");
+}
+
+TEST_F(HttpSessionTest, EvidenceFieldsAreTypeChecked) {
+  EXPECT_EQ(post("/evidence/window", R"({"app":1,"title":"x"})").status, 400);
+  EXPECT_THAT(post("/evidence/window", R"({"title":"x"})").field("error"), HasSubstr("app"));
+  EXPECT_THAT(post("/evidence/window", R"({"app":"code"})").field("error"), HasSubstr("title"));
+  EXPECT_THAT(post("/evidence/window", R"({"app":"code","title":"x","at":"now"})").field("error"),
+              HasSubstr("at"));
+  EXPECT_EQ(get("/state").json()->getObject("evidence")->has("current"), false);
+}
+
+TEST_F(HttpSessionTest, BodiesOver64KiBAre413) {
+  enterPlanning();
+  const std::string padding(65 * 1024, 'x');
+  const std::string body =
+      R"({"next_action":"a","success_condition":")" + padding + R"(","timebox_minutes":10})";
+  const Reply declared = post("/commitment", body);
+  EXPECT_EQ(declared.status, 413);
+  EXPECT_THAT(declared.field("error"), HasSubstr("64 KiB"));
+
+  RequestOptions chunked;
+  chunked.chunked = true;
+  const Reply streamed = post("/commitment", body, chunked);
+  EXPECT_EQ(streamed.status, 413);
+  EXPECT_EQ(runtime(), "planning");
+
+  // Just under the cap is fine (the title is cut to 512 bytes by the core).
+  const std::string title(60 * 1024, 't');
+  EXPECT_EQ(post("/evidence/window", R"({"app":"code","title":")" + title + "\"}").status, 202);
+}
+
+TEST_F(HttpSessionTest, CoachWorksOnlyInPlanningAndSaysSoWithoutAi) {
+  const Reply locked = post("/coach", R"({"intent":"write the tests"})");
+  EXPECT_EQ(locked.status, 400);
+  EXPECT_FALSE(locked.field("error").empty());
+
+  enterPlanning();
+  EXPECT_THAT(post("/coach", R"({"intent":5})").field("error"), HasSubstr("intent"));
+  EXPECT_THAT(post("/coach", "{}").field("error"), HasSubstr("intent"));
+  EXPECT_EQ(post("/coach", R"({"intent":"   "})").status, 400);
+
+  const Reply asked = post("/coach", R"({"intent":"write the tests"})");
+  ASSERT_EQ(asked.status, 200) << asked.body;
+  const auto coach = asked.json()->getObject("coach");
+  ASSERT_TRUE(coach);
+  EXPECT_EQ(coach->getValue<std::string>("status"), "error");
+  EXPECT_EQ(coach->getValue<std::string>("error"), "coach unavailable");
+  EXPECT_EQ(runtime(), "planning");
+}
+
+// ---- Routes and methods -----------------------------------------------------------------
+
+TEST_F(HttpSessionTest, UnknownRouteIs404) {
+  const Reply reply = get("/nope");
+  EXPECT_EQ(reply.status, 404);
+  EXPECT_THAT(reply.field("error"), HasSubstr("/nope"));
+  EXPECT_EQ(post("/nope").status, 404);
+  EXPECT_EQ(get("/state/").status, 404);
+}
+
+TEST_F(HttpSessionTest, WrongMethodIs405WithAllow) {
+  const Reply getPlanning = get("/planning");
+  EXPECT_EQ(getPlanning.status, 405);
+  EXPECT_EQ(getPlanning.response.get("Allow"), "POST");
+  EXPECT_FALSE(getPlanning.field("error").empty());
+
+  const Reply deleteState = test::sendRequest(port(), "DELETE", "/state");
+  EXPECT_EQ(deleteState.status, 405);
+  EXPECT_EQ(deleteState.response.get("Allow"), "GET");
+  EXPECT_EQ(post("/state").status, 405);
+}
+
+// ---- Security (DESIGN §10) --------------------------------------------------------------
+
+TEST_F(HttpSessionTest, ForeignHostIs403ForReadsAndWrites) {
+  RequestOptions rebinding;
+  rebinding.host = "attacker.example:" + std::to_string(port());
+  const Reply read = get("/state", rebinding);
+  EXPECT_EQ(read.status, 403);
+  EXPECT_THAT(read.field("error"), HasSubstr("Host"));
+  EXPECT_EQ(post("/planning", "{}", rebinding).status, 403);
+  EXPECT_EQ(runtime(), "locked");
+
+  RequestOptions localhost;
+  localhost.host = "localhost:" + std::to_string(port());
+  EXPECT_EQ(get("/state", localhost).status, 200);
+}
+
+TEST_F(HttpSessionTest, MissingTokenIs401AndWrongTokenIs403) {
+  const Reply missing = test::sendRequest(port(), "POST", "/planning", "{}", RequestOptions{});
+  EXPECT_EQ(missing.status, 401);
+  EXPECT_THAT(missing.field("error"), HasSubstr("X-AntiDrift-Token"));
+
+  RequestOptions wrong;
+  wrong.token = std::string(64, '0');
+  EXPECT_EQ(post("/planning", "{}", wrong).status, 403);
+  EXPECT_EQ(runtime(), "locked");
+}
+
+TEST_F(HttpSessionTest, WrongContentTypeIs415) {
+  RequestOptions text;
+  text.contentType = "text/plain";
+  EXPECT_EQ(post("/planning", "{}", text).status, 415);
+  RequestOptions form;
+  form.contentType = "application/x-www-form-urlencoded";
+  EXPECT_EQ(post("/planning", "{}", form).status, 415);
+  EXPECT_EQ(runtime(), "locked");
+}
+
+TEST_F(HttpSessionTest, CrossOriginIs403AndSameOriginIsAccepted) {
+  RequestOptions evil;
+  evil.origin = "http://evil.example";
+  EXPECT_EQ(post("/planning", "{}", evil).status, 403);
+  EXPECT_EQ(runtime(), "locked");
+
+  RequestOptions same;
+  same.origin = "http://127.0.0.1:" + std::to_string(port());
+  EXPECT_EQ(post("/planning", "{}", same).status, 200);
+}
+
+// ---- Reads ------------------------------------------------------------------------------
+
+TEST_F(HttpSessionTest, HealthzReportsRuntimeAndEvidence) {
+  const Reply before = get("/healthz");
+  ASSERT_EQ(before.status, 200);
+  EXPECT_EQ(before.body, R"({"evidence":"unavailable","runtime":"locked","status":"ok"})");
+  ASSERT_EQ(post("/evidence/window", R"({"app":"code","title":"x"})").status, 202);
+  EXPECT_EQ(get("/healthz").field("evidence"), "ok");
+}
+
+TEST_F(HttpSessionTest, HistoryValidatesN) {
+  EXPECT_EQ(get("/history").status, 200);
+  EXPECT_EQ(get("/history?n=1").body, R"({"sessions":[]})");
+  EXPECT_EQ(get("/history?n=100").status, 200);
+  for (const char* bad : {"0", "101", "abc", "", "-1", "1.5", "99999999999"}) {
+    const Reply reply = get(std::string("/history?n=") + bad);
+    EXPECT_EQ(reply.status, 400) << bad;
+    EXPECT_THAT(reply.field("error"), HasSubstr("n must be an integer from 1 to 100")) << bad;
+  }
+}
+
+TEST_F(HttpSessionTest, StateJsonCarriesServerTime) {
+  const auto state = get("/state").json();
+  EXPECT_EQ(state->getValue<std::int64_t>("now"), clock_.nowUtcMs());
+  EXPECT_EQ(state->getObject("ai")->getValue<std::string>("backend"), "none");
+}
+
+// ---- Static files -----------------------------------------------------------------------
+
+TEST_F(HttpSessionTest, IndexCarriesTheTokenAndSecurityHeaders) {
+  const Reply index = get("/");
+  ASSERT_EQ(index.status, 200);
+  EXPECT_EQ(index.response.getContentType(), "text/html; charset=utf-8");
+  EXPECT_THAT(index.body, HasSubstr("content=\"" + kToken + "\""));
+  EXPECT_THAT(index.body, Not(HasSubstr("{{ANTIDRIFT_TOKEN}}")));
+  EXPECT_THAT(index.response.get("Content-Security-Policy"), HasSubstr("frame-ancestors 'none'"));
+  EXPECT_EQ(index.response.get("Cache-Control"), "no-store");
+  EXPECT_EQ(index.response.get("X-Content-Type-Options"), "nosniff");
+
+  const Reply script = get("/app.js");
+  ASSERT_EQ(script.status, 200);
+  EXPECT_EQ(script.response.getContentType(), "text/javascript; charset=utf-8");
+  EXPECT_EQ(script.body, "console.log('antidrift');\n");
+}
+
+TEST_F(HttpSessionTest, MissingOrUnsafeStaticPathsAre404) {
+  EXPECT_EQ(get("/style.css").status, 404);  // not written in this test's www/
+  EXPECT_EQ(get("/../store/token").status, 404);
+  EXPECT_EQ(get("/%2e%2e/store/token").status, 404);
+  EXPECT_EQ(get("/.hidden").status, 404);
+  EXPECT_EQ(get("//etc/passwd").status, 404);
+}
+
+// ---- SSE limits -------------------------------------------------------------------------
+
+class SseCapTest : public HttpSessionTest {
+ protected:
+  std::size_t maxSseClients() const override { return 1; }
+};
+
+TEST_F(SseCapTest, BeyondMaxClientsIs503AndADisconnectFreesTheSlot) {
+  auto first = std::make_unique<SseRecorder>(port());
+  ASSERT_EQ(first->status(), 200);
+  ASSERT_TRUE(first->waitForRuntime("locked"));
+
+  SseRecorder second(port());
+  EXPECT_EQ(second.status(), 503);
+  EXPECT_THAT(second.errorBody(), HasSubstr("\"error\""));
+
+  // REST still works while the stream holds its thread.
+  EXPECT_EQ(get("/healthz").status, 200);
+
+  first->close();
+  EXPECT_TRUE(broadcaster_->waitForClientCountForTest(0, 10s));
+  SseRecorder third(port());
+  EXPECT_EQ(third.status(), 200);
+  EXPECT_TRUE(third.waitForRuntime("locked"));
+}
+
+TEST_F(HttpSessionTest, StopEndsOpenStreams) {
+  SseRecorder sse(port());
+  ASSERT_TRUE(sse.waitForRuntime("locked"));
+  server_->stop();
+  EXPECT_TRUE(sse.waitUntil([](const std::vector<SseEvent>& events) {
+    return !events.empty() && events.back().event == "bye";
+  }));
+}
+
+}  // namespace
+}  // namespace antidrift

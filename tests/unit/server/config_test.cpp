@@ -1,0 +1,221 @@
+#include "server/config.h"
+
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Poco/AutoPtr.h>
+#include <Poco/File.h>
+#include <Poco/Path.h>
+#include <Poco/TemporaryFile.h>
+#include <Poco/Util/MapConfiguration.h>
+
+namespace antidrift {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+using ::testing::UnorderedElementsAre;
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  ConfigTest() : config_(new Poco::Util::MapConfiguration) { env_.home = "/home/person"; }
+
+  DaemonConfig read(const std::set<std::string>& commandLineKeys = {}) {
+    return readDaemonConfig(*config_, env_, commandLineKeys);
+  }
+
+  /// The ConfigError message for the current config, or "" if none is thrown.
+  std::string errorOf() {
+    try {
+      read();
+    } catch (const ConfigError& error) {
+      return error.what();
+    }
+    return "";
+  }
+
+  Poco::AutoPtr<Poco::Util::MapConfiguration> config_;
+  ConfigEnvironment env_;
+};
+
+TEST_F(ConfigTest, BuiltInDefaults) {
+  const DaemonConfig config = read();
+  EXPECT_EQ(config.address, "127.0.0.1");
+  EXPECT_EQ(config.port, 7717);
+  EXPECT_EQ(config.maxSseClients, 32u);
+  EXPECT_EQ(config.threads, 64);
+  EXPECT_EQ(config.sseKeepAliveSecs, 15);
+  EXPECT_EQ(config.storeDir, "/home/person/.local/share/antidrift");
+  EXPECT_EQ(config.aiBackend, "claude");
+  EXPECT_EQ(config.wwwDir, defaultWwwDir());
+  EXPECT_EQ(config.pluginDir, defaultPluginDir());
+  EXPECT_TRUE(config.x11);
+  EXPECT_EQ(config.settings.heartbeatSecs, 10);
+  EXPECT_EQ(config.settings.idleAfterSecs, 180);
+  EXPECT_EQ(config.settings.aiTimeoutSecs, 30);
+  EXPECT_TRUE(config.settings.defaultAllowedApps.empty());
+  EXPECT_EQ(config.settings.todoTxtPath, "");
+  EXPECT_EQ(config.settings.profilePath, "");
+  EXPECT_THAT(config.aiBackendSettings, ElementsAre(Pair("timeout_s", "30")));
+}
+
+TEST_F(ConfigTest, ReadsEveryKey) {
+  config_->setString("server.address", "::1");
+  config_->setString("server.port", "0");
+  config_->setString("server.max_sse_clients", "1");
+  config_->setString("server.threads", "8");
+  config_->setString("server.sse_keepalive_s", "2");
+  config_->setString("server.www_dir", "/srv/www");
+  config_->setString("store.dir", "/var/lib/antidrift");
+  config_->setString("ai.backend", "fake");
+  config_->setString("ai.plugin_dir", "/opt/plugins");
+  config_->setString("ai.timeout_s", "5");
+  config_->setString("ai.fake.responses", "/x.json");
+  config_->setString("ai.fake.delay.ms", "20");
+  config_->setString("ai.claude.model", "not-for-fake");
+  config_->setString("evidence.heartbeat_s", "3");
+  config_->setString("evidence.idle_after_s", "60");
+  config_->setString("evidence.x11", "off");
+  config_->setString("drift.allowed_apps", " Code, qterminal,, code ,Firefox-ESR ");
+  config_->setString("tasks.todo_txt", "/home/person/todo.txt");
+  config_->setString("knowledge.profile", "/home/person/profile.md");
+
+  const DaemonConfig config = read();
+  EXPECT_EQ(config.address, "::1");
+  EXPECT_EQ(config.port, 0);
+  EXPECT_EQ(config.maxSseClients, 1u);
+  EXPECT_EQ(config.threads, 8);
+  EXPECT_EQ(config.sseKeepAliveSecs, 2);
+  EXPECT_EQ(config.wwwDir, "/srv/www");
+  EXPECT_EQ(config.storeDir, "/var/lib/antidrift");
+  EXPECT_EQ(config.aiBackend, "fake");
+  EXPECT_EQ(config.pluginDir, "/opt/plugins");
+  EXPECT_EQ(config.settings.aiTimeoutSecs, 5);
+  EXPECT_THAT(config.aiBackendSettings,
+              UnorderedElementsAre(Pair("responses", "/x.json"), Pair("delay.ms", "20"),
+                                   Pair("timeout_s", "5")));
+  EXPECT_EQ(config.settings.heartbeatSecs, 3);
+  EXPECT_EQ(config.settings.idleAfterSecs, 60);
+  EXPECT_FALSE(config.x11);
+  EXPECT_THAT(config.settings.defaultAllowedApps, ElementsAre("code", "qterminal", "firefox-esr"));
+  EXPECT_EQ(config.settings.todoTxtPath, "/home/person/todo.txt");
+  EXPECT_EQ(config.settings.profilePath, "/home/person/profile.md");
+}
+
+TEST_F(ConfigTest, StoreDirFollowsXdgDataHomeWhenAbsolute) {
+  env_.xdgDataHome = "/data";
+  EXPECT_EQ(read().storeDir, "/data/antidrift");
+  env_.xdgDataHome = "relative/data";  // the XDG spec says: ignore relative paths
+  EXPECT_EQ(read().storeDir, "/home/person/.local/share/antidrift");
+}
+
+TEST_F(ConfigTest, NoHomeAndNoStoreDirIsAConfigError) {
+  env_.home.clear();
+  EXPECT_THAT(errorOf(), HasSubstr("store.dir"));
+  config_->setString("store.dir", "/explicit");
+  EXPECT_EQ(read().storeDir, "/explicit");
+}
+
+TEST_F(ConfigTest, BadPortsNameTheKeyAndTheValue) {
+  for (const char* bad :
+       {"http", "-1", "65536", "7,717", "0x1F", "77 17", "", "99999999999999999999"}) {
+    config_->setString("server.port", bad);
+    const std::string message = errorOf();
+    EXPECT_THAT(message, HasSubstr("server.port must be an integer from 0 to 65535")) << bad;
+    EXPECT_THAT(message, HasSubstr(std::string("\"") + bad + "\"")) << bad;
+  }
+  config_->setString("server.port", " 8080 ");
+  EXPECT_EQ(read().port, 8080);
+}
+
+TEST_F(ConfigTest, OtherNumbersAreRangeChecked) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"server.threads", "1"}, {"server.max_sse_clients", "0"}, {"server.sse_keepalive_s", "0"},
+      {"ai.timeout_s", "0"},   {"evidence.heartbeat_s", "ten"}, {"evidence.idle_after_s", "-5"},
+  };
+  for (const auto& [key, value] : cases) {
+    config_->setString(key, value);
+    EXPECT_THAT(errorOf(), HasSubstr(key)) << key;
+    config_->remove(key);
+  }
+  EXPECT_EQ(errorOf(), "");
+}
+
+TEST_F(ConfigTest, SseClientsMustLeaveThreadsForRest) {
+  config_->setString("server.threads", "16");
+  config_->setString("server.max_sse_clients", "13");
+  EXPECT_THAT(errorOf(),
+              HasSubstr("server.max_sse_clients (13) must be at most server.threads - 4"));
+  config_->setString("server.max_sse_clients", "12");
+  EXPECT_EQ(read().maxSseClients, 12u);
+}
+
+TEST_F(ConfigTest, AddressMustBeAnIpAddress) {
+  config_->setString("server.address", "my-laptop");
+  EXPECT_THAT(errorOf(), HasSubstr("server.address must be an IP address"));
+}
+
+TEST_F(ConfigTest, BooleansAreStrict) {
+  config_->setString("evidence.x11", "maybe");
+  EXPECT_THAT(errorOf(), HasSubstr("evidence.x11 must be true or false, got \"maybe\""));
+  config_->setString("evidence.x11", "yes");
+  EXPECT_TRUE(read().x11);
+}
+
+TEST_F(ConfigTest, EnvironmentOverridesTheFileButNotTheCommandLine) {
+  config_->setString("ai.backend", "codex");
+  env_.aiBackend = "fake";
+  EXPECT_EQ(read().aiBackend, "fake");
+  EXPECT_EQ(read({"ai.backend"}).aiBackend, "codex");
+}
+
+TEST_F(ConfigTest, EmptyBackendMeansNone) {
+  config_->setString("ai.backend", "");
+  EXPECT_EQ(read().aiBackend, "none");
+}
+
+TEST_F(ConfigTest, ExpandsConfigurationReferences) {
+  config_->setString("base", "/opt/antidrift");
+  config_->setString("store.dir", "${base}/data");
+  EXPECT_EQ(read().storeDir, "/opt/antidrift/data");
+}
+
+TEST_F(ConfigTest, EmptyStoreDirIsAnError) {
+  config_->setString("store.dir", "  ");
+  EXPECT_THAT(errorOf(), HasSubstr("store.dir must not be empty"));
+}
+
+TEST(DefaultConfigFile, FoundUnderXdgConfigHomeElseHomeDotConfig) {
+  const std::string root = Poco::TemporaryFile::tempName();
+  Poco::TemporaryFile::registerForDeletion(root);
+  ConfigEnvironment env;
+  env.home = root + "/home";
+  env.xdgConfigHome = root + "/xdg";
+  EXPECT_FALSE(defaultConfigFile(env));
+
+  Poco::File(env.home + "/.config/antidrift").createDirectories();
+  std::ofstream(env.home + "/.config/antidrift/antidrift.properties") << "server.port = 1\n";
+  // $XDG_CONFIG_HOME is set, so ~/.config is not consulted.
+  EXPECT_FALSE(defaultConfigFile(env));
+  env.xdgConfigHome.clear();
+  EXPECT_EQ(defaultConfigFile(env), env.home + "/.config/antidrift/antidrift.properties");
+
+  env.xdgConfigHome = root + "/xdg";
+  Poco::File(env.xdgConfigHome + "/antidrift").createDirectories();
+  std::ofstream(env.xdgConfigHome + "/antidrift/antidrift.properties") << "server.port = 2\n";
+  EXPECT_EQ(defaultConfigFile(env), env.xdgConfigHome + "/antidrift/antidrift.properties");
+}
+
+TEST(DefaultLogging, ConsoleWithThePatternOfTechNotes) {
+  const auto properties = defaultLoggingProperties();
+  EXPECT_EQ(properties.at("logging.loggers.root.channel"), "console");
+  EXPECT_EQ(properties.at("logging.channels.console.class"), "ConsoleChannel");
+  EXPECT_EQ(properties.at("logging.channels.console.formatter.pattern"),
+            "%Y-%m-%d %H:%M:%S [%p] %s: %t");
+}
+
+}  // namespace
+}  // namespace antidrift

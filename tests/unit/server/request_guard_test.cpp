@@ -1,0 +1,143 @@
+#include "server/request_guard.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace antidrift {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+RequestHeaders validPost() {
+  RequestHeaders headers;
+  headers.host = "127.0.0.1:7717";
+  headers.contentType = "application/json";
+  headers.token = kToken;
+  return headers;
+}
+
+TEST(RequestGuardHost, AcceptsLoopbackNamesWithAndWithoutPort) {
+  for (const char* host : {"127.0.0.1", "127.0.0.1:7717", "localhost", "localhost:1",
+                           "LOCALHOST:65535", "[::1]", "[::1]:7717"}) {
+    EXPECT_TRUE(RequestGuard::isLoopbackHost(host)) << host;
+  }
+}
+
+TEST(RequestGuardHost, RefusesOtherNamesAndMalformedPorts) {
+  for (const char* host :
+       {"", "evil.example", "evil.example:7717", "127.0.0.1.evil.example", "localhost.evil.example",
+        "127.0.0.2:7717", "0.0.0.0:7717", "192.168.1.10:7717", "::1", "[::1", "[::2]:7717",
+        "localhost:", "localhost:0", "localhost:65536", "localhost:77a", "localhost:7717:1",
+        "[::1]x", "user@localhost"}) {
+    EXPECT_FALSE(RequestGuard::isLoopbackHost(host)) << host;
+  }
+}
+
+TEST(RequestGuardHost, CheckHostAnswers403ForForeignOrMissingHost) {
+  const RequestGuard guard(kToken);
+  RequestHeaders headers;
+  auto missing = guard.checkHost(headers);
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 403);
+
+  headers.host = "rebind.attacker.example:7717";
+  auto foreign = guard.checkHost(headers);
+  ASSERT_TRUE(foreign);
+  EXPECT_EQ(foreign->status, 403);
+  EXPECT_THAT(foreign->message, HasSubstr("Host"));
+
+  headers.host = "localhost:7717";
+  EXPECT_FALSE(guard.checkHost(headers));
+}
+
+TEST(RequestGuardOrigin, SameOriginMatchesSchemeHostAndPort) {
+  EXPECT_TRUE(RequestGuard::isSameOrigin("http://127.0.0.1:7717", "127.0.0.1:7717"));
+  EXPECT_TRUE(RequestGuard::isSameOrigin("HTTP://LocalHost:7717", "localhost:7717"));
+  EXPECT_TRUE(RequestGuard::isSameOrigin("http://localhost", "localhost:80"));
+  EXPECT_TRUE(RequestGuard::isSameOrigin("http://[::1]:7717", "[::1]:7717"));
+
+  EXPECT_FALSE(RequestGuard::isSameOrigin("null", "127.0.0.1:7717"));
+  EXPECT_FALSE(RequestGuard::isSameOrigin("https://127.0.0.1:7717", "127.0.0.1:7717"));
+  EXPECT_FALSE(RequestGuard::isSameOrigin("http://127.0.0.1:7718", "127.0.0.1:7717"));
+  EXPECT_FALSE(RequestGuard::isSameOrigin("http://localhost:7717", "127.0.0.1:7717"));
+  EXPECT_FALSE(RequestGuard::isSameOrigin("http://evil.example", "127.0.0.1:7717"));
+  EXPECT_FALSE(RequestGuard::isSameOrigin("http://127.0.0.1:7717/", "127.0.0.1:7717"));
+  EXPECT_FALSE(RequestGuard::isSameOrigin("http://", "127.0.0.1:7717"));
+}
+
+TEST(RequestGuardContentType, OnlyApplicationJsonWithOptionalParameters) {
+  EXPECT_TRUE(RequestGuard::isJsonContentType("application/json"));
+  EXPECT_TRUE(RequestGuard::isJsonContentType("Application/JSON; charset=utf-8"));
+  EXPECT_TRUE(RequestGuard::isJsonContentType(" application/json ;charset=UTF-8"));
+  EXPECT_FALSE(RequestGuard::isJsonContentType(""));
+  EXPECT_FALSE(RequestGuard::isJsonContentType("text/plain"));
+  EXPECT_FALSE(RequestGuard::isJsonContentType("application/x-www-form-urlencoded"));
+  EXPECT_FALSE(RequestGuard::isJsonContentType("multipart/form-data; boundary=x"));
+  EXPECT_FALSE(RequestGuard::isJsonContentType("application/jsonp"));
+}
+
+TEST(RequestGuardMutating, AcceptsAValidRequestWithOrWithoutSameOrigin) {
+  const RequestGuard guard(kToken);
+  RequestHeaders headers = validPost();
+  EXPECT_FALSE(guard.checkMutating(headers));
+  headers.origin = "http://127.0.0.1:7717";
+  EXPECT_FALSE(guard.checkMutating(headers));
+}
+
+TEST(RequestGuardMutating, CrossOriginIs403) {
+  const RequestGuard guard(kToken);
+  RequestHeaders headers = validPost();
+  headers.origin = "http://evil.example";
+  const auto rejection = guard.checkMutating(headers);
+  ASSERT_TRUE(rejection);
+  EXPECT_EQ(rejection->status, 403);
+  EXPECT_THAT(rejection->message, HasSubstr("cross-origin"));
+}
+
+TEST(RequestGuardMutating, MissingTokenIs401AndWrongTokenIs403) {
+  const RequestGuard guard(kToken);
+  RequestHeaders headers = validPost();
+  headers.token.reset();
+  auto missing = guard.checkMutating(headers);
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 401);
+  EXPECT_THAT(missing->message, HasSubstr("X-AntiDrift-Token"));
+
+  headers.token = "";
+  ASSERT_TRUE(guard.checkMutating(headers));
+  EXPECT_EQ(guard.checkMutating(headers)->status, 401);
+
+  for (const std::string& wrong :
+       {kToken.substr(0, 63), kToken + "0", std::string(64, '0'), std::string("x")}) {
+    headers.token = wrong;
+    const auto rejection = guard.checkMutating(headers);
+    ASSERT_TRUE(rejection) << wrong;
+    EXPECT_EQ(rejection->status, 403) << wrong;
+  }
+}
+
+TEST(RequestGuardMutating, WrongContentTypeIs415AfterTheTokenCheck) {
+  const RequestGuard guard(kToken);
+  RequestHeaders headers = validPost();
+  headers.contentType = "text/plain";
+  auto rejection = guard.checkMutating(headers);
+  ASSERT_TRUE(rejection);
+  EXPECT_EQ(rejection->status, 415);
+
+  headers.contentType.reset();
+  ASSERT_TRUE(guard.checkMutating(headers));
+  EXPECT_EQ(guard.checkMutating(headers)->status, 415);
+
+  // Without the token the client learns nothing more than 401.
+  headers.token.reset();
+  EXPECT_EQ(guard.checkMutating(headers)->status, 401);
+}
+
+TEST(RequestGuard, RefusesAnEmptyToken) {
+  EXPECT_THROW(RequestGuard(""), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace antidrift

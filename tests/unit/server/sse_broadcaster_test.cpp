@@ -1,0 +1,181 @@
+#include "server/sse_broadcaster.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <sstream>
+#include <streambuf>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace antidrift {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr auto kDeadline = 5s;
+
+/// A stream buffer that records what is written and lets a test wait for it.
+/// `failAfterFlushes` > 0 makes the n-th sync fail, as a closed socket does.
+class RecordingBuffer : public std::streambuf {
+ public:
+  explicit RecordingBuffer(int failAfterFlushes = 0) : failAfterFlushes_(failAfterFlushes) {}
+
+  std::string text() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return text_;
+  }
+
+  /// Waits until the recorded text contains `needle`; false at the deadline.
+  bool waitFor(const std::string& needle) const {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, kDeadline,
+                             [&] { return text_.find(needle) != std::string::npos; });
+  }
+
+ protected:
+  int overflow(int c) override {
+    if (c != traits_type::eof()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      text_.push_back(static_cast<char>(c));
+    }
+    return c;
+  }
+  std::streamsize xsputn(const char* data, std::streamsize count) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    text_.append(data, static_cast<std::size_t>(count));
+    return count;
+  }
+  int sync() override {
+    bool fail = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++flushes_;
+      fail = failAfterFlushes_ > 0 && flushes_ >= failAfterFlushes_;
+    }
+    changed_.notify_all();
+    return fail ? -1 : 0;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::string text_;
+  int flushes_ = 0;
+  int failAfterFlushes_;
+};
+
+std::string event(std::uint64_t version, const std::string& json) {
+  return "id: " + std::to_string(version) + "\nevent: state\ndata: " + json + "\n\n";
+}
+
+TEST(SseBroadcaster, SendsRetryThenTheLatestStateOnConnectAndEachChange) {
+  SseBroadcaster broadcaster(4, 1h);
+  broadcaster.publish(1, R"({"runtime":"locked","version":1})");
+  auto subscription = broadcaster.subscribe();
+  ASSERT_TRUE(subscription);
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::thread streamer([&] { broadcaster.stream(*subscription, out); });
+
+  ASSERT_TRUE(buffer.waitFor(event(1, R"({"runtime":"locked","version":1})")));
+  broadcaster.publish(2, R"({"runtime":"planning","version":2})");
+  ASSERT_TRUE(buffer.waitFor(event(2, R"({"runtime":"planning","version":2})")));
+  broadcaster.stop();
+  streamer.join();
+
+  EXPECT_EQ(buffer.text(), "retry: 2000\n\n" + event(1, R"({"runtime":"locked","version":1})") +
+                               event(2, R"({"runtime":"planning","version":2})") +
+                               "event: bye\ndata: {}\n\n");
+}
+
+TEST(SseBroadcaster, ASlowClientOnlyGetsTheNewestState) {
+  SseBroadcaster broadcaster(4, 1h);
+  auto subscription = broadcaster.subscribe();
+  for (std::uint64_t version = 1; version <= 50; ++version) {
+    broadcaster.publish(version, "{\"version\":" + std::to_string(version) + "}");
+  }
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::thread streamer([&] { broadcaster.stream(*subscription, out); });
+  ASSERT_TRUE(buffer.waitFor(event(50, R"({"version":50})")));
+  broadcaster.stop();
+  streamer.join();
+  EXPECT_THAT(buffer.text(), Not(HasSubstr("id: 49")));
+  EXPECT_THAT(buffer.text(), Not(HasSubstr("id: 1\n")));
+}
+
+TEST(SseBroadcaster, IgnoresOlderVersionsFromRacingListeners) {
+  SseBroadcaster broadcaster(4, 1h);
+  broadcaster.publish(5, R"({"version":5})");
+  broadcaster.publish(4, R"({"version":4})");
+  auto subscription = broadcaster.subscribe();
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::thread streamer([&] { broadcaster.stream(*subscription, out); });
+  ASSERT_TRUE(buffer.waitFor(event(5, R"({"version":5})")));
+  broadcaster.stop();
+  streamer.join();
+  EXPECT_THAT(buffer.text(), Not(HasSubstr("id: 4")));
+}
+
+TEST(SseBroadcaster, WritesAKeepAliveCommentWhenIdle) {
+  SseBroadcaster broadcaster(4, 10ms);
+  auto subscription = broadcaster.subscribe();
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::thread streamer([&] { broadcaster.stream(*subscription, out); });
+  EXPECT_TRUE(buffer.waitFor(": keep-alive\n\n"));
+  broadcaster.stop();
+  streamer.join();
+}
+
+TEST(SseBroadcaster, ReturnsWhenTheClientIsGoneAndFreesTheSlot) {
+  SseBroadcaster broadcaster(1, 10ms);
+  {
+    auto subscription = broadcaster.subscribe();
+    ASSERT_TRUE(subscription);
+    EXPECT_FALSE(broadcaster.subscribe()) << "the cap is 1";
+    RecordingBuffer buffer(/*failAfterFlushes=*/2);
+    std::ostream out(&buffer);
+    broadcaster.stream(*subscription, out);  // returns by itself after the failed flush
+    EXPECT_FALSE(out.good());
+  }
+  EXPECT_EQ(broadcaster.clientCount(), 0u);
+  EXPECT_TRUE(broadcaster.subscribe());
+}
+
+TEST(SseBroadcaster, StopRefusesNewClientsAndEndsStreams) {
+  SseBroadcaster broadcaster(4, 1h);
+  auto first = broadcaster.subscribe();
+  auto second = broadcaster.subscribe();
+  RecordingBuffer bufferA;
+  RecordingBuffer bufferB;
+  std::ostream outA(&bufferA);
+  std::ostream outB(&bufferB);
+  std::thread streamA([&] { broadcaster.stream(*first, outA); });
+  std::thread streamB([&] { broadcaster.stream(*second, outB); });
+  ASSERT_TRUE(bufferA.waitFor("retry: 2000"));
+  ASSERT_TRUE(bufferB.waitFor("retry: 2000"));
+  broadcaster.stop();
+  streamA.join();
+  streamB.join();
+  EXPECT_THAT(bufferA.text(), HasSubstr("event: bye"));
+  EXPECT_THAT(bufferB.text(), HasSubstr("event: bye"));
+  EXPECT_FALSE(broadcaster.subscribe());
+}
+
+TEST(SseBroadcaster, WaitForClientCountSeesSlotsFreed) {
+  SseBroadcaster broadcaster(2, 1h);
+  auto subscription = broadcaster.subscribe();
+  EXPECT_EQ(broadcaster.clientCount(), 1u);
+  std::thread closer([&] { subscription.reset(); });
+  EXPECT_TRUE(broadcaster.waitForClientCountForTest(0, kDeadline));
+  closer.join();
+}
+
+}  // namespace
+}  // namespace antidrift
