@@ -31,10 +31,12 @@ export function makeTempDir(prefix) {
 
 /**
  * Starts the real daemon on port 0 with its own store dir and the given
- * extra `-D key=value` settings. Resolves once it printed its listening line;
- * rejects if it exits first or takes longer than 20 s.
+ * extra `-D key=value` settings; with `configFile`, also `--config FILE`
+ * (and no `ai.backend` default, so the file chooses the backend). Resolves
+ * once it printed its listening line; rejects if it exits first or takes
+ * longer than 20 s.
  */
-export async function startDaemon(extraSettings = {}) {
+export async function startDaemon(extraSettings = {}, { configFile } = {}) {
   const bin = process.env.ANTIDRIFT_BIN;
   if (!bin) throw new Error('ANTIDRIFT_BIN is not set (path of the antidriftd binary)');
   if (!fs.existsSync(bin)) throw new Error(`ANTIDRIFT_BIN=${bin} does not exist`);
@@ -43,10 +45,10 @@ export async function startDaemon(extraSettings = {}) {
     'server.port': '0',
     'store.dir': storeDir,
     'evidence.x11': 'false',
-    'ai.backend': 'none',
+    ...(configFile ? {} : { 'ai.backend': 'none' }),
     ...extraSettings,
   };
-  const args = [];
+  const args = configFile ? ['--config', configFile] : [];
   for (const [key, value] of Object.entries(settings)) args.push('-D', `${key}=${value}`);
 
   // The daemon must not pick up the developer's own config or AI backend.

@@ -65,13 +65,18 @@ describe('AntiDrift UI with the fake AI backend', () => {
     if (!pluginDir) throw new Error('ANTIDRIFT_PLUGIN_DIR is not set (folder with antidrift-fake.so)');
     workDir = makeTempDir('antidrift-ui-coach-');
     const planningFiles = writePlanningFiles(workDir);
-    daemon = await startDaemon({
-      'tasks.todo_txt': planningFiles.todo,
-      'knowledge.profile': planningFiles.profile,
-      'ai.backend': 'fake',
-      'ai.fake.responses': writeResponses(workDir),
-      'ai.plugin_dir': pluginDir,
-    });
+    // The backend is chosen the way a person chooses it: in the config file.
+    const configFile = path.join(workDir, 'antidrift.properties');
+    fs.writeFileSync(configFile, [
+      '# written by ui-coach.test.mjs',
+      `tasks.todo_txt = ${planningFiles.todo}`,
+      `knowledge.profile = ${planningFiles.profile}`,
+      'ai.backend = fake',
+      `ai.fake.responses = ${writeResponses(workDir)}`,
+      `ai.plugin_dir = ${pluginDir}`,
+      '',
+    ].join('\n'));
+    daemon = await startDaemon({}, { configFile });
     browser = await launchBrowser();
   });
 
