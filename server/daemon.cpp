@@ -164,6 +164,13 @@ void Daemon::defineOptions(Poco::Util::OptionSet& options) {
           .required(false)
           .repeatable(false)
           .callback(OptionCallback<Daemon>(this, &Daemon::handleVerifyAudit)));
+  options.addOption(
+      Option("list-backends", "",
+             "list the AI backends in ai.plugin_dir from their metadata (no plugin is loaded) "
+             "and exit")
+          .required(false)
+          .repeatable(false)
+          .callback(OptionCallback<Daemon>(this, &Daemon::handleListBackends)));
 }
 
 void Daemon::handleHelp(const std::string&, const std::string&) {
@@ -195,6 +202,10 @@ void Daemon::handleDefine(const std::string&, const std::string& value) {
 
 void Daemon::handleVerifyAudit(const std::string&, const std::string&) {
   verifyAuditRequested_ = true;
+}
+
+void Daemon::handleListBackends(const std::string&, const std::string&) {
+  listBackendsRequested_ = true;
 }
 
 void Daemon::loadConfigurationFile() {
@@ -271,6 +282,9 @@ int Daemon::main(const std::vector<std::string>& args) {
   if (verifyAuditRequested_) {
     return verifyAudit();
   }
+  if (listBackendsRequested_) {
+    return listBackends();
+  }
   return serve();
 }
 
@@ -288,6 +302,26 @@ int Daemon::verifyAudit() {
     std::cout << "audit chain broken: " << result.problem << std::endl;
   }
   return 1;
+}
+
+int Daemon::listBackends() {
+  std::vector<plugin::BackendInfo> backends;
+  try {
+    backends = plugin::PluginLoader::listBackends(config_.pluginDir);
+  } catch (const std::exception& error) {
+    std::cerr << "antidriftd: " << error.what() << std::endl;
+    return EXIT_CONFIG;
+  }
+  std::cout << "AI backends in " << config_.pluginDir
+            << " (select with ai.backend = <name>):" << std::endl;
+  for (const auto& backend : backends) {
+    std::cout << "  " << backend.name << (backend.name == config_.aiBackend ? " *" : "") << "  "
+              << backend.description;
+    if (!backend.problem.empty()) std::cout << "  [" << backend.problem << "]";
+    std::cout << std::endl;
+  }
+  std::cout << "  none  AI off" << (config_.aiBackend == "none" ? " *" : "") << std::endl;
+  return EXIT_OK;
 }
 
 AiSetup Daemon::loadAi() {

@@ -31,6 +31,8 @@ struct AiSetup {
 /// The daemon. Options: `--config FILE` (else the XDG default file, else
 /// built-in defaults), `-D key=value` (repeatable, wins over the file),
 /// `--verify-audit` (check <store.dir>/audit.jsonl and exit 0 or 1),
+/// `--list-backends` (list ai.plugin_dir's backends from their metadata files
+/// without loading any plugin, and exit),
 /// `--help`, plus ServerApplication's `--daemon`, `--pidfile`, `--umask`.
 ///
 /// Exit codes: 0 after a clean shutdown (SIGTERM, SIGINT, SIGQUIT) or
@@ -59,11 +61,17 @@ class Daemon : public Poco::Util::ServerApplication {
   void handleConfig(const std::string& name, const std::string& value);
   void handleDefine(const std::string& name, const std::string& value);
   void handleVerifyAudit(const std::string& name, const std::string& value);
+  void handleListBackends(const std::string& name, const std::string& value);
   void loadConfigurationFile();
 
   /// `--verify-audit`: prints "audit chain ok: N records" (exit 0) or
   /// "audit chain broken at line N: <problem>" (exit 1) on stdout.
   int verifyAudit();
+  /// `--list-backends`: one line per backend in ai.plugin_dir (name, "*" for
+  /// the configured one, description, and a problem note if it would not
+  /// load), read from the metadata files only (issue 3). Exit 0, or 78 when
+  /// the directory does not exist.
+  int listBackends();
   /// Runs the daemon until a termination signal; returns the exit code.
   int serve();
   /// Loads the configured AI backend plugin through plugin::PluginLoader —
@@ -73,6 +81,7 @@ class Daemon : public Poco::Util::ServerApplication {
 
   bool helpRequested_ = false;
   bool verifyAuditRequested_ = false;
+  bool listBackendsRequested_ = false;
   std::string configFile_;
   std::set<std::string> commandLineKeys_;
   std::optional<std::string> configError_;

@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <Poco/File.h>
 #include <Poco/Pipe.h>
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
@@ -183,6 +184,27 @@ TEST_F(DaemonBinaryTest, HelpListsTheOptions) {
   EXPECT_THAT(result.out, HasSubstr("--config"));
   EXPECT_THAT(result.out, HasSubstr("--verify-audit"));
   EXPECT_THAT(result.out, HasSubstr("--define"));
+}
+
+TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {
+  // A directory with metadata only: listing must not need (or open) a .so.
+  const std::string plugins = directory_.path() + "/plugins";
+  Poco::File(plugins).createDirectories();
+  std::ofstream(plugins + "/antidrift-fake.json")
+      << R"({"name": "fake", "abi": 1, "description": "Canned answers"})";
+  std::ofstream(plugins + "/antidrift-claude.json")
+      << R"({"name": "claude", "abi": 1, "description": "Claude Code CLI"})";
+  const ChildResult result = run({"--list-backends", "-D", "ai.plugin_dir=" + plugins, "-D",
+                                  "ai.backend=fake", "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("fake *  Canned answers  [no antidrift-fake.so]"));
+  EXPECT_THAT(result.out, HasSubstr("claude  Claude Code CLI"));
+  EXPECT_THAT(result.out, HasSubstr("none  AI off"));
+
+  const ChildResult missing = run(
+      {"--list-backends", "-D", "ai.plugin_dir=" + plugins + "/nope", "-D", "store.dir=" + store_});
+  EXPECT_EQ(missing.exitCode, 78);
+  EXPECT_THAT(missing.err, HasSubstr("does not exist"));
 }
 
 TEST_F(DaemonBinaryTest, StrayArgumentsAreAUsageError) {
