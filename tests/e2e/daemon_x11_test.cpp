@@ -1,0 +1,432 @@
+/// @file daemon_x11_test.cpp
+/// End to end: the real antidriftd binary on real X11 windows (DESIGN §2, §3, §9, §10).
+/// Xvfb with openbox (the shared fixture in tests/support/xvfb_session.h), two
+/// antidrift_testwin windows, focus switched with xdotool; everything observed over the
+/// daemon's own HTTP API and SSE stream, then its audit log checked with --verify-audit.
+/// Every wait is on an SSE event or a child process, with a deadline; no sleeps.
+/// Missing Xvfb, openbox or xdotool fails the X11 tests with a message; nothing is skipped.
+
+#include <gtest/gtest.h>
+
+#include <Poco/Dynamic/Var.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/JSON/Query.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "integration/http_test_support.h"
+
+// Last: it includes Xlib through support/xvfb_session.h (macros clash with GoogleTest).
+#include "e2e/daemon_process.h"
+
+namespace antidrift {
+namespace {
+
+using namespace test;  // Child, XServer, TestWindow, DaemonProcess, TempDir, SseRecorder, ...
+using Poco::JSON::Object;
+
+/// What the windows show (UTF-8; the daemon must pass titles through unchanged).
+const std::string kEditorClass = "Code-Insiders";
+const std::string kEditorApp = "code-insiders";  // the class, lower-cased by the daemon
+const std::string kEditorTitle = "index.js — chango.dev";
+const std::string kBrowserClass = "Firefox";
+const std::string kBrowserApp = "firefox";
+const std::string kBrowserTitle = "Año nuevo — 中文 — Mozilla Firefox";
+const std::string kBrowserRetitle = "Zürich ☕ 東京 — Mozilla Firefox";
+
+const std::string kNextAction = "Add page transitions to index.js";
+const std::string kCommitmentBody =
+    R"({"next_action": "Add page transitions to index.js",
+        "success_condition": "Transitions work between blog pages",
+        "timebox_minutes": 25, "allowed_apps": ["code-insiders"]})";
+
+Object::Ptr parseObject(const std::string& json) {
+  Poco::JSON::Parser parser;
+  return parser.parse(json).extract<Object::Ptr>();
+}
+
+/// The value at a dotted `path` of `object` as text, "<absent>" when there is none.
+std::string text(const Object::Ptr& object, const std::string& path) {
+  const Poco::Dynamic::Var value = Poco::JSON::Query(object).find(path);
+  return value.isEmpty() ? std::string("<absent>") : value.toString();
+}
+
+/// The integer at a dotted `path` of `object`; -1 when there is none.
+std::int64_t number(const Object::Ptr& object, const std::string& path) {
+  const Poco::Dynamic::Var value = Poco::JSON::Query(object).find(path);
+  return value.isEmpty() ? -1 : value.convert<std::int64_t>();
+}
+
+/// The apps of stats.buckets, largest first.
+std::vector<std::string> bucketApps(const Object::Ptr& state) {
+  std::vector<std::string> apps;
+  const Poco::Dynamic::Var buckets = Poco::JSON::Query(state).find("stats.buckets");
+  if (buckets.isEmpty()) {
+    return apps;
+  }
+  const Poco::JSON::Array::Ptr array = buckets.extract<Poco::JSON::Array::Ptr>();
+  for (std::size_t index = 0; index < array->size(); ++index) {
+    apps.push_back(array->getObject(static_cast<unsigned>(index))->getValue<std::string>("app"));
+  }
+  return apps;
+}
+
+bool contains(const std::vector<std::string>& items, const std::string& item) {
+  return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+using StatePredicate = std::function<bool(const Object::Ptr&)>;
+
+/// True when the State shows this X11 window as the current one, with healthy evidence.
+StatePredicate showsWindow(const std::string& app, const std::string& title) {
+  return [app, title](const Object::Ptr& state) {
+    return text(state, "evidence.current.app") == app &&
+           text(state, "evidence.current.title") == title &&
+           text(state, "evidence.source") == "x11" && text(state, "evidence.health") == "ok";
+  };
+}
+
+/// True when the State is active in this window with this drift status.
+StatePredicate activeIn(const std::string& app, const std::string& title,
+                        const std::string& driftStatus) {
+  const StatePredicate window = showsWindow(app, title);
+  return [window, driftStatus](const Object::Ptr& state) {
+    return text(state, "runtime") == "active" && window(state) &&
+           text(state, "drift.status") == driftStatus;
+  };
+}
+
+/// Waits (SseRecorder's 10 s deadline) until the newest State on the stream matches.
+::testing::AssertionResult waitForState(const SseRecorder& events, const StatePredicate& matches,
+                                        const std::string& what) {
+  std::string newest;
+  const bool matched = events.waitUntil([&](const std::vector<SseEvent>& all) {
+    if (all.empty() || all.back().event != "state") {
+      return false;
+    }
+    newest = all.back().data;
+    return matches(parseObject(newest));
+  });
+  if (matched) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "no State with " << what << " arrived within the deadline; the newest was "
+         << (newest.empty() ? "<none>" : newest);
+}
+
+Reply get(std::uint16_t port, const std::string& path) {
+  return sendRequest(port, "GET", path);
+}
+
+Reply post(std::uint16_t port, const std::string& token, const std::string& path,
+           const std::string& body = "{}") {
+  RequestOptions options;
+  options.token = token;
+  return sendRequest(port, "POST", path, body, options);
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+/// The lines of a file, without their newlines.
+std::vector<std::string> readLines(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+/// The token the daemon made in its store directory (DESIGN §10).
+std::string readToken(const std::string& storeDir) {
+  std::string token = readFile(storeDir + "/token");
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) {
+    token.pop_back();
+  }
+  return token;
+}
+
+/// A temporary store and config directory for one test; removed afterwards.
+class DaemonTest : public ::testing::Test {
+ protected:
+  DaemonLaunch launch(std::optional<std::string> display) const {
+    return DaemonLaunch{storeDir(), directory_.path() + "/config", std::move(display)};
+  }
+  std::string storeDir() const { return directory_.path() + "/store"; }
+
+  TempDir directory_;
+};
+
+/// The daemon on one Xvfb display with openbox, shared by the tests of the suite.
+class DaemonOnX11Test : public DaemonTest {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new XServer();
+    setupError_ = new std::string(server_->start(true));
+  }
+
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+    delete setupError_;
+    setupError_ = nullptr;
+  }
+
+  void SetUp() override { ASSERT_EQ(*setupError_, "") << "X test server setup failed"; }
+
+  static TestWindow open(const std::string& className, const std::string& title) {
+    return openWindow(server_->name(), {"--class", className, "--title", title});
+  }
+
+  static std::string activate(const TestWindow& window) {
+    return runCommand("xdotool", {"windowactivate", "--sync", window.id}, server_->name());
+  }
+
+  DaemonLaunch launch() const { return DaemonTest::launch(server_->name()); }
+
+  static XServer* server_;
+  static std::string* setupError_;
+};
+
+XServer* DaemonOnX11Test::server_ = nullptr;
+std::string* DaemonOnX11Test::setupError_ = nullptr;
+
+TEST_F(DaemonOnX11Test, StateShowsTheClassAndTitleOfTheFocusedWindow) {
+  TestWindow editor = open(kEditorClass, kEditorTitle);
+  TestWindow browser = open(kBrowserClass, kBrowserTitle);
+  ASSERT_FALSE(editor.id.empty()) << "the editor window did not come up";
+  ASSERT_FALSE(browser.id.empty()) << "the browser window did not come up";
+
+  DaemonProcess daemon(launch());
+  ASSERT_EQ(daemon.startError(), "");
+  SseRecorder events(daemon.port());
+  ASSERT_EQ(events.status(), 200) << events.errorBody();
+
+  ASSERT_EQ(activate(editor), "");
+  ASSERT_TRUE(waitForState(events, showsWindow(kEditorApp, kEditorTitle), "the editor"));
+  Object::Ptr state = get(daemon.port(), "/state").json();
+  EXPECT_EQ(text(state, "evidence.current.app"), kEditorApp);
+  EXPECT_EQ(text(state, "evidence.current.title"), kEditorTitle);
+  EXPECT_EQ(text(state, "evidence.source"), "x11");
+  EXPECT_EQ(text(state, "evidence.health"), "ok");
+  EXPECT_EQ(text(state, "runtime"), "locked");
+
+  ASSERT_EQ(activate(browser), "");
+  ASSERT_TRUE(waitForState(events, showsWindow(kBrowserApp, kBrowserTitle), "the browser"));
+  state = get(daemon.port(), "/state").json();
+  EXPECT_EQ(text(state, "evidence.current.app"), kBrowserApp);
+  EXPECT_EQ(text(state, "evidence.current.title"), kBrowserTitle);
+  EXPECT_EQ(text(state, "evidence.source"), "x11");
+
+  // The page in the browser changes: only _NET_WM_NAME of the active window changes.
+  browser.process->writeLine(kBrowserRetitle);
+  ASSERT_TRUE(
+      waitForState(events, showsWindow(kBrowserApp, kBrowserRetitle), "the browser retitled"));
+  state = get(daemon.port(), "/state").json();
+  EXPECT_EQ(text(state, "evidence.current.title"), kBrowserRetitle);
+
+  const Reply health = get(daemon.port(), "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.field("evidence"), "ok");
+
+  events.close();
+  const std::optional<int> status = daemon.terminate(kDeadline);
+  ASSERT_TRUE(status) << "antidriftd did not exit within the deadline after SIGTERM";
+  EXPECT_EQ(*status, 0);
+}
+
+TEST_F(DaemonOnX11Test, ASessionOverRealWindowsLeavesOneAuditRecordThatVerifies) {
+  TestWindow editor = open(kEditorClass, kEditorTitle);
+  TestWindow browser = open(kBrowserClass, kBrowserTitle);
+  ASSERT_FALSE(editor.id.empty()) << "the editor window did not come up";
+  ASSERT_FALSE(browser.id.empty()) << "the browser window did not come up";
+
+  DaemonProcess daemon(launch());
+  ASSERT_EQ(daemon.startError(), "");
+  const std::uint16_t port = daemon.port();
+  const std::string token = readToken(storeDir());
+  ASSERT_GE(token.size(), 32u);
+  SseRecorder events(port);
+  ASSERT_EQ(events.status(), 200) << events.errorBody();
+  ASSERT_EQ(activate(browser), "");
+  ASSERT_TRUE(waitForState(events, showsWindow(kBrowserApp, kBrowserTitle), "the browser"));
+
+  const Reply planning = post(port, token, "/planning");
+  ASSERT_EQ(planning.status, 200) << planning.body;
+  EXPECT_EQ(planning.field("runtime"), "planning");
+  const Reply started = post(port, token, "/commitment", kCommitmentBody);
+  ASSERT_EQ(started.status, 200) << started.body;
+  const Object::Ptr commitment = started.json();
+  EXPECT_EQ(text(commitment, "runtime"), "active");
+  EXPECT_EQ(text(commitment, "commitment.next_action"), kNextAction);
+  EXPECT_EQ(number(commitment, "commitment.timebox_secs"), 1500);
+  EXPECT_EQ(text(commitment, "commitment.allowed_apps[0]"), kEditorApp);
+  const std::string id = text(commitment, "commitment.id");
+  ASSERT_NE(id, "<absent>");
+
+  // Editor → browser → editor while active: on task only in the allowed app; with AI off
+  // the browser is "unknown", never a fabricated drift (DESIGN §4).
+  ASSERT_EQ(activate(editor), "");
+  ASSERT_TRUE(waitForState(events, activeIn(kEditorApp, kEditorTitle, "ontask"), "editor ontask"));
+  EXPECT_EQ(text(get(port, "/state").json(), "drift.status"), "ontask");
+  ASSERT_EQ(activate(browser), "");
+  ASSERT_TRUE(
+      waitForState(events, activeIn(kBrowserApp, kBrowserTitle, "unknown"), "browser unknown"));
+  EXPECT_EQ(text(get(port, "/state").json(), "drift.status"), "unknown");
+  ASSERT_EQ(activate(editor), "");
+  ASSERT_TRUE(waitForState(events, activeIn(kEditorApp, kEditorTitle, "ontask"), "editor again"));
+  const Object::Ptr active = get(port, "/state").json();
+  EXPECT_EQ(text(active, "drift.status"), "ontask");
+  // The session started in the browser, then three changes of app were each seen over SSE.
+  EXPECT_GE(number(active, "stats.switches"), 3);
+
+  const Reply completed = post(port, token, "/complete");
+  ASSERT_EQ(completed.status, 200) << completed.body;
+  const Object::Ptr review = completed.json();
+  EXPECT_EQ(text(review, "runtime"), "review");
+  EXPECT_EQ(text(review, "outcome"), "completed");
+  EXPECT_GE(number(review, "stats.switches"), 3);
+  const std::vector<std::string> apps = bucketApps(review);
+  EXPECT_TRUE(contains(apps, kEditorApp)) << completed.body;
+  EXPECT_TRUE(contains(apps, kBrowserApp)) << completed.body;
+
+  const Reply ended = post(port, token, "/end");
+  ASSERT_EQ(ended.status, 200) << ended.body;
+  EXPECT_EQ(ended.field("runtime"), "locked");
+  EXPECT_EQ(text(ended.json(), "commitment"), "<absent>");
+  const Reply history = get(port, "/history?n=10");
+  ASSERT_EQ(history.status, 200) << history.body;
+  EXPECT_EQ(text(history.json(), "sessions[0].id"), id);
+  EXPECT_EQ(text(history.json(), "sessions[1].id"), "<absent>");
+
+  events.close();
+  const std::optional<int> status = daemon.terminate(kDeadline);
+  ASSERT_TRUE(status) << "antidriftd did not exit within the deadline after SIGTERM";
+  EXPECT_EQ(*status, 0);
+
+  const DaemonRun verify = runDaemonToCompletion(launch(), {"--verify-audit"});
+  ASSERT_TRUE(verify.status) << "antidriftd --verify-audit did not finish";
+  EXPECT_EQ(*verify.status, 0) << verify.output;
+  EXPECT_EQ(verify.output, "audit chain ok: 1 records\n");
+
+  const std::vector<std::string> records = readLines(storeDir() + "/audit.jsonl");
+  ASSERT_EQ(records.size(), 1u);
+  const Object::Ptr record = parseObject(records.front());
+  EXPECT_EQ(text(record, "id"), id);
+  EXPECT_EQ(text(record, "next_action"), kNextAction);
+  EXPECT_EQ(text(record, "outcome"), "completed");
+  EXPECT_GE(number(record, "switches"), 3);
+  EXPECT_EQ(text(record, "prev"), std::string(64, '0'));
+}
+
+/// How the daemon's environment lacks a display.
+struct NoDisplay {
+  const char* name;
+  std::optional<std::string> display;  ///< nullopt: DISPLAY unset
+};
+
+/// Names the case in GoogleTest's messages instead of dumping its bytes.
+void PrintTo(const NoDisplay& noDisplay, std::ostream* out) {
+  *out << noDisplay.name;
+}
+
+class DaemonWithoutDisplayTest : public DaemonTest,
+                                 public ::testing::WithParamInterface<NoDisplay> {};
+
+TEST_P(DaemonWithoutDisplayTest, ServesWithEvidenceUnavailableUntilAWatcherPosts) {
+  DaemonProcess daemon(launch(GetParam().display));
+  ASSERT_EQ(daemon.startError(), "");
+  const std::uint16_t port = daemon.port();
+
+  const Reply health = get(port, "/healthz");
+  ASSERT_EQ(health.status, 200) << health.body;
+  EXPECT_EQ(health.field("status"), "ok");
+  EXPECT_EQ(health.field("evidence"), "unavailable");
+  Object::Ptr state = get(port, "/state").json();
+  EXPECT_EQ(text(state, "evidence.health"), "unavailable");
+  EXPECT_EQ(text(state, "evidence.source"), "");
+  EXPECT_EQ(text(state, "evidence.current"), "<absent>");
+
+  // An outside watcher (DESIGN §3): the observation is recorded before the 202.
+  const Reply posted = post(port, readToken(storeDir()), "/evidence/window",
+                            R"({"app": "Code-Insiders", "title": ")" + kEditorTitle + R"("})");
+  ASSERT_EQ(posted.status, 202) << posted.body;
+  state = get(port, "/state").json();
+  EXPECT_EQ(text(state, "evidence.health"), "ok");
+  EXPECT_EQ(text(state, "evidence.source"), "http");
+  EXPECT_EQ(text(state, "evidence.current.app"), kEditorApp);
+  EXPECT_EQ(text(state, "evidence.current.title"), kEditorTitle);
+  EXPECT_EQ(get(port, "/healthz").field("evidence"), "ok");
+
+  const std::optional<int> status = daemon.terminate(kDeadline);
+  ASSERT_TRUE(status) << "antidriftd did not exit within the deadline after SIGTERM";
+  EXPECT_EQ(*status, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Environments, DaemonWithoutDisplayTest,
+                         ::testing::Values(NoDisplay{"DisplayUnset", std::nullopt},
+                                           NoDisplay{"DisplayEmpty", std::string()}),
+                         [](const ::testing::TestParamInfo<NoDisplay>& info) {
+                           return std::string(info.param.name);
+                         });
+
+using DaemonRestartTest = DaemonTest;
+
+TEST_F(DaemonRestartTest, AnActiveSessionSurvivesARestartOnTheSameStore) {
+  std::string id;
+  std::int64_t startedAt = 0;
+  std::string token;
+  {
+    DaemonProcess first(launch(std::nullopt));
+    ASSERT_EQ(first.startError(), "");
+    token = readToken(storeDir());
+    ASSERT_EQ(post(first.port(), token, "/planning").status, 200);
+    const Reply started = post(first.port(), token, "/commitment", kCommitmentBody);
+    ASSERT_EQ(started.status, 200) << started.body;
+    id = text(started.json(), "commitment.id");
+    startedAt = number(started.json(), "commitment.started_at");
+    ASSERT_NE(id, "<absent>");
+    const std::optional<int> status = first.terminate(kDeadline);
+    ASSERT_TRUE(status) << "antidriftd did not exit within the deadline after SIGTERM";
+    EXPECT_EQ(*status, 0);
+  }
+
+  DaemonProcess second(launch(std::nullopt));
+  ASSERT_EQ(second.startError(), "");
+  EXPECT_EQ(readToken(storeDir()), token);  // the page's token stays valid across restarts
+  const Object::Ptr state = get(second.port(), "/state").json();
+  EXPECT_EQ(text(state, "runtime"), "active");
+  EXPECT_EQ(text(state, "commitment.id"), id);
+  EXPECT_EQ(text(state, "commitment.next_action"), kNextAction);
+  EXPECT_EQ(number(state, "commitment.started_at"), startedAt);
+  EXPECT_GT(number(state, "commitment.remaining_secs"), 0);
+  EXPECT_LE(number(state, "commitment.remaining_secs"), 1500);
+
+  // The restored session is a live one: it can be completed and ended.
+  const Reply completed = post(second.port(), token, "/complete");
+  ASSERT_EQ(completed.status, 200) << completed.body;
+  EXPECT_EQ(completed.field("outcome"), "completed");
+  EXPECT_EQ(post(second.port(), token, "/end").status, 200);
+  const std::optional<int> status = second.terminate(kDeadline);
+  ASSERT_TRUE(status) << "antidriftd did not exit within the deadline after SIGTERM";
+  EXPECT_EQ(*status, 0);
+}
+
+}  // namespace
+}  // namespace antidrift
