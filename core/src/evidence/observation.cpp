@@ -78,15 +78,19 @@ bool isControl(char32_t cp) {
 }  // namespace
 
 std::string sanitizeTitle(std::string_view raw) {
+  return sanitizeText(raw, kMaxTitleBytes);
+}
+
+std::string sanitizeText(std::string_view raw, std::size_t maxBytes) {
   std::string out;
-  out.reserve(raw.size() < kMaxTitleBytes ? raw.size() : kMaxTitleBytes);
+  out.reserve(raw.size() < maxBytes ? raw.size() : maxBytes);
   std::size_t pos = 0;
   while (pos < raw.size()) {
     const char32_t cp = decodeOne(raw, pos);
     if (isControl(cp)) continue;
     std::string encoded;
     appendUtf8(encoded, cp);
-    if (out.size() + encoded.size() > kMaxTitleBytes) break;  // cut on a character boundary
+    if (out.size() + encoded.size() > maxBytes) break;  // cut on a character boundary
     out += encoded;
   }
   return out;

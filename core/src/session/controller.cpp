@@ -26,6 +26,8 @@ bool validateIntentLength(const std::string& intent) {
 std::vector<std::string> normaliseApps(const std::vector<std::string>& apps) {
   std::vector<std::string> out;
   for (const auto& raw : apps) {
+    // A blank entry would become "unknown" and make class-less windows on task.
+    if (Poco::trim(sanitizeTitle(raw)).empty()) continue;
     const std::string app = normaliseApp(raw);
     if (std::find(out.begin(), out.end(), app) == out.end()) out.push_back(app);
   }
@@ -87,6 +89,7 @@ Snapshot Controller::snapshotLocked() const {
 }
 
 void Controller::persistLocked() {
+  lastPersistMono_ = clock_.monotonicMs();
   try {
     snapshots_.save(snapshotLocked());
   } catch (const std::exception& e) {
@@ -180,9 +183,18 @@ ActionResult Controller::cancelPlanning() {
   return std::nullopt;
 }
 
-ActionResult Controller::startCommitment(const CommitmentRequest& request) {
+ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Planning) return illegalLocked("start a commitment");
+  // Text fields are one line of plain text: invalid UTF-8 replaced, control
+  // characters (newlines, ESC, NUL) dropped, surrounding blanks trimmed —
+  // before validation, so the limits apply to what is stored.
+  CommitmentRequest request = raw;
+  const auto clean = [](const std::string& text) {
+    return Poco::trim(sanitizeText(text, text.size() * 3 + 3));
+  };
+  request.nextAction = clean(raw.nextAction);
+  request.successCondition = clean(raw.successCondition);
   if (auto problem = validateCommitment(request)) {
     return ActionError{ErrorKind::Validation, *problem, runtime_};
   }
@@ -347,8 +359,12 @@ void Controller::recordWindow(Observation raw) {
 
   const bool visible = windowChanged || before != Health::Ok || runtime_ == RuntimeState::Active;
   if (!visible) return;  // a heartbeat of the same window while idle: nothing to show
-  // Persist window changes (stats moved); a heartbeat only refreshes health.
-  publish(lock, windowChanged && runtime_ == RuntimeState::Active);
+  // While active, stats move: persist window changes at once and heartbeats
+  // of the same window at most every kHeartbeatPersistMs.
+  const bool persist =
+      runtime_ == RuntimeState::Active &&
+      (windowChanged || clock_.monotonicMs() - lastPersistMono_ >= kHeartbeatPersistMs);
+  publish(lock, persist);
 }
 
 void Controller::setAway(bool away) {

@@ -425,6 +425,44 @@ TEST_F(ControllerTest, DriftIsTheLocalMatchOnlyAndNeverJudgedOnMissingEvidence) 
   EXPECT_EQ(controller_->state().drift.status, "unknown");
 }
 
+TEST_F(ControllerTest, HeartbeatsOfTheSameWindowPersistStatsAtABoundedRate) {
+  toActive();
+  controller_->recordWindow(window("code", "main.cpp"));
+  const int afterSwitch = snapshots_.saves;
+  clock_.advance(10'000);
+  controller_->recordWindow(window("code", "main.cpp"));
+  EXPECT_EQ(snapshots_.saves, afterSwitch);  // 10 s: no fsync per heartbeat
+  clock_.advance(20'000);
+  controller_->recordWindow(window("code", "main.cpp"));
+  EXPECT_EQ(snapshots_.saves, afterSwitch + 1);
+  // A crash now loses nothing of those 30 s: a restart sees them.
+  makeController();
+  controller_->restore();
+  EXPECT_EQ(controller_->state().stats.bucketsMs.at("code"), 30'000);
+}
+
+TEST_F(ControllerTest, CommitmentTextIsSanitisedAndTrimmedBeforeValidation) {
+  ASSERT_FALSE(controller_->enterPlanning());
+  CommitmentRequest request = validRequest();
+  request.nextAction = std::string("  Write\n the\x1b[31m report\0 \xff ", 28);
+  request.successCondition = "   ";
+  request.allowedApps = std::vector<std::string>{"", "  ", "Code"};
+  ASSERT_FALSE(controller_->startCommitment(request));
+  const Commitment commitment = *controller_->state().commitment;
+  EXPECT_EQ(commitment.nextAction, "Write the[31m report \xEF\xBF\xBD");
+  EXPECT_EQ(commitment.successCondition, "");
+  EXPECT_THAT(commitment.allowedApps, ElementsAre("code"));
+}
+
+TEST_F(ControllerTest, AControlCharacterOnlyNextActionIsEmpty) {
+  ASSERT_FALSE(controller_->enterPlanning());
+  CommitmentRequest request = validRequest();
+  request.nextAction = "\n\t\x1b";
+  const ActionResult result = controller_->startCommitment(request);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->kind, ErrorKind::Validation);
+}
+
 TEST_F(ControllerTest, ImplausibleWatcherTimestampsFallBackToReceiptTime) {
   controller_->recordWindow(Observation{clock_.nowUtcMs() + 3'600'000, "a", "t", "http"});
   EXPECT_EQ(controller_->state().evidence.current->atMs, clock_.nowUtcMs());

@@ -57,6 +57,11 @@ using ActionResult = std::optional<ActionError>;
 /// nextWakeMonotonicMs() (tests call it after advancing a fake clock).
 class Controller {
  public:
+  /// While active, heartbeats of an unchanged window persist the snapshot at
+  /// most this often (ms): a bound on stats lost to a crash, not an fsync
+  /// per heartbeat.
+  static constexpr std::int64_t kHeartbeatPersistMs = 30'000;
+
   /// Called after every change with the new State, never under the mutex.
   using ChangeListener = std::function<void(const State&)>;
 
@@ -88,7 +93,10 @@ class Controller {
   [[nodiscard]] ActionResult enterPlanning();
   /// planning → locked.
   [[nodiscard]] ActionResult cancelPlanning();
-  /// planning → active. Validation errors (DESIGN §2) → ErrorKind::Validation.
+  /// planning → active. The text fields are sanitised first (invalid UTF-8
+  /// replaced, control characters dropped, trimmed); blank allowed-app
+  /// entries are ignored. Validation errors (DESIGN §2) →
+  /// ErrorKind::Validation.
   [[nodiscard]] ActionResult startCommitment(const CommitmentRequest& request);
   /// active → review, outcome completed.
   [[nodiscard]] ActionResult complete();
@@ -113,7 +121,10 @@ class Controller {
 
   /// Records one observation from any source. `raw.app` and `raw.title` are
   /// sanitised here; `raw.atMs` ≤ 0 means "now". Updates health, current
-  /// window and (while active) stats. Never fails.
+  /// window and (while active) stats. While active the snapshot is written on
+  /// every change of window and at least every kHeartbeatPersistMs on
+  /// heartbeats of the same window, so a crash loses at most that much of
+  /// the time-per-app stats. Never fails.
   void recordWindow(Observation raw);
   /// The X11 (or other) source reports whether the person is away.
   void setAway(bool away);
@@ -179,6 +190,7 @@ class Controller {
 
   std::optional<Observation> current_;
   std::int64_t lastObservationMono_ = -1;  ///< monotonic ms of the last observation; -1 none
+  std::int64_t lastPersistMono_ = 0;       ///< monotonic ms of the last snapshot write
   std::vector<std::string> runningSources_;
   bool away_ = false;
   Health lastHealth_ = Health::Unavailable;
