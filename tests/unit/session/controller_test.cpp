@@ -118,6 +118,9 @@ struct IllegalCase {
   std::function<ActionResult(Controller&)> action;
 };
 
+// Names the case in test listings instead of a byte dump of the struct.
+void PrintTo(const IllegalCase& illegal, std::ostream* out) { *out << illegal.name; }
+
 class IllegalTransitionTest : public ControllerTest,
                               public ::testing::WithParamInterface<IllegalCase> {};
 
