@@ -20,6 +20,7 @@
   const kDefaultMinutes = 25;
   const kMaxMinutes = 720;  // 12 h, DESIGN §2
   const kSseRetryMs = 2000;
+  const kCoachErrorLead = 'The coach could not help this time:';
 
   /** Latest accepted State; null until the first one arrives. */
   let current = null;
@@ -65,6 +66,13 @@
     const seconds = String(secs % 60).padStart(2, '0');
     if (hours > 0) return `${hours}:${String(minutes).padStart(2, '0')}:${seconds}`;
     return `${minutes}:${seconds}`;
+  }
+
+  /** A session length: "5 s" under a minute, otherwise whole minutes ("12 min"). */
+  function formatDuration(totalSecs) {
+    const secs = Math.max(1, Math.round(totalSecs));
+    if (secs < 60) return `${secs} s`;
+    return `${Math.round(secs / 60)} min`;
   }
 
   /** Browser estimate of the server's clock, UTC ms. */
@@ -293,7 +301,7 @@
     const ended = session.ended_at;
     const parts = [formatWhen(ended || started)];
     if (typeof started === 'number' && typeof ended === 'number' && ended > started) {
-      parts.push(`${Math.max(1, Math.round((ended - started) / 60000))} min`);
+      parts.push(formatDuration((ended - started) / 1000));
     }
     meta.textContent = parts.filter(Boolean).join(' · ');
     item.append(badge, action, meta);
@@ -330,20 +338,36 @@
       event.preventDefault();
       startCommitment();
     });
-    const aiOn = Boolean(state.ai && state.ai.available);
-    byId(aiOn ? 'intent' : 'next-action').focus();
+    byId(aiAvailable(state) ? 'intent' : 'next-action').focus();
     checkPlanning();
   }
 
   /** Partial update: status lines, tasks, profile; inputs only for a new coach proposal. */
   function updatePlanning(state) {
     updateCarry('planning-carry', state.last_carry_forward);
+    updateAiVisibility(state);
     updateProfile(state.knowledge && state.knowledge.profile);
     updateTasks(state.tasks);
     updatePlanningCoach(state.coach);
     updateSharpen(state);
   }
 
+  /** True when the State says an AI backend is loaded and usable. */
+  function aiAvailable(state) {
+    return Boolean(state && state.ai && state.ai.available);
+  }
+
+  /**
+   * AI off: the intent box and Sharpen are of no use, so they collapse into
+   * one muted line; tasks stay and fill the next action instead.
+   */
+  function updateAiVisibility(state) {
+    const aiOn = aiAvailable(state);
+    setHidden(byId('intent-field'), !aiOn);
+    setHidden(byId('ai-off'), aiOn);
+  }
+
+  /** Status "none" (no profile configured or readable) shows nothing. */
   function updateProfile(profile) {
     const element = byId('profile');
     let text = '';
@@ -352,8 +376,6 @@
       text = `Profile loaded${bytes}`;
     } else if (profile && profile.status === 'pending') {
       text = 'Loading profile…';
-    } else if (profile && profile.status === 'none') {
-      text = 'No profile';
     }
     element.dataset.status = profile ? String(profile.status || '') : '';
     setText('profile', text);
@@ -399,18 +421,17 @@
       button.append(due);
     }
     button.addEventListener('click', () => {
+      if (!aiAvailable(current)) {
+        // AI off: no intent box and no Sharpen; the task becomes the next action.
+        byId('next-action').value = text;
+        checkPlanning();
+        byId('success-condition').focus();
+        return;
+      }
       const intent = byId('intent');
       intent.value = text;
       updateSharpen(current);
-      // With AI off there is no Sharpen: an empty next action takes the task too.
-      const nextAction = byId('next-action');
-      if (current && current.ai && current.ai.available === false && nextAction.value.trim() === '') {
-        nextAction.value = text;
-        checkPlanning();
-        byId('success-condition').focus();
-      } else {
-        intent.focus();
-      }
+      intent.focus();
     });
     item.append(button);
     return item;
@@ -429,14 +450,12 @@
       text = 'thinking…';
       shownStatus = 'pending';
     } else if (sharpenError) {
-      text = sharpenError;
+      text = coachErrorText(sharpenError);
       shownStatus = 'error';
     } else if (status === 'ready') {
       text = 'Proposal filled in below. Change anything before you start.';
     } else if (status === 'error') {
-      text = coach.error ? String(coach.error) : 'The coach could not help this time.';
-    } else if (current && current.ai && current.ai.available === false) {
-      text = 'AI off: plan by hand.';
+      text = coachErrorText(coach.error);
     }
     line.dataset.status = shownStatus;
     setText('coach-status', text);
@@ -459,10 +478,16 @@
     }
   }
 
+  /** The daemon's reason, after a friendly lead-in; manual planning stays open. */
+  function coachErrorText(reason) {
+    const detail = typeof reason === 'string' ? reason.trim() : '';
+    return detail ? `${kCoachErrorLead} ${detail}` : kCoachErrorLead.replace(/:$/, '.');
+  }
+
   function updateSharpen(state) {
     const button = byId('sharpen');
     if (!button) return;
-    const aiOn = Boolean(state && state.ai && state.ai.available);
+    const aiOn = aiAvailable(state);
     const pending = Boolean(state && state.coach && state.coach.status === 'pending');
     const hasIntent = byId('intent').value.trim() !== '';
     button.disabled = !aiOn || pending || sharpenInFlight || !hasIntent;
@@ -494,16 +519,27 @@
     return Number(raw);
   }
 
-  /** Enables Start once next action, success condition and minutes are valid. */
+  /**
+   * Enables Start once next action, success condition and minutes are valid;
+   * until then the hint under it names what is missing.
+   */
   function checkPlanning() {
     const start = byId('start');
     if (!start) return;
     const minutes = readMinutes();
-    const ready = byId('next-action').value.trim() !== ''
-      && byId('success-condition').value.trim() !== ''
-      && Number.isInteger(minutes) && minutes > 0 && minutes <= kMaxMinutes;
-    start.disabled = !ready || start.dataset.busy === 'true';
+    const missing = [];
+    if (byId('next-action').value.trim() === '') missing.push('next action');
+    if (byId('success-condition').value.trim() === '') missing.push('done when');
+    if (!(Number.isInteger(minutes) && minutes > 0 && minutes <= kMaxMinutes)) {
+      missing.push(`minutes between 1 and ${kMaxMinutes}`);
+    }
+    const busy = start.dataset.busy === 'true';
+    start.disabled = missing.length > 0 || busy;
+    const hint = missing.length > 0 && !busy ? `Still needed: ${missing.join(', ')}.` : '';
+    setText('start-hint', hint);
+    setHidden(byId('start-hint'), hint === '');
   }
+
 
   async function startCommitment() {
     const start = byId('start');
@@ -576,6 +612,11 @@
     const commitment = state.commitment || {};
     setText('active-next-action', String(commitment.next_action || ''));
     setText('active-success', String(commitment.success_condition || ''));
+    const allowed = Array.isArray(commitment.allowed_apps)
+      ? commitment.allowed_apps.map(String).filter((app) => app !== '') : [];
+    setText('active-allowed', allowed.length > 0
+      ? `On task in: ${allowed.join(', ')}`
+      : 'No allowed apps — nothing is judged on task');
 
     const evidence = state.evidence || {};
     const windowNow = evidence.current;

@@ -160,14 +160,60 @@ export async function launchBrowser() {
 }
 
 /**
- * Opens a page and records uncaught page errors in `page.pageErrors`, so a
- * test can assert the UI threw nothing.
+ * Opens a page and records uncaught page errors in `page.pageErrors`, console
+ * errors (a failed load such as a 404, a CSP violation) in
+ * `page.consoleErrors`, and the path of every request in
+ * `page.requestedPaths`, so a test can assert the UI threw, broke and asked
+ * for nothing unexpected.
  */
 export async function openPage(context) {
   const page = await context.newPage();
   page.pageErrors = [];
+  page.consoleErrors = [];
+  page.requestedPaths = [];
   page.on('pageerror', (error) => page.pageErrors.push(String(error)));
+  page.on('console', (message) => {
+    if (message.type() === 'error') page.consoleErrors.push(message.text());
+  });
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.protocol === 'http:') page.requestedPaths.push(url.pathname);
+  });
   return page;
+}
+
+/**
+ * Text in the mounted view that sticks out of its card (or out of the page)
+ * sideways: a list of "<element id or class>: <start of the text>". Text is
+ * measured with a Range, since a long unbroken word overflows its element's
+ * box without widening the box. Text inside inputs and inside an element that
+ * deliberately clips with an ellipsis is skipped.
+ */
+export async function horizontalOverflow(page) {
+  return page.evaluate(() => {
+    const problems = [];
+    const root = document.documentElement;
+    if (root.scrollWidth > root.clientWidth) {
+      problems.push(`page: scrollWidth ${root.scrollWidth} > clientWidth ${root.clientWidth}`);
+    }
+    const walker = document.createTreeWalker(document.getElementById('view'), NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || node.textContent.trim() === '' || parent.closest('[hidden]')) continue;
+      if (getComputedStyle(parent).textOverflow === 'ellipsis') continue;
+      const card = parent.closest('.card');
+      if (!card) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const text = range.getBoundingClientRect();
+      const box = card.getBoundingClientRect();
+      if (text.width > 0 && (text.right > box.right + 0.5 || text.left < box.left - 0.5)) {
+        const name = parent.id ? `#${parent.id}` : `.${parent.className}`;
+        problems.push(`${name}: ${node.textContent.trim().slice(0, 40)}`);
+      }
+    }
+    return problems;
+  });
 }
 
 /** Waits until the mounted view is `runtime`. */

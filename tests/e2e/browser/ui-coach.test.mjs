@@ -15,7 +15,7 @@ import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 
 import {
-  launchBrowser, makeTempDir, openPage, renderedVersion, screenshot, startDaemon,
+  horizontalOverflow, launchBrowser, makeTempDir, openPage, renderedVersion, screenshot, startDaemon,
   waitForVersionAbove, waitForView,
 } from './harness.mjs';
 
@@ -46,6 +46,9 @@ function writeResponses(dir) {
     // Slow enough that "thinking…" is on screen for a moment.
     { role: 'coach', match: 'quarterly report', text: JSON.stringify(kProposal), delay_ms: 700 },
     { role: 'coach', match: 'impossible plan', fail: 'fake: the coach is down' },
+    // A proposal the daemon refuses (over the 12 h limit).
+    { role: 'coach', match: 'marathon', text: JSON.stringify({ ...kProposal, timebox_minutes: 900 }) },
+    { role: 'coach', match: 'unbroken', fail: `fake: ${'w'.repeat(300)}` },
     { role: 'reviewer', text: '{"recap": "Fine.", "carry_forward": "Keep going."}' },
     { role: 'judge', text: '{"on_task": true, "reason": "fine"}' },
     { role: 'nudge', text: '{"on_track": true}' },
@@ -104,6 +107,10 @@ describe('AntiDrift UI with the fake AI backend', () => {
 
     await page.click('#plan-button');
     await waitForView(page, 'planning');
+    // AI on: the intent box is there, the "AI coach off" line is not.
+    assert.equal(await page.isVisible('#intent-field'), true);
+    assert.equal(await page.isHidden('#ai-off'), true);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'intent');
     assert.equal(await page.isDisabled('#sharpen'), true, 'nothing to sharpen yet');
     await page.fill('#intent', 'finish the quarterly report');
     assert.equal(await page.isDisabled('#sharpen'), false);
@@ -157,9 +164,33 @@ describe('AntiDrift UI with the fake AI backend', () => {
     await page.waitForSelector('#coach-status[data-status="error"]');
     const coach = (await daemon.getJson('/state')).body.coach;
     assert.equal(coach && coach.status, 'error', 'the daemon says the coach failed');
-    assert.equal((await page.textContent('#coach-status')).trim(), coach.error);
+    // A friendly lead-in, then the daemon's own reason.
+    assert.equal((await page.textContent('#coach-status')).trim(),
+      `The coach could not help this time: ${coach.error}`);
     assert.equal(await page.inputValue('#next-action'), '', 'nothing was filled');
     screenshots.push(await screenshot(page, 'ui-coach-error'));
+
+    // A proposal the daemon refuses is the same kind of message.
+    const sharpenWith = async (intent) => {
+      const before = await renderedVersion(page);
+      await page.fill('#intent', intent);
+      const reply = page.waitForResponse((response) => response.url().endsWith('/coach'));
+      await page.click('#sharpen');
+      assert.equal((await reply).status(), 200);
+      await waitForVersionAbove(page, before);
+      await page.waitForSelector('#coach-status[data-status="error"]');
+      return (await daemon.getJson('/state')).body.coach;
+    };
+    const refused = await sharpenWith('a marathon day');
+    assert.equal(refused.status, 'error');
+    assert.match(refused.error, /720/, refused.error);
+    await page.waitForFunction((expected) => document.getElementById('coach-status').textContent === expected,
+      `The coach could not help this time: ${refused.error}`);
+    assert.equal(await page.inputValue('#next-action'), '', 'nothing was filled');
+    // A long unbroken reason wraps inside the card.
+    await sharpenWith('an unbroken reason');
+    await page.waitForFunction(() => /w{100}/.test(document.getElementById('coach-status').textContent));
+    assert.deepEqual(await horizontalOverflow(page), []);
 
     await page.fill('#next-action', 'Outline the plan by hand');
     await page.fill('#success-condition', 'Three bullet points written');

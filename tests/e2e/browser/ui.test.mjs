@@ -8,23 +8,33 @@
 // waitForSelector) or on a process event, each with Playwright's deadline.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 
 import {
-  clockToSeconds, launchBrowser, openPage, renderedVersion, screenshot, startDaemon,
-  waitForVersionAbove, waitForView,
+  clockToSeconds, horizontalOverflow, launchBrowser, makeTempDir, openPage, renderedVersion,
+  screenshot, startDaemon, waitForVersionAbove, waitForView,
 } from './harness.mjs';
 
 const kNextAction = 'Write the tokenizer for the config parser';
 const kSuccess = 'All tokenizer unit tests pass';
+const kTask = 'Renew the passport';
+/** 300 characters without a break opportunity, like a long path or URL. */
+const longWord = (letter) => letter.repeat(300);
 
 describe('AntiDrift UI, AI off', () => {
   let daemon;
   let browser;
+  let workDir;
   const screenshots = [];
 
   before(async () => {
-    daemon = await startDaemon({ 'ai.backend': 'none' });
+    // Open tasks work without AI: a click fills the next action.
+    workDir = makeTempDir('antidrift-ui-');
+    const todo = path.join(workDir, 'todo.txt');
+    fs.writeFileSync(todo, `${kTask}\nRead ${longWord('t')}\n`);
+    daemon = await startDaemon({ 'ai.backend': 'none', 'tasks.todo_txt': todo });
     browser = await launchBrowser();
   });
 
@@ -39,6 +49,7 @@ describe('AntiDrift UI, AI off', () => {
   after(async () => {
     if (browser) await browser.close();
     if (daemon) await daemon.stop();
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
     if (screenshots.length) console.log(`screenshots:\n  ${screenshots.join('\n  ')}`);
   });
 
@@ -56,19 +67,36 @@ describe('AntiDrift UI, AI off', () => {
     // Plan.
     await page.click('#plan-button');
     await waitForView(page, 'planning');
-    // AI off: Sharpen is disabled and says why; manual planning still works.
-    assert.equal(await page.isDisabled('#sharpen'), true);
-    await page.waitForFunction(() => /AI off/.test(document.getElementById('coach-status').textContent));
+    // AI off: the intent box and Sharpen collapse into one muted line; no
+    // profile line either (its status "none" means nothing to a newcomer).
+    await page.waitForSelector('#ai-off:not([hidden])');
+    assert.match(await page.textContent('#ai-off'), /AI coach off/);
+    assert.equal(await page.isHidden('#intent-field'), true);
+    assert.equal(await page.isHidden('#sharpen'), true);
+    assert.equal(await page.isHidden('#profile'), true);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'next-action');
+    assert.match(await page.textContent('#allowed-apps-hint'), /count as on task/);
+    assert.doesNotMatch(await page.textContent('#allowed-apps-hint'), /defaults/);
+    // Manual planning: Start says what it still needs.
     assert.equal(await page.inputValue('#minutes'), '25');
+    const startHint = () => page.textContent('#start-hint');
     assert.equal(await page.isDisabled('#start'), true, 'Start needs next action and success condition');
+    assert.equal(await startHint(), 'Still needed: next action, done when.');
+    screenshots.push(await screenshot(page, 'ui-planning-empty'));
     await page.fill('#next-action', kNextAction);
     assert.equal(await page.isDisabled('#start'), true);
+    assert.equal(await startHint(), 'Still needed: done when.');
     await page.fill('#success-condition', kSuccess);
     await page.fill('#minutes', '20');
     await page.fill('#allowed-apps', 'code, qterminal');
     assert.equal(await page.isDisabled('#start'), false);
+    assert.equal(await page.isHidden('#start-hint'), true, 'nothing missing, no hint');
     await page.fill('#minutes', '0');
     assert.equal(await page.isDisabled('#start'), true, 'minutes must be > 0');
+    assert.equal(await startHint(), 'Still needed: minutes between 1 and 720.');
+    await page.fill('#minutes', '721');
+    assert.equal(await page.isDisabled('#start'), true, 'minutes must be <= 720');
+    assert.equal(await page.isVisible('#start-hint'), true);
     await page.fill('#minutes', '20');
     screenshots.push(await screenshot(page, 'ui-planning'));
 
@@ -77,6 +105,7 @@ describe('AntiDrift UI, AI off', () => {
     await waitForView(page, 'active');
     assert.equal(await page.textContent('#active-next-action'), kNextAction);
     assert.equal(await page.textContent('#active-success'), kSuccess);
+    assert.equal(await page.textContent('#active-allowed'), 'On task in: code, qterminal');
 
     // A window observation from outside shows up with health ok.
     const observed = await daemon.post('/evidence/window', { app: 'code', title: 'tokenizer.cpp - code' });
@@ -110,15 +139,21 @@ describe('AntiDrift UI, AI off', () => {
     assert.ok(barWidth > 0, `bar width ${barWidth}`);
     screenshots.push(await screenshot(page, 'ui-review'));
 
-    // End → locked; the history shows the session.
+    // End → locked; the history shows the session, seconds long.
+    assert.equal(await page.textContent('#end'), 'End & save to history');
     await page.click('#end');
     await waitForView(page, 'locked');
     await page.waitForSelector('#history-list li');
     const firstRow = await page.textContent('#history-list li');
     assert.match(firstRow, new RegExp(kNextAction));
     assert.match(firstRow, /completed/i);
+    const meta = await page.textContent('#history-list li .history-meta');
+    assert.match(meta, / · [1-5]?\d s$/, `a session under a minute shows seconds: "${meta}"`);
     screenshots.push(await screenshot(page, 'ui-locked-history'));
 
+    // Nothing failed to load (e.g. /favicon.ico) and the CSP blocked nothing.
+    assert.deepEqual(page.consoleErrors, []);
+    assert.ok(!page.requestedPaths.includes('/favicon.ico'), page.requestedPaths.join(' '));
     assert.deepEqual(page.pageErrors, []);
     await page.close();
   });
@@ -246,6 +281,80 @@ describe('AntiDrift UI, AI off', () => {
     await page.click('#end');
     await waitForView(page, 'locked');
     await page.waitForFunction(() => /Stretch/.test(document.getElementById('history-list').textContent));
+    const meta = await page.textContent('#history-list li .history-meta');
+    assert.match(meta, / · [1-9] s$/, `a 3 s session shows seconds, not "1 min": "${meta}"`);
     assert.deepEqual(page.pageErrors, []);
+  });
+
+  test('long unbroken words wrap in every view; tasks, allowed apps, abandon and end', async () => {
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+
+    // AI off: a task click fills the next action, even over earlier text.
+    await page.waitForSelector('#tasks:not([hidden]) #tasks-list li');
+    await page.fill('#next-action', 'something else');
+    await page.click(`#tasks-list .task:has-text("${kTask}")`);
+    assert.equal(await page.inputValue('#next-action'), kTask);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'success-condition');
+    assert.deepEqual(await horizontalOverflow(page), [], 'planning, with a 300-character task');
+
+    const action = longWord('a');
+    const success = longWord('b');
+    const app = longWord('c');
+    await page.fill('#next-action', action);
+    await page.fill('#success-condition', success);
+    await page.fill('#allowed-apps', `code, ${app}`);
+    await page.click('#start');
+    await waitForView(page, 'active');
+    assert.equal(await page.textContent('#active-allowed'), `On task in: code, ${app}`);
+    const observed = await daemon.post('/evidence/window', { app: longWord('d'), title: longWord('e') });
+    assert.equal(observed.status, 202, observed.text);
+    await page.waitForFunction((expected) => document.getElementById('window-app').textContent === expected,
+      longWord('d'));
+
+    // "Abandon session" is what it does, with an inline confirm.
+    assert.equal(await page.textContent('#abandon'), 'Abandon session');
+    await page.click('#abandon');
+    await page.waitForSelector('#abandon-confirm:not([hidden])');
+    assert.match(await page.textContent('#abandon-confirm p'), /Abandon this session/);
+    assert.equal(await page.textContent('#abandon-yes'), 'Abandon session');
+    assert.deepEqual(await horizontalOverflow(page), [], 'active');
+    screenshots.push(await screenshot(page, 'ui-active-long-words'));
+    await page.click('#abandon-yes');
+    await waitForView(page, 'review');
+    assert.equal(await page.getAttribute('#outcome', 'data-outcome'), 'abandoned');
+    assert.equal(await page.textContent('#review-next-action'), action);
+    assert.deepEqual(await horizontalOverflow(page), [], 'review');
+    screenshots.push(await screenshot(page, 'ui-review-long-words'));
+
+    assert.equal(await page.textContent('#end'), 'End & save to history');
+    await page.click('#end');
+    await waitForView(page, 'locked');
+    await page.waitForFunction((expected) => document.getElementById('history-list').textContent.includes(expected),
+      action);
+    assert.deepEqual(await horizontalOverflow(page), [], 'locked, history');
+    screenshots.push(await screenshot(page, 'ui-locked-long-words'));
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
+  });
+
+  test('an active session without allowed apps says nothing is judged on task', async () => {
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+    await page.fill('#next-action', 'Sort the inbox');
+    await page.fill('#success-condition', 'Inbox zero');
+    await page.click('#start');
+    await waitForView(page, 'active');
+    assert.equal((await daemon.getJson('/state')).body.commitment.allowed_apps.length, 0,
+      'this daemon has no drift.allowed_apps defaults');
+    assert.equal(await page.textContent('#active-allowed'), 'No allowed apps — nothing is judged on task');
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
   });
 });
