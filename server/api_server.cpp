@@ -27,15 +27,20 @@ void ApiServer::start() {
   } else {
     socket.bind(address, true, false);
   }
-  socket.listen(64);
+  // One waiting connection per pool thread: a local UI never needs more,
+  // and a flood is refused instead of queued for minutes.
+  const int queue = pool_.capacity();
+  socket.listen(queue);
   boundPort_ = socket.address().port();
 
   Poco::Net::HTTPServerParams::Ptr params = new Poco::Net::HTTPServerParams;
   params->setMaxThreads(pool_.capacity());
-  params->setMaxQueued(64);
+  params->setMaxQueued(queue);
   params->setKeepAlive(true);
   params->setKeepAliveTimeout(Poco::Timespan(options_.keepAliveTimeout.count(), 0));
-  params->setTimeout(Poco::Timespan(60, 0));
+  // The socket receive timeout (HTTPServerSession applies it): an idle or
+  // slow client holds a pool thread at most this long per read.
+  params->setTimeout(Poco::Timespan(options_.requestTimeout.count(), 0));
   params->setServerName("antidriftd");
 
   server_ = std::make_unique<Poco::Net::HTTPServer>(api_.createFactory(), pool_, socket, params);

@@ -23,11 +23,20 @@ struct ApiServerOptions {
   int threads = 64;                   ///< pool capacity and max threads (server.threads, ≥ 2)
   /// How long an idle keep-alive connection may pin a pool thread.
   std::chrono::seconds keepAliveTimeout{5};
+  /// Receive timeout of every connection (server.request_timeout_s): the
+  /// longest wait for the first request line and for each read of headers or
+  /// body, so a slow or silent client frees its pool thread after this long.
+  /// Poco applies the same value as the send timeout, so it also bounds
+  /// each write to a client that has stopped reading (an SSE stream then
+  /// ends); an idle SSE stream is not affected.
+  std::chrono::seconds requestTimeout{5};
 };
 
 /// Owns the socket, a dedicated Poco::ThreadPool(2, threads) and the
-/// HTTPServer serving `api`. Not copyable. start() and stop() are meant for
-/// one controlling thread.
+/// HTTPServer serving `api`. Accepted connections wait for a free thread in
+/// a queue of `threads` entries (TCPServerParams maxQueued; the listen
+/// backlog is the same); beyond that Poco closes them at once. Not copyable.
+/// start() and stop() are meant for one controlling thread.
 class ApiServer {
  public:
   /// `api` and `broadcaster` must outlive the server.

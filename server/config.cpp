@@ -207,6 +207,7 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
                       ") so that REST requests always get a thread");
   }
   result.sseKeepAliveSecs = readInteger(config, "server.sse_keepalive_s", 15, 1, 3600);
+  result.requestTimeoutSecs = readInteger(config, "server.request_timeout_s", 5, 1, 300);
   result.wwwDir = readPath(config, "server.www_dir", defaultWwwDir());
   if (result.wwwDir.empty()) {
     throw ConfigError("server.www_dir must not be empty");

@@ -46,10 +46,13 @@ struct DaemonConfig {
   std::size_t maxSseClients = 32;      ///< server.max_sse_clients: open /events streams, ≥ 1
   int threads = 64;                    ///< server.threads: HTTP pool capacity
   std::int64_t sseKeepAliveSecs = 15;  ///< server.sse_keepalive_s: SSE comment interval, seconds
-  std::string wwwDir;                  ///< server.www_dir: static UI files
-  std::string storeDir;                ///< store.dir: snapshot.json, audit.jsonl, token
-  std::string aiBackend = "claude";    ///< ai.backend ($ANTIDRIFT_AI_BACKEND wins); "none" = off
-  std::string pluginDir;               ///< ai.plugin_dir: where antidrift-<name>.so live
+  /// server.request_timeout_s: socket receive timeout of every connection,
+  /// seconds (1..300): how long a silent client may hold a pool thread.
+  std::int64_t requestTimeoutSecs = 5;
+  std::string wwwDir;                ///< server.www_dir: static UI files
+  std::string storeDir;              ///< store.dir: snapshot.json, audit.jsonl, token
+  std::string aiBackend = "claude";  ///< ai.backend ($ANTIDRIFT_AI_BACKEND wins); "none" = off
+  std::string pluginDir;             ///< ai.plugin_dir: where antidrift-<name>.so live
   /// ai.<backend>.* with the prefix stripped, plus "timeout_s" (backend.h `configure`).
   std::map<std::string, std::string> aiBackendSettings;
   bool x11 = true;    ///< evidence.x11: use the X11 source when $DISPLAY is set

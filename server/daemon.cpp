@@ -11,6 +11,7 @@
 
 #include <Poco/AutoPtr.h>
 #include <Poco/Exception.h>
+#include <Poco/File.h>
 #include <Poco/Logger.h>
 #include <Poco/Path.h>
 #include <Poco/String.h>
@@ -34,6 +35,7 @@
 #include "server/http_api.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
+#include "server/store_lock.h"
 #include "server/ticker.h"
 #include "server/token_file.h"
 
@@ -289,7 +291,19 @@ int Daemon::main(const std::vector<std::string>& args) {
 }
 
 int Daemon::verifyAudit() {
+  // Reads only: needs no store lock, so it also checks a running daemon's log.
   const std::string path = config_.storeDir + "/audit.jsonl";
+  bool exists = false;
+  try {
+    exists = Poco::File(path).exists();
+  } catch (const Poco::Exception&) {
+    exists = true;  // unreadable directory: let verify() report the problem
+  }
+  if (!exists) {
+    // Says where it looked, so a misspelt store.dir is visible.
+    std::cout << "audit chain ok: 0 records (no " << path << " yet)" << std::endl;
+    return EXIT_OK;
+  }
   const AuditVerification result = AuditLog::verify(path);
   if (result.ok) {
     std::cout << "audit chain ok: " << result.records << " records" << std::endl;
@@ -356,6 +370,22 @@ int Daemon::serve() {
   TerminationSignals signals;
 
   log.information("store.dir is " + config_.storeDir);
+  // One daemon per store.dir, before the snapshot, audit log or token is
+  // touched: two would overwrite each other's snapshot and fork the chain.
+  std::unique_ptr<StoreLock> storeLock;
+  try {
+    StoreLockAttempt attempt = StoreLock::tryAcquire(config_.storeDir);
+    if (!attempt.lock) {
+      std::cerr << "antidriftd: another antidriftd is using " << config_.storeDir << " (pid "
+                << (attempt.holderPid > 0 ? std::to_string(attempt.holderPid) : "unknown") << ")"
+                << std::endl;
+      return EXIT_TEMPFAIL;
+    }
+    storeLock = std::move(attempt.lock);
+  } catch (const std::exception& error) {
+    log.fatal(std::string("cannot lock the store: ") + error.what());
+    return EXIT_CANTCREAT;
+  }
   SystemClock clock;
   SseBroadcaster broadcaster(config_.maxSseClients, std::chrono::seconds(config_.sseKeepAliveSecs));
   ThreadExecutor executor(kExecutorThreads);
@@ -427,6 +457,7 @@ int Daemon::serve() {
   serverOptions.address = config_.address;
   serverOptions.port = config_.port;
   serverOptions.threads = config_.threads;
+  serverOptions.requestTimeout = std::chrono::seconds(config_.requestTimeoutSecs);
   ApiServer server(api, broadcaster, serverOptions);
   try {
     server.start();

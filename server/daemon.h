@@ -38,8 +38,11 @@ struct AiSetup {
 /// Exit codes: 0 after a clean shutdown (SIGTERM, SIGINT, SIGQUIT) or
 /// `--help`; 1 for a broken audit chain with `--verify-audit`; 64 for stray
 /// arguments; 65 when the snapshot cannot be read; 69 when the port cannot be
-/// bound; 73 when the token file cannot be written; 74 when audit.jsonl
-/// cannot be opened; 78 for any configuration error (one sentence on stderr).
+/// bound; 73 when the token file or <store.dir>/lock cannot be written; 74
+/// when audit.jsonl cannot be opened; 75 (EX_TEMPFAIL) when another
+/// antidriftd holds <store.dir>/lock ("another antidriftd is using <dir>
+/// (pid N)" on stderr); 78 for any configuration error (one sentence on
+/// stderr). `--verify-audit` takes no lock.
 ///
 /// Only the main thread uses this object; threads start in main(), never in
 /// the constructor (`--daemon` forks).
@@ -64,8 +67,10 @@ class Daemon : public Poco::Util::ServerApplication {
   void handleListBackends(const std::string& name, const std::string& value);
   void loadConfigurationFile();
 
-  /// `--verify-audit`: prints "audit chain ok: N records" (exit 0) or
-  /// "audit chain broken at line N: <problem>" (exit 1) on stdout.
+  /// `--verify-audit`: prints "audit chain ok: N records" (exit 0),
+  /// "audit chain ok: 0 records (no <path> yet)" when the file does not
+  /// exist (exit 0), or "audit chain broken at line N: <problem>" (exit 1)
+  /// on stdout.
   int verifyAudit();
   /// `--list-backends`: one line per backend in ai.plugin_dir (name, "*" for
   /// the configured one, description, and a problem note if it would not

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <istream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -9,14 +10,19 @@
 #include <Poco/File.h>
 #include <Poco/FileStream.h>
 #include <Poco/JSON/Array.h>
+#include <Poco/JSON/JSONException.h>
 #include <Poco/JSON/Object.h>
+#include <Poco/JSON/ParseHandler.h>
 #include <Poco/JSON/Parser.h>
 #include <Poco/Net/HTTPRequestHandler.h>
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/NumberParser.h>
+#include <Poco/SharedPtr.h>
 #include <Poco/String.h>
+#include <Poco/TextConverter.h>
 #include <Poco/URI.h>
+#include <Poco/UTF8Encoding.h>
 
 #include "antidrift/domain/runtime.h"
 #include "antidrift/store/audit_log.h"
@@ -28,8 +34,10 @@ using Poco::Net::HTTPResponse;
 using Poco::Net::HTTPServerRequest;
 using Poco::Net::HTTPServerResponse;
 
-/// Bytes of an oversized body read and thrown away so the 413 answer is not
-/// lost to a TCP reset; beyond this the connection is just closed.
+/// Bytes of an oversized body read and thrown away after the 413 answer is
+/// sent, so that answer is not lost to a TCP reset when the socket closes
+/// with unread data; beyond this (or after server.request_timeout_s without
+/// a byte) the connection is just closed.
 constexpr std::size_t kDrainLimit = 1024 * 1024;
 /// Default and bounds of GET /history?n=.
 constexpr std::int64_t kHistoryDefault = 10;
@@ -68,7 +76,12 @@ void sendBody(HTTPServerResponse& response, int status, const std::string& conte
     response.set("Cache-Control", "no-store");
   }
   response.setContentLength64(static_cast<Poco::Int64>(body.size()));
-  response.sendBuffer(body.data(), body.size());
+  // send() + flush rather than sendBuffer(), whose buffered stream is only
+  // flushed when the handler returns: a refused body is drained after the
+  // answer, and the answer must be on the wire before that.
+  std::ostream& out = response.send();
+  out.write(body.data(), static_cast<std::streamsize>(body.size()));
+  out.flush();
 }
 
 void sendJson(HTTPServerResponse& response, int status, const std::string& json) {
@@ -88,27 +101,35 @@ void sendError(HTTPServerResponse& response, int status, const std::string& mess
 /// What was read of a request body.
 struct BodyRead {
   std::string text;
-  bool tooLarge = false;  ///< over kMaxBodyBytes (declared or actual)
-  bool drained = true;    ///< every byte of the body was consumed
+  bool tooLarge = false;      ///< over kMaxBodyBytes (declared or actual)
+  std::size_t bytesRead = 0;  ///< bytes consumed from the connection so far
 };
 
-/// Reads and throws away up to kDrainLimit more bytes; true if the stream ended.
-bool drain(std::istream& in, std::size_t alreadyRead) {
+/// Reads and throws away the rest of a refused body, up to kDrainLimit bytes
+/// in all, after the answer has been sent. A client that stops sending ends
+/// it after server.request_timeout_s (the socket's receive timeout).
+void drainAfterAnswer(std::istream& in, std::size_t alreadyRead) {
   char buffer[8192];
   std::size_t total = alreadyRead;
-  while (total <= kDrainLimit) {
-    in.read(buffer, sizeof buffer);
-    const std::streamsize count = in.gcount();
-    if (count <= 0) {
-      return true;
+  try {
+    while (total <= kDrainLimit && in.good()) {
+      in.read(buffer, sizeof buffer);
+      const std::streamsize count = in.gcount();
+      if (count <= 0) {
+        return;
+      }
+      total += static_cast<std::size_t>(count);
     }
-    total += static_cast<std::size_t>(count);
+  } catch (const std::exception&) {
+    // A timeout or reset: the connection closes either way.
   }
-  return false;
 }
 
 /// Reads the body, never more than kMaxBodyBytes into memory. A request
-/// without Content-Length and not chunked has no body (RFC 9112 §6.3).
+/// without Content-Length and not chunked has no body (RFC 9112 §6.3). A
+/// declared Content-Length over the cap is refused from the header alone:
+/// nothing is read, so the 413 goes out at once however slowly the body
+/// arrives (the rest is drained after the answer).
 BodyRead readBody(HTTPServerRequest& request) {
   BodyRead result;
   const bool chunked = request.getChunkedTransferEncoding();
@@ -116,12 +137,11 @@ BodyRead readBody(HTTPServerRequest& request) {
   if (!chunked && declared <= 0) {
     return result;
   }
-  std::istream& in = request.stream();
-  if (declared > static_cast<Poco::Int64>(kMaxBodyBytes)) {
+  if (!chunked && declared > static_cast<Poco::Int64>(kMaxBodyBytes)) {
     result.tooLarge = true;
-    result.drained = declared <= static_cast<Poco::Int64>(kDrainLimit) && drain(in, 0);
     return result;
   }
+  std::istream& in = request.stream();
   char buffer[8192];
   while (true) {
     in.read(buffer, sizeof buffer);
@@ -129,9 +149,9 @@ BodyRead readBody(HTTPServerRequest& request) {
     if (count <= 0) {
       break;
     }
+    result.bytesRead += static_cast<std::size_t>(count);
     if (result.text.size() + static_cast<std::size_t>(count) > kMaxBodyBytes) {
       result.tooLarge = true;
-      result.drained = drain(in, result.text.size() + static_cast<std::size_t>(count));
       result.text.clear();
       break;
     }
@@ -140,16 +160,85 @@ BodyRead readBody(HTTPServerRequest& request) {
   return result;
 }
 
+/// True when `text` is well-formed UTF-8 (no stray continuation bytes,
+/// overlong forms, surrogates or code points past U+10FFFF).
+bool isValidUtf8(const std::string& text) {
+  Poco::UTF8Encoding utf8;
+  Poco::TextConverter converter(utf8, utf8);
+  std::string copy;
+  return converter.convert(text, copy) == 0;
+}
+
+/// Poco's short parse error ("unexpected byte '}' in value") without its
+/// "JSON Exception: " prefix or a trailing period.
+std::string parseReason(const Poco::Exception& error) {
+  std::string reason = error.message();
+  while (!reason.empty() && (reason.back() == '.' || reason.back() == ' ')) {
+    reason.pop_back();
+  }
+  if (reason.empty() || reason.find("stack") != std::string::npos) {
+    return "not a single JSON value";
+  }
+  if (reason.front() >= 'A' && reason.front() <= 'Z' && reason.compare(0, 4, "JSON") != 0) {
+    reason.front() = static_cast<char>(reason.front() - 'A' + 'a');
+  }
+  return reason;
+}
+
+/// A ParseHandler that remembers the last object key read, so a number Poco
+/// cannot hold (it throws Poco::SyntaxException from inside the parser) is
+/// blamed on its field.
+class KeyTrackingHandler : public Poco::JSON::ParseHandler {
+ public:
+  void key(const std::string& name) override {
+    lastKey_ = name;
+    ParseHandler::key(name);
+  }
+  const std::string& lastKey() const { return lastKey_; }
+
+ private:
+  std::string lastKey_;
+};
+
+/// Parses a request body that must be one JSON object (empty = {}). Throws
+/// BadRequest with a sentence fit for the client, never Poco's internals.
 Poco::JSON::Object::Ptr parseObject(const std::string& text) {
-  if (Poco::trim(text).empty()) {
+  const std::string trimmed = Poco::trim(text);
+  if (trimmed.empty()) {
     return new Poco::JSON::Object;
   }
+  if (!isValidUtf8(text)) {
+    throw BadRequest("the request body is not valid UTF-8");
+  }
+  if (trimmed.front() != '{') {
+    // Poco's ParseHandler refuses a top-level scalar with "Attempt to set
+    // value on an empty stack"; parsing it inside an array tells a valid
+    // non-object (`"x"`, `null`, `[1]`) from text that is not JSON at all.
+    try {
+      Poco::JSON::Parser parser;
+      parser.parse("[" + text + "]");
+    } catch (const Poco::JSON::JSONException& error) {
+      throw BadRequest("malformed JSON: " + parseReason(error));
+    } catch (const Poco::Exception&) {
+      // Valid JSON whose number Poco cannot hold: still not an object.
+    }
+    throw BadRequest("the request body must be a JSON object");
+  }
+  Poco::SharedPtr<KeyTrackingHandler> handler = new KeyTrackingHandler;
   Poco::Dynamic::Var parsed;
   try {
-    Poco::JSON::Parser parser;
+    Poco::JSON::Parser parser(handler);
     parsed = parser.parse(text);
-  } catch (const Poco::Exception& error) {
-    throw BadRequest("the request body is not valid JSON: " + error.displayText());
+  } catch (const Poco::JSON::JSONException& error) {
+    throw BadRequest("malformed JSON: " + parseReason(error));
+  } catch (const Poco::SyntaxException&) {
+    // Poco::NumberParser refused a number literal: beyond 64 bits.
+    if (handler->lastKey().empty()) {
+      throw BadRequest("malformed JSON: a number is out of range");
+    }
+    throw BadRequest(handler->lastKey() + " must be an integer");
+  } catch (const Poco::Exception&) {
+    throw BadRequest("malformed JSON");
   }
   if (parsed.type() != typeid(Poco::JSON::Object::Ptr)) {
     throw BadRequest("the request body must be a JSON object");
@@ -174,13 +263,15 @@ std::optional<std::int64_t> optionalInteger(const Poco::JSON::Object& body,
     return std::nullopt;
   }
   const Poco::Dynamic::Var value = body.get(field);
+  // Integers above 2^63 - 1 (Poco keeps them as UInt64) are refused like
+  // the ones Poco cannot parse at all: same sentence.
   if (value.isBoolean() || !value.isInteger()) {
     throw BadRequest(field + " must be an integer");
   }
   try {
     return value.convert<Poco::Int64>();
   } catch (const Poco::Exception&) {
-    throw BadRequest(field + " is out of range");
+    throw BadRequest(field + " must be an integer");
   }
 }
 
@@ -343,10 +434,15 @@ void HttpApi::publish(const State& state) {
 }
 
 void HttpApi::handle(HTTPServerRequest& request, HTTPServerResponse& response) {
+  // Bytes already read of a refused (too large) body whose rest is unread.
+  std::optional<std::size_t> drainFrom;
   try {
     Exchange exchange{request, response, {}, {}, readBody(request), nullptr};
-    if (!exchange.body.drained) {
+    if (exchange.body.tooLarge) {
+      // Part of the body is still unread: this connection cannot carry
+      // another request. Answer first, then drain (lingering close).
       response.setKeepAlive(false);
+      drainFrom = exchange.body.bytesRead;
     }
     dispatch(exchange);
   } catch (const BadRequest& error) {
@@ -368,6 +464,9 @@ void HttpApi::handle(HTTPServerRequest& request, HTTPServerResponse& response) {
   if (logger_.debug()) {
     logger_.debug("%s %s %d", request.getMethod(), request.getURI(),
                   static_cast<int>(response.getStatus()));
+  }
+  if (drainFrom) {
+    drainAfterAnswer(request.stream(), *drainFrom);
   }
 }
 
@@ -468,6 +567,10 @@ void HttpApi::getEvents(Exchange& exchange) {
               "too many event streams are open; close another AntiDrift tab and retry");
     return;
   }
+  // The first event is this client's own, freshly taken State: the last
+  // broadcast one may be minutes old ("now", "remaining_secs").
+  const State fresh = controller_.state();
+  broadcaster_.primeFirstEvent(*subscription, fresh.version, serializeState(fresh));
   HTTPServerResponse& response = exchange.response;
   response.setStatusAndReason(HTTPResponse::HTTP_OK);
   setCommonHeaders(response);

@@ -29,10 +29,13 @@ inline constexpr std::size_t kMaxBodyBytes = 64 * 1024;
 /// Every route of docs/API.md. One instance serves all connections: handle()
 /// is thread-safe (the Controller, the broadcaster and the guard are).
 ///
-/// Order of checks for every request: the body is read (capped at
-/// kMaxBodyBytes, so a refused request never leaves unread bytes on the
-/// connection) → Host (403) → route (404, 405) → body size (413) → for POST
-/// Origin/token/Content-Type (403/401/415) → JSON body (400) → the handler.
+/// Order of checks for every request: the body is read (at most
+/// kMaxBodyBytes; a declared Content-Length above it is not read at all) →
+/// Host (403) → route (404, 405) → body size (413) → for POST
+/// Origin/token/Content-Type (403/401/415) → UTF-8 and JSON body (400) →
+/// the handler. After answering a too-large body the handler drains up to
+/// 1 MiB of it (bounded by the socket's receive timeout) and closes the
+/// connection, so the answer is not lost to a TCP reset.
 /// Every error answer is `{"error": "<sentence>"}`. ActionError kinds map
 /// to Validation and NotPlanning → 400, IllegalTransition → 409 and
 /// Storage → 503 (both with `"state"`, the unchanged runtime).

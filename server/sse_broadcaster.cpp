@@ -35,6 +35,21 @@ std::unique_ptr<SseBroadcaster::Subscription> SseBroadcaster::subscribe() {
   return std::unique_ptr<Subscription>(new Subscription(*this, slot));
 }
 
+void SseBroadcaster::primeFirstEvent(Subscription& subscription, std::uint64_t version,
+                                     std::string stateJson) {
+  auto shared = std::make_shared<const std::string>(std::move(stateJson));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Mailbox& mailbox = *subscription.slot_;
+    if (mailbox.version > version) {
+      return;
+    }
+    mailbox.version = version;
+    mailbox.json = std::move(shared);
+  }
+  changed_.notify_all();
+}
+
 void SseBroadcaster::unsubscribe(std::list<Mailbox>::iterator slot) {
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -47,6 +47,15 @@ class SseBroadcaster {
   /// when the Subscription is destroyed.
   std::unique_ptr<Subscription> subscribe();
 
+  /// Replaces the first event of a new stream with `stateJson`, the State of
+  /// `version` serialised for this client just now, so its "now" and
+  /// "remaining_secs" are fresh rather than those of the last broadcast,
+  /// which may be minutes old. Call it after subscribe() and before
+  /// stream(); taking the state after subscribing loses no change, because
+  /// a newer publish() already in the mailbox (version greater than
+  /// `version`) is kept instead. Thread-safe.
+  void primeFirstEvent(Subscription& subscription, std::uint64_t version, std::string stateJson);
+
   /// Writes the stream to `out` until the client goes away (`out.good()` is
   /// false after a flush) or stop() is called: first `retry: 2000`, then for
   /// each mailbox delivery `id: <version>\nevent: state\ndata: <json>\n\n`,

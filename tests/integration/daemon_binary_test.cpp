@@ -106,7 +106,8 @@ TEST_F(DaemonBinaryTest, VerifyAuditAcceptsAGoodChain) {
 TEST_F(DaemonBinaryTest, VerifyAuditOnAMissingLogIsAnEmptyChain) {
   const ChildResult result = run({"--verify-audit", "-D", "store.dir=" + store_});
   EXPECT_EQ(result.exitCode, 0) << result.err;
-  EXPECT_EQ(result.out, "audit chain ok: 0 records\n");
+  // The path is named, so a misspelt store.dir is visible.
+  EXPECT_EQ(result.out, "audit chain ok: 0 records (no " + auditPath() + " yet)\n");
 }
 
 TEST_F(DaemonBinaryTest, VerifyAuditReportsTheLineOfATamperedRecord) {
@@ -159,6 +160,7 @@ TEST_F(DaemonBinaryTest, TheExampleConfigurationIsValidAndDocumentsEveryKey) {
                           "server.max_sse_clients",
                           "server.threads",
                           "server.sse_keepalive_s",
+                          "server.request_timeout_s",
                           "server.www_dir",
                           "store.dir",
                           "ai.backend",
@@ -254,6 +256,7 @@ class RunningDaemon {
   }
 
   std::uint16_t port() const { return port_; }
+  Poco::ProcessHandle::PID pid() const { return handle_.id(); }
   const std::string& firstLine() const { return firstLine_; }
   const std::string& err() const { return err_; }
 
@@ -361,6 +364,33 @@ TEST_F(DaemonBinaryTest, StartupReportsATornLineAndABrokenChainAndKeepsServing) 
   EXPECT_THAT(daemon.err(), HasSubstr("moved to " + store_ + "/audit.jsonl.torn-"));
   EXPECT_THAT(daemon.err(), HasSubstr("[Error]"));
   EXPECT_THAT(daemon.err(), HasSubstr("is broken at line 1"));
+}
+
+TEST_F(DaemonBinaryTest, ASecondDaemonOnTheSameStoreIsExit75AndTheFirstKeepsServing) {
+  const std::vector<std::string> args = {"-D", "server.port=0",      "-D", "store.dir=" + store_,
+                                         "-D", "evidence.x11=false", "-D", "ai.backend=none"};
+  RunningDaemon first(args, environment_);
+  ASSERT_NE(first.port(), 0) << first.firstLine();
+
+  const ChildResult second = run(args);
+  EXPECT_EQ(second.exitCode, 75) << second.err;
+  EXPECT_THAT(second.err, HasSubstr("another antidriftd is using " + store_ + " (pid " +
+                                    std::to_string(first.pid()) + ")"));
+  EXPECT_EQ(second.out, "") << "it must not get as far as listening";
+
+  // --verify-audit reads only and needs no lock.
+  const ChildResult verify = run({"--verify-audit", "-D", "store.dir=" + store_});
+  EXPECT_EQ(verify.exitCode, 0) << verify.err;
+
+  // The first daemon is untouched: same pid in the lock file, still serving.
+  EXPECT_EQ(readFile(store_ + "/lock"), std::to_string(first.pid()) + "\n");
+  EXPECT_EQ(test::sendRequest(first.port(), "GET", "/healthz").status, 200);
+  EXPECT_EQ(first.stop(), 0) << first.err();
+
+  // Once it has stopped, the store is free again.
+  RunningDaemon third(args, environment_);
+  EXPECT_NE(third.port(), 0) << third.firstLine() << third.err();
+  EXPECT_EQ(third.stop(), 0);
 }
 
 TEST_F(DaemonBinaryTest, AnOccupiedPortIsExit69) {

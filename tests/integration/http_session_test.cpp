@@ -8,7 +8,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <Poco/Exception.h>
 #include <Poco/JSON/Array.h>
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
 
 #include "antidrift/session/controller.h"
 #include "antidrift/store/audit_log.h"
@@ -49,6 +54,7 @@ class HttpSessionTest : public ::testing::Test {
   }
 
   virtual std::size_t maxSseClients() const { return 8; }
+  virtual std::chrono::seconds requestTimeout() const { return std::chrono::seconds(5); }
 
   void start(std::size_t maxSse) {
     www_ = directory_.path() + "/www";
@@ -73,6 +79,7 @@ class HttpSessionTest : public ::testing::Test {
     options.address = "127.0.0.1";
     options.port = 0;
     options.threads = 16;
+    options.requestTimeout = requestTimeout();
     server_ = std::make_unique<ApiServer>(*api_, *broadcaster_, options);
     server_->start();
     ASSERT_NE(server_->port(), 0);
@@ -327,6 +334,94 @@ TEST_F(HttpSessionTest, BodiesOver64KiBAre413) {
   EXPECT_EQ(post("/evidence/window", R"({"app":"code","title":")" + title + "\"}").status, 202);
 }
 
+TEST_F(HttpSessionTest, ADeclaredOversizedBodyIs413AtOnceWithoutWaitingForIt) {
+  // The header promises 100 KiB; only one byte follows. The answer must come
+  // from the header alone, well before the 5 s request timeout.
+  Poco::Net::HTTPClientSession session("127.0.0.1", port());
+  session.setTimeout(Poco::Timespan(20, 0));
+  Poco::Net::HTTPRequest request("POST", "/commitment", Poco::Net::HTTPMessage::HTTP_1_1);
+  request.setContentType("application/json");
+  request.set("X-AntiDrift-Token", kToken);
+  request.setContentLength64(100 * 1024);
+  const auto started = std::chrono::steady_clock::now();
+  std::ostream& out = session.sendRequest(request);
+  out << "{";
+  out.flush();
+  Poco::Net::HTTPResponse response;
+  std::istream& in = session.receiveResponse(response);
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  std::string body;
+  Poco::StreamCopier::copyToString(in, body);
+  EXPECT_EQ(static_cast<int>(response.getStatus()), 413) << body;
+  EXPECT_THAT(body, HasSubstr("64 KiB"));
+  EXPECT_FALSE(response.getKeepAlive());
+  EXPECT_LT(elapsed, 2s);
+  EXPECT_EQ(runtime(), "locked");
+}
+
+TEST_F(HttpSessionTest, NonObjectBodiesAreNamedPlainly) {
+  for (const char* body : {"\"x\"", "null", "  42 ", "[1,2]", "true"}) {
+    const Reply reply = post("/planning", body);
+    EXPECT_EQ(reply.status, 400) << body;
+    EXPECT_EQ(reply.field("error"), "the request body must be a JSON object") << body;
+  }
+  EXPECT_EQ(runtime(), "locked");
+}
+
+TEST_F(HttpSessionTest, MalformedJsonGivesAShortReasonWithoutPocoInternals) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"{oops", "malformed JSON: unexpected byte 'o' in value"},
+      {R"({"a":1)", "malformed JSON: expected ',' or '}' after member value"},
+      {R"({"a":1}})", "malformed JSON: excess characters found after JSON end"},
+      {"oops", "malformed JSON: unexpected byte 'o' in value"},
+      {R"({"a":"\ud800"})", "malformed JSON: "},
+  };
+  for (const auto& [body, expected] : cases) {
+    const Reply reply = post("/planning", body);
+    EXPECT_EQ(reply.status, 400) << body;
+    const std::string error = reply.field("error");
+    EXPECT_THAT(error, HasSubstr(expected)) << body;
+    EXPECT_THAT(error, Not(HasSubstr("stack"))) << body;
+    EXPECT_THAT(error, Not(HasSubstr("Exception"))) << body;
+  }
+  EXPECT_EQ(runtime(), "locked");
+}
+
+TEST_F(HttpSessionTest, NumbersTooLargeForAnIntegerNameTheField) {
+  enterPlanning();
+  for (const char* number : {"99999999999999999999", "-99999999999999999999",
+                             "18446744073709551615", "9223372036854775808"}) {
+    const std::string body = std::string(R"({"next_action":"a","success_condition":"s",)") +
+                             R"("timebox_minutes":)" + number + "}";
+    const Reply reply = post("/commitment", body);
+    EXPECT_EQ(reply.status, 400) << number;
+    EXPECT_EQ(reply.field("error"), "timebox_minutes must be an integer") << number;
+  }
+  const Reply at =
+      post("/evidence/window", R"({"app":"code","title":"x","at":99999999999999999999})");
+  EXPECT_EQ(at.status, 400);
+  EXPECT_EQ(at.field("error"), "at must be an integer");
+  EXPECT_EQ(runtime(), "planning");
+}
+
+TEST_F(HttpSessionTest, RawInvalidUtf8InTheBodyIs400) {
+  for (const std::string& body :
+       {std::string("{\"app\":\"code\",\"title\":\"caf\xe9\"}"),
+        std::string("{\"app\":\"code\",\"title\":\"\xff\xfe\"}"),
+        std::string("{\"app\":\"code\",\"title\":\"\xed\xa0\x80\"}"),
+        std::string("{\"app\":\"code\",\"title\":\"over\xc0\xaflong\"}")}) {
+    const Reply reply = post("/evidence/window", body);
+    EXPECT_EQ(reply.status, 400);
+    EXPECT_EQ(reply.field("error"), "the request body is not valid UTF-8");
+  }
+  EXPECT_EQ(get("/state").json()->getObject("evidence")->has("current"), false);
+  // Valid multi-byte UTF-8 is fine.
+  EXPECT_EQ(
+      post("/evidence/window", "{\"app\":\"code\",\"title\":\"caf\xc3\xa9 \xf0\x9f\x98\x80\"}")
+          .status,
+      202);
+}
+
 TEST_F(HttpSessionTest, CoachWorksOnlyInPlanningAndSaysSoWithoutAi) {
   const Reply locked = post("/coach", R"({"intent":"write the tests"})");
   EXPECT_EQ(locked.status, 400);
@@ -493,6 +588,52 @@ TEST_F(SseCapTest, BeyondMaxClientsIs503AndADisconnectFreesTheSlot) {
   SseRecorder third(port());
   EXPECT_EQ(third.status(), 200);
   EXPECT_TRUE(third.waitForRuntime("locked"));
+}
+
+TEST_F(HttpSessionTest, TheFirstSseEventIsFreshNotTheLastBroadcast) {
+  enterActive();  // 25 min timebox; the last broadcast is from this moment
+  // 20 minutes pass without any change: nothing is broadcast.
+  clock_.advance(20 * 60'000);
+  SseRecorder sse(port());
+  ASSERT_EQ(sse.status(), 200);
+  ASSERT_TRUE(sse.waitUntil([](const std::vector<SseEvent>& events) { return !events.empty(); }));
+  const SseEvent first = sse.events().front();
+  Poco::JSON::Parser parser;
+  const auto state = parser.parse(first.data).extract<Poco::JSON::Object::Ptr>();
+  EXPECT_EQ(state->getValue<std::int64_t>("now"), clock_.nowUtcMs());
+  EXPECT_EQ(state->getObject("commitment")->getValue<std::int64_t>("remaining_secs"), 5 * 60);
+  EXPECT_EQ(first.id, version());
+}
+
+class ShortRequestTimeoutTest : public HttpSessionTest {
+ protected:
+  std::chrono::seconds requestTimeout() const override { return std::chrono::seconds(1); }
+};
+
+TEST_F(ShortRequestTimeoutTest, ASilentConnectionIsClosedAfterTheRequestTimeout) {
+  // Half a request line, then silence: the server must hang up after about
+  // server.request_timeout_s instead of holding a pool thread.
+  Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port()));
+  socket.setReceiveTimeout(Poco::Timespan(10, 0));
+  const std::string partial = "GET /state HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  socket.sendBytes(partial.data(), static_cast<int>(partial.size()));
+  const auto started = std::chrono::steady_clock::now();
+  char buffer[512];
+  int received = 0;
+  try {
+    while ((received = socket.receiveBytes(buffer, sizeof buffer)) > 0) {
+      // An error answer may come before the close; keep reading to the end.
+    }
+  } catch (const Poco::TimeoutException&) {
+    FAIL() << "the server kept the silent connection open for 10 s";
+  } catch (const Poco::Net::NetException&) {
+    received = 0;  // a reset is a close too
+  }
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(received, 0);
+  EXPECT_LT(elapsed, 5s) << "the default would have been 60 s";
+  // Still serving.
+  EXPECT_EQ(get("/healthz").status, 200);
 }
 
 TEST_F(HttpSessionTest, StopEndsOpenStreams) {

@@ -48,6 +48,7 @@ TEST_F(ConfigTest, BuiltInDefaults) {
   EXPECT_EQ(config.maxSseClients, 32u);
   EXPECT_EQ(config.threads, 64);
   EXPECT_EQ(config.sseKeepAliveSecs, 15);
+  EXPECT_EQ(config.requestTimeoutSecs, 5);
   EXPECT_EQ(config.storeDir, "/home/person/.local/share/antidrift");
   EXPECT_EQ(config.aiBackend, "claude");
   EXPECT_EQ(config.wwwDir, defaultWwwDir());
@@ -68,6 +69,7 @@ TEST_F(ConfigTest, ReadsEveryKey) {
   config_->setString("server.max_sse_clients", "1");
   config_->setString("server.threads", "8");
   config_->setString("server.sse_keepalive_s", "2");
+  config_->setString("server.request_timeout_s", "30");
   config_->setString("server.www_dir", "/srv/www");
   config_->setString("store.dir", "/var/lib/antidrift");
   config_->setString("ai.backend", "fake");
@@ -89,6 +91,7 @@ TEST_F(ConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.maxSseClients, 1u);
   EXPECT_EQ(config.threads, 8);
   EXPECT_EQ(config.sseKeepAliveSecs, 2);
+  EXPECT_EQ(config.requestTimeoutSecs, 30);
   EXPECT_EQ(config.wwwDir, "/srv/www");
   EXPECT_EQ(config.storeDir, "/var/lib/antidrift");
   EXPECT_EQ(config.aiBackend, "fake");
@@ -133,8 +136,15 @@ TEST_F(ConfigTest, BadPortsNameTheKeyAndTheValue) {
 
 TEST_F(ConfigTest, OtherNumbersAreRangeChecked) {
   const std::pair<const char*, const char*> cases[] = {
-      {"server.threads", "1"}, {"server.max_sse_clients", "0"}, {"server.sse_keepalive_s", "0"},
-      {"ai.timeout_s", "0"},   {"evidence.heartbeat_s", "ten"}, {"evidence.idle_after_s", "-5"},
+      {"server.threads", "1"},
+      {"server.max_sse_clients", "0"},
+      {"server.sse_keepalive_s", "0"},
+      {"ai.timeout_s", "0"},
+      {"evidence.heartbeat_s", "ten"},
+      {"evidence.idle_after_s", "-5"},
+      {"server.request_timeout_s", "0"},
+      {"server.request_timeout_s", "301"},
+      {"server.request_timeout_s", "5s"},
   };
   for (const auto& [key, value] : cases) {
     config_->setString(key, value);

@@ -92,6 +92,37 @@ TEST(SseBroadcaster, SendsRetryThenTheLatestStateOnConnectAndEachChange) {
                                "event: bye\ndata: {}\n\n");
 }
 
+TEST(SseBroadcaster, APrimedFirstEventReplacesTheStaleBroadcast) {
+  SseBroadcaster broadcaster(4, 1h);
+  broadcaster.publish(3, R"({"now":1000,"version":3})");
+  auto subscription = broadcaster.subscribe();
+  ASSERT_TRUE(subscription);
+  broadcaster.primeFirstEvent(*subscription, 3, R"({"now":61000,"version":3})");
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::thread streamer([&] { broadcaster.stream(*subscription, out); });
+  ASSERT_TRUE(buffer.waitFor(event(3, R"({"now":61000,"version":3})")));
+  broadcaster.stop();
+  streamer.join();
+  EXPECT_THAT(buffer.text(), Not(HasSubstr(R"("now":1000)")));
+}
+
+TEST(SseBroadcaster, APrimedFirstEventNeverHidesANewerPublish) {
+  SseBroadcaster broadcaster(4, 1h);
+  broadcaster.publish(3, R"({"version":3})");
+  auto subscription = broadcaster.subscribe();
+  // A change lands between subscribe() and the caller taking its state.
+  broadcaster.publish(4, R"({"version":4})");
+  broadcaster.primeFirstEvent(*subscription, 3, R"({"fresh":true,"version":3})");
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::thread streamer([&] { broadcaster.stream(*subscription, out); });
+  ASSERT_TRUE(buffer.waitFor(event(4, R"({"version":4})")));
+  broadcaster.stop();
+  streamer.join();
+  EXPECT_THAT(buffer.text(), Not(HasSubstr("fresh")));
+}
+
 TEST(SseBroadcaster, ASlowClientOnlyGetsTheNewestState) {
   SseBroadcaster broadcaster(4, 1h);
   auto subscription = broadcaster.subscribe();

@@ -1,0 +1,88 @@
+#include "server/store_lock.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Poco/File.h>
+#include <Poco/TemporaryFile.h>
+
+namespace antidrift {
+namespace {
+
+class StoreLockTest : public ::testing::Test {
+ protected:
+  StoreLockTest() : root_(Poco::TemporaryFile::tempName()), store_(root_ + "/data/antidrift") {}
+  ~StoreLockTest() override {
+    try {
+      Poco::File(root_).remove(true);
+    } catch (...) {
+      // Best effort cleanup.
+    }
+  }
+
+  std::string contentOf(const std::string& path) const {
+    std::ifstream in(path);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+  }
+
+  std::string root_;
+  std::string store_;
+};
+
+TEST_F(StoreLockTest, CreatesThePrivateDirectoryAndWritesThePid) {
+  StoreLockAttempt attempt = StoreLock::tryAcquire(store_);
+  ASSERT_TRUE(attempt.lock);
+  EXPECT_EQ(attempt.lock->path(), store_ + "/lock");
+  EXPECT_EQ(contentOf(store_ + "/lock"), std::to_string(::getpid()) + "\n");
+  struct stat info {};
+  ASSERT_EQ(::stat(store_.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700u);
+  ASSERT_EQ(::stat((store_ + "/lock").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+}
+
+TEST_F(StoreLockTest, ASecondHolderIsRefusedWithTheFirstPidUntilItIsReleased) {
+  StoreLockAttempt first = StoreLock::tryAcquire(store_);
+  ASSERT_TRUE(first.lock);
+  // flock(2) locks belong to the open file description, so a second open in
+  // the same process conflicts exactly as a second daemon would.
+  StoreLockAttempt second = StoreLock::tryAcquire(store_);
+  EXPECT_FALSE(second.lock);
+  EXPECT_EQ(second.holderPid, static_cast<long>(::getpid()));
+
+  first.lock.reset();
+  StoreLockAttempt third = StoreLock::tryAcquire(store_);
+  EXPECT_TRUE(third.lock);
+  EXPECT_TRUE(Poco::File(store_ + "/lock").exists()) << "the lock file is never deleted";
+}
+
+TEST_F(StoreLockTest, AStalePidFromACrashedHolderDoesNotBlock) {
+  Poco::File(store_).createDirectories();
+  std::ofstream(store_ + "/lock") << "999999\n";
+  StoreLockAttempt attempt = StoreLock::tryAcquire(store_);
+  ASSERT_TRUE(attempt.lock);
+  EXPECT_EQ(contentOf(store_ + "/lock"), std::to_string(::getpid()) + "\n");
+}
+
+TEST_F(StoreLockTest, AStoreThatIsAFileIsAnErrorNamingIt) {
+  Poco::File(root_).createDirectories();
+  std::ofstream(root_ + "/file") << "x";
+  try {
+    StoreLock::tryAcquire(root_ + "/file");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr(root_ + "/file"));
+  }
+}
+
+}  // namespace
+}  // namespace antidrift
