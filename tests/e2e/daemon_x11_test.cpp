@@ -16,11 +16,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,7 +30,7 @@
 namespace antidrift {
 namespace {
 
-using namespace test;  // Child, XServer, TestWindow, DaemonProcess, TempDir, SseRecorder, ...
+using namespace test;  // Child, XServer, TestWindow, DaemonProcess, TempDirectory, SseRecorder, ...
 using Poco::JSON::Object;
 
 /// What the windows show (UTF-8; the daemon must pass titles through unchanged).
@@ -136,26 +134,9 @@ Reply post(std::uint16_t port, const std::string& token, const std::string& path
   return sendRequest(port, "POST", path, body, options);
 }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
-/// The lines of a file, without their newlines.
-std::vector<std::string> readLines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    lines.push_back(line);
-  }
-  return lines;
-}
-
 /// The token the daemon made in its store directory (DESIGN §10).
 std::string readToken(const std::string& storeDir) {
-  std::string token = readFile(storeDir + "/token");
+  std::string token = readWholeFile(storeDir + "/token");
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) {
     token.pop_back();
   }
@@ -170,48 +151,27 @@ class DaemonTest : public ::testing::Test {
   }
   std::string storeDir() const { return directory_.path() + "/store"; }
 
-  TempDir directory_;
+  TempDirectory directory_;
 };
 
 /// The daemon on one Xvfb display with openbox, shared by the tests of the suite.
-class DaemonOnX11Test : public DaemonTest {
+class DaemonOnX11Test : public SharedXServerTest<DaemonTest> {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new XServer();
-    setupError_ = new std::string(server_->start(true));
+  DaemonLaunch launch() const { return DaemonTest::launch(display()); }
+
+  /// Opens the editor and the browser window; fails the test unless both came up.
+  static void openEditorAndBrowser(TestWindow& editor, TestWindow& browser) {
+    editor = open(kEditorClass, kEditorTitle);
+    browser = open(kBrowserClass, kBrowserTitle);
+    ASSERT_FALSE(editor.id.empty()) << "the editor window did not come up";
+    ASSERT_FALSE(browser.id.empty()) << "the browser window did not come up";
   }
-
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-    delete setupError_;
-    setupError_ = nullptr;
-  }
-
-  void SetUp() override { ASSERT_EQ(*setupError_, "") << "X test server setup failed"; }
-
-  static TestWindow open(const std::string& className, const std::string& title) {
-    return openWindow(server_->name(), {"--class", className, "--title", title});
-  }
-
-  static std::string activate(const TestWindow& window) {
-    return runCommand("xdotool", {"windowactivate", "--sync", window.id}, server_->name());
-  }
-
-  DaemonLaunch launch() const { return DaemonTest::launch(server_->name()); }
-
-  static XServer* server_;
-  static std::string* setupError_;
 };
 
-XServer* DaemonOnX11Test::server_ = nullptr;
-std::string* DaemonOnX11Test::setupError_ = nullptr;
-
 TEST_F(DaemonOnX11Test, StateShowsTheClassAndTitleOfTheFocusedWindow) {
-  TestWindow editor = open(kEditorClass, kEditorTitle);
-  TestWindow browser = open(kBrowserClass, kBrowserTitle);
-  ASSERT_FALSE(editor.id.empty()) << "the editor window did not come up";
-  ASSERT_FALSE(browser.id.empty()) << "the browser window did not come up";
+  TestWindow editor;
+  TestWindow browser;
+  ASSERT_NO_FATAL_FAILURE(openEditorAndBrowser(editor, browser));
 
   DaemonProcess daemon(launch());
   ASSERT_EQ(daemon.startError(), "");
@@ -252,10 +212,9 @@ TEST_F(DaemonOnX11Test, StateShowsTheClassAndTitleOfTheFocusedWindow) {
 }
 
 TEST_F(DaemonOnX11Test, ASessionOverRealWindowsLeavesOneAuditRecordThatVerifies) {
-  TestWindow editor = open(kEditorClass, kEditorTitle);
-  TestWindow browser = open(kBrowserClass, kBrowserTitle);
-  ASSERT_FALSE(editor.id.empty()) << "the editor window did not come up";
-  ASSERT_FALSE(browser.id.empty()) << "the browser window did not come up";
+  TestWindow editor;
+  TestWindow browser;
+  ASSERT_NO_FATAL_FAILURE(openEditorAndBrowser(editor, browser));
 
   DaemonProcess daemon(launch());
   ASSERT_EQ(daemon.startError(), "");

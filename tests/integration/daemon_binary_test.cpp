@@ -5,7 +5,6 @@
 
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -84,14 +83,7 @@ class DaemonBinaryTest : public ::testing::Test {
 
   std::string auditPath() const { return store_ + "/audit.jsonl"; }
 
-  std::string readFile(const std::string& path) const {
-    std::ifstream in(path);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-  }
-
-  test::TempDir directory_;
+  test::TempDirectory directory_;
   std::string store_;
   Poco::Process::Env environment_;
 };
@@ -112,7 +104,7 @@ TEST_F(DaemonBinaryTest, VerifyAuditOnAMissingLogIsAnEmptyChain) {
 
 TEST_F(DaemonBinaryTest, VerifyAuditReportsTheLineOfATamperedRecord) {
   writeAudit(3);
-  std::string content = readFile(auditPath());
+  std::string content = test::readWholeFile(auditPath());
   const std::string original = "\"next_action\":\"Session 2\"";
   const std::size_t at = content.find(original);
   ASSERT_NE(at, std::string::npos) << content;
@@ -154,7 +146,7 @@ TEST_F(DaemonBinaryTest, TheExampleConfigurationIsValidAndDocumentsEveryKey) {
   const ChildResult result =
       run({"--verify-audit", "--config", ANTIDRIFT_EXAMPLE_CONFIG, "-D", "store.dir=" + store_});
   EXPECT_EQ(result.exitCode, 0) << result.err;
-  const std::string example = readFile(ANTIDRIFT_EXAMPLE_CONFIG);
+  const std::string example = test::readWholeFile(ANTIDRIFT_EXAMPLE_CONFIG);
   for (const char* key : {"server.address",
                           "server.port",
                           "server.max_sse_clients",
@@ -290,7 +282,7 @@ TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
     struct stat info {};
     ASSERT_EQ(::stat((store_ + "/token").c_str(), &info), 0);
     EXPECT_EQ(info.st_mode & 0777, 0600u);
-    token = readFile(store_ + "/token");
+    token = test::readWholeFile(store_ + "/token");
     token.erase(token.find_last_not_of('\n') + 1);
 
     test::RequestOptions options;
@@ -313,7 +305,7 @@ TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
     EXPECT_EQ(state->getValue<std::string>("runtime"), "active");
     EXPECT_EQ(state->getObject("commitment")->getValue<std::string>("id"), commitmentId);
     // The token survives restarts.
-    std::string again = readFile(store_ + "/token");
+    std::string again = test::readWholeFile(store_ + "/token");
     again.erase(again.find_last_not_of('\n') + 1);
     EXPECT_EQ(again, token);
     EXPECT_EQ(daemon.stop(), 0) << daemon.err();
@@ -325,7 +317,7 @@ TEST_F(DaemonBinaryTest, TheTimeboxExpiresOnItsOwnAndStreamsTheChange) {
                         "evidence.x11=false", "-D", "ai.backend=none"},
                        environment_);
   ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
-  std::string token = readFile(store_ + "/token");
+  std::string token = test::readWholeFile(store_ + "/token");
   token.erase(token.find_last_not_of('\n') + 1);
   test::RequestOptions options;
   options.token = token;
@@ -348,7 +340,7 @@ TEST_F(DaemonBinaryTest, TheTimeboxExpiresOnItsOwnAndStreamsTheChange) {
 
 TEST_F(DaemonBinaryTest, StartupReportsATornLineAndABrokenChainAndKeepsServing) {
   writeAudit(2);
-  std::string content = readFile(auditPath());
+  std::string content = test::readWholeFile(auditPath());
   content.replace(content.find("\"switches\":1"), 12, "\"switches\":7");
   content += "{\"id\":\"crash-mid-app";  // no newline: a torn last line
   std::ofstream(auditPath(), std::ios::trunc) << content;
@@ -383,7 +375,7 @@ TEST_F(DaemonBinaryTest, ASecondDaemonOnTheSameStoreIsExit75AndTheFirstKeepsServ
   EXPECT_EQ(verify.exitCode, 0) << verify.err;
 
   // The first daemon is untouched: same pid in the lock file, still serving.
-  EXPECT_EQ(readFile(store_ + "/lock"), std::to_string(first.pid()) + "\n");
+  EXPECT_EQ(test::readWholeFile(store_ + "/lock"), std::to_string(first.pid()) + "\n");
   EXPECT_EQ(test::sendRequest(first.port(), "GET", "/healthz").status, 200);
   EXPECT_EQ(first.stop(), 0) << first.err();
 

@@ -109,7 +109,7 @@ class HttpSessionTest : public ::testing::Test {
     ASSERT_EQ(post("/commitment", kCommitment).status, 200);
   }
 
-  test::TempDir directory_;
+  test::TempDirectory directory_;
   std::string www_;
   std::string store_;
   test::FakeClock clock_;

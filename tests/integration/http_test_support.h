@@ -1,5 +1,5 @@
 /// @file http_test_support.h
-/// Helpers for the integration tests: a temporary directory, one-shot HTTP
+/// Helpers for the integration tests: one-shot HTTP
 /// requests with Poco::Net::HTTPClientSession, and an SSE client on its own
 /// thread that records every event.
 #pragma once
@@ -22,28 +22,10 @@
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/StreamCopier.h>
-#include <Poco/TemporaryFile.h>
+
+#include "support/temp_dir.h"
 
 namespace antidrift::test {
-
-/// A fresh directory under /tmp, removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir() : path_(Poco::TemporaryFile::tempName()) { Poco::File(path_).createDirectories(); }
-  ~TempDir() {
-    try {
-      Poco::File(path_).remove(true);
-    } catch (...) {
-      // Best effort: a leftover temp directory must not fail a test.
-    }
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 /// One HTTP answer.
 struct Reply {

@@ -16,6 +16,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <Poco/Environment.h>
 #include <Poco/Path.h>
 #include <Poco/Pipe.h>
@@ -312,5 +314,48 @@ inline TestWindow openWindow(const std::string& display,
   }
   return window;
 }
+
+/// GoogleTest fixture base for a suite that shares one Xvfb display with openbox: the server
+/// starts in SetUpTestSuite and stops in TearDownTestSuite; SetUp fails each test with the
+/// start error when it did not come up. `Base` is the fixture extended (a ::testing::Test).
+/// Runs on GoogleTest's thread only.
+template <typename Base = ::testing::Test>
+class SharedXServerTest : public Base {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = std::make_unique<XServer>();
+    setupError_ = server_->start(true);
+  }
+
+  static void TearDownTestSuite() {
+    server_.reset();
+    setupError_.clear();
+  }
+
+  void SetUp() override {
+    Base::SetUp();
+    ASSERT_EQ(setupError_, "") << "X test server setup failed";
+  }
+
+  /// The shared display's name (":N").
+  static const std::string& display() { return server_->name(); }
+
+  /// Opens a test window with WM_CLASS `className`, title `title` and `extra` antidrift_testwin
+  /// arguments; its `id` is empty when it did not come up within kDeadline.
+  static TestWindow open(const std::string& className, const std::string& title,
+                         std::vector<std::string> extra = {}) {
+    std::vector<std::string> arguments{"--class", className, "--title", title};
+    arguments.insert(arguments.end(), extra.begin(), extra.end());
+    return openWindow(display(), arguments);
+  }
+
+  /// Activates `window` with `xdotool windowactivate --sync`; "" on success, else the error.
+  static std::string activate(const TestWindow& window) {
+    return runCommand("xdotool", {"windowactivate", "--sync", window.id}, display());
+  }
+
+  static inline std::unique_ptr<XServer> server_;
+  static inline std::string setupError_;
+};
 
 }  // namespace antidrift::test

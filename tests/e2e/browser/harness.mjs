@@ -7,10 +7,12 @@
 //   ANTIDRIFT_ARTIFACTS   where screenshots go (default: <tmpdir>/antidrift-ui-artifacts)
 //   CHROMIUM              chromium binary (default /usr/bin/chromium)
 
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, afterEach, before, beforeEach } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const kListening = /antidriftd listening on (http:\/\/127\.0\.0\.1:\d+)/;
@@ -244,4 +246,66 @@ export function clockToSeconds(text) {
   const parts = text.trim().split(':').map(Number);
   if (parts.some((part) => !Number.isInteger(part))) throw new Error(`not a clock: "${text}"`);
   return parts.reduce((total, part) => total * 60 + part, 0);
+}
+
+/**
+ * Registers the hooks of a describe block that runs its tests against one
+ * daemon and one browser: before all, a private work folder, the daemon
+ * started with what `daemonOptions(workDir)` returns ({settings, options} for
+ * startDaemon, possibly async) and the browser; before each test, the daemon
+ * reset to locked; after each, every page closed; after all, browser and
+ * daemon stopped, the work folder removed and the screenshots listed.
+ * Returns the suite {daemon, browser, workDir, screenshots}, filled in by the
+ * before hook.
+ */
+export function useDaemonAndBrowser(workDirPrefix, daemonOptions) {
+  const suite = { daemon: null, browser: null, workDir: null, screenshots: [] };
+
+  before(async () => {
+    suite.workDir = makeTempDir(workDirPrefix);
+    const { settings = {}, options = {} } = await daemonOptions(suite.workDir);
+    suite.daemon = await startDaemon(settings, options);
+    suite.browser = await launchBrowser();
+  });
+
+  beforeEach(async () => {
+    await suite.daemon.resetToLocked();
+  });
+
+  afterEach(async () => {
+    for (const page of suite.browser.context.pages()) await page.close();
+  });
+
+  after(async () => {
+    if (suite.browser) await suite.browser.close();
+    if (suite.daemon) await suite.daemon.stop();
+    if (suite.workDir) fs.rmSync(suite.workDir, { recursive: true, force: true });
+    if (suite.screenshots.length) console.log(`screenshots:\n  ${suite.screenshots.join('\n  ')}`);
+  });
+
+  return suite;
+}
+
+/** Opens the UI of the suite's daemon in a new page and waits for the locked view. */
+export async function openLockedPage(suite) {
+  const page = await openPage(suite.browser.context);
+  await page.goto(suite.daemon.baseUrl + '/');
+  await waitForView(page, 'locked');
+  return page;
+}
+
+/** Opens the UI in a new page, clicks Plan and waits for the planning view. */
+export async function openPlanningPage(suite) {
+  const page = await openLockedPage(suite);
+  await page.click('#plan-button');
+  await waitForView(page, 'planning');
+  return page;
+}
+
+/** Cancels planning, waits for the locked view, asserts the page threw nothing and closes it. */
+export async function cancelPlanningAndClose(page) {
+  await page.click('#cancel');
+  await waitForView(page, 'locked');
+  assert.deepEqual(page.pageErrors, []);
+  await page.close();
 }

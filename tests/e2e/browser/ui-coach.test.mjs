@@ -12,11 +12,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
 import {
-  horizontalOverflow, launchBrowser, makeTempDir, openPage, renderedVersion, screenshot, startDaemon,
-  waitForVersionAbove, waitForView,
+  cancelPlanningAndClose, horizontalOverflow, openLockedPage, openPlanningPage, renderedVersion,
+  screenshot, useDaemonAndBrowser, waitForVersionAbove, waitForView,
 } from './harness.mjs';
 
 const kProposal = {
@@ -58,15 +58,9 @@ function writeResponses(dir) {
 }
 
 describe('AntiDrift UI with the fake AI backend', () => {
-  let daemon;
-  let browser;
-  let workDir;
-  const screenshots = [];
-
-  before(async () => {
+  const suite = useDaemonAndBrowser('antidrift-ui-coach-', (workDir) => {
     const pluginDir = process.env.ANTIDRIFT_PLUGIN_DIR;
     if (!pluginDir) throw new Error('ANTIDRIFT_PLUGIN_DIR is not set (folder with antidrift-fake.so)');
-    workDir = makeTempDir('antidrift-ui-coach-');
     const planningFiles = writePlanningFiles(workDir);
     // The backend is chosen the way a person chooses it: in the config file.
     const configFile = path.join(workDir, 'antidrift.properties');
@@ -79,30 +73,13 @@ describe('AntiDrift UI with the fake AI backend', () => {
       `ai.plugin_dir = ${pluginDir}`,
       '',
     ].join('\n'));
-    daemon = await startDaemon({}, { configFile });
-    browser = await launchBrowser();
+    return { options: { configFile } };
   });
-
-  beforeEach(async () => {
-    await daemon.resetToLocked();
-  });
-
-  afterEach(async () => {
-    for (const page of browser.context.pages()) await page.close();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (daemon) await daemon.stop();
-    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
-    if (screenshots.length) console.log(`screenshots:\n  ${screenshots.join('\n  ')}`);
-  });
+  const { screenshots } = suite;
 
   test('Sharpen fills the inputs once and never overwrites later edits', async () => {
-    const page = await openPage(browser.context);
-    await page.goto(daemon.baseUrl + '/');
-    await waitForView(page, 'locked');
-    const state = await daemon.getJson('/state');
+    const page = await openLockedPage(suite);
+    const state = await suite.daemon.getJson('/state');
     assert.equal(state.body.ai.available, true, 'the fake plugin loaded');
 
     await page.click('#plan-button');
@@ -131,7 +108,7 @@ describe('AntiDrift UI with the fake AI backend', () => {
     await page.fill('#next-action', 'Draft only the revenue paragraph');
     await page.focus('#success-condition');
     const before = await renderedVersion(page);
-    const observed = await daemon.post('/evidence/window', { app: 'code', title: 'report.md - code' });
+    const observed = await suite.daemon.post('/evidence/window', { app: 'code', title: 'report.md - code' });
     assert.equal(observed.status, 202, observed.text);
     await waitForVersionAbove(page, before);
     assert.equal(await page.inputValue('#next-action'), 'Draft only the revenue paragraph');
@@ -144,25 +121,18 @@ describe('AntiDrift UI with the fake AI backend', () => {
     await page.waitForFunction((expected) => document.getElementById('next-action').value === expected,
       kProposal.next_action);
 
-    await page.click('#cancel');
-    await waitForView(page, 'locked');
-    assert.deepEqual(page.pageErrors, []);
-    await page.close();
+    await cancelPlanningAndClose(page);
   });
 
   test('a coach failure is a message, and manual planning still works', async () => {
-    const page = await openPage(browser.context);
-    await page.goto(daemon.baseUrl + '/');
-    await waitForView(page, 'locked');
-    await page.click('#plan-button');
-    await waitForView(page, 'planning');
+    const page = await openPlanningPage(suite);
 
     await page.fill('#intent', 'an impossible plan');
     const answer = page.waitForResponse((response) => response.url().endsWith('/coach'));
     await page.click('#sharpen');
     assert.equal((await answer).status(), 200, 'POST /coach exists and accepts the intent');
     await page.waitForSelector('#coach-status[data-status="error"]');
-    const coach = (await daemon.getJson('/state')).body.coach;
+    const coach = (await suite.daemon.getJson('/state')).body.coach;
     assert.equal(coach && coach.status, 'error', 'the daemon says the coach failed');
     // A friendly lead-in, then the daemon's own reason.
     assert.equal((await page.textContent('#coach-status')).trim(),
@@ -179,7 +149,7 @@ describe('AntiDrift UI with the fake AI backend', () => {
       assert.equal((await reply).status(), 200);
       await waitForVersionAbove(page, before);
       await page.waitForSelector('#coach-status[data-status="error"]');
-      return (await daemon.getJson('/state')).body.coach;
+      return (await suite.daemon.getJson('/state')).body.coach;
     };
     const refused = await sharpenWith('a marathon day');
     assert.equal(refused.status, 'error');
@@ -196,20 +166,16 @@ describe('AntiDrift UI with the fake AI backend', () => {
     await page.fill('#success-condition', 'Three bullet points written');
     await page.click('#start');
     await waitForView(page, 'active');
-    await daemon.post('/abandon');
+    await suite.daemon.post('/abandon');
     await waitForView(page, 'review');
-    await daemon.post('/end');
+    await suite.daemon.post('/end');
     await waitForView(page, 'locked');
     assert.deepEqual(page.pageErrors, []);
     await page.close();
   });
 
   test('open tasks fill the intent; the profile shows only its size', async () => {
-    const page = await openPage(browser.context);
-    await page.goto(daemon.baseUrl + '/');
-    await waitForView(page, 'locked');
-    await page.click('#plan-button');
-    await waitForView(page, 'planning');
+    const page = await openPlanningPage(suite);
 
     // Priority A first, completed tasks left out.
     await page.waitForSelector('#tasks:not([hidden]) #tasks-list li');
@@ -229,12 +195,10 @@ describe('AntiDrift UI with the fake AI backend', () => {
     assert.match(await page.textContent('#profile'), new RegExp(`${Buffer.byteLength(kProfileText)} bytes`));
     const html = await page.content();
     assert.ok(!html.includes('Secret detail'), 'the profile text is not on the page');
-    const state = JSON.stringify((await daemon.getJson('/state')).body);
+    const state = JSON.stringify((await suite.daemon.getJson('/state')).body);
     assert.ok(!state.includes('Secret detail'), 'nor in the State the browser receives');
     screenshots.push(await screenshot(page, 'ui-planning-tasks'));
 
-    await page.click('#cancel');
-    await waitForView(page, 'locked');
-    assert.deepEqual(page.pageErrors, []);
+    await cancelPlanningAndClose(page);
   });
 });

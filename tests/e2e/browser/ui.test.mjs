@@ -10,11 +10,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
 import {
-  clockToSeconds, horizontalOverflow, launchBrowser, makeTempDir, openPage, renderedVersion,
-  screenshot, startDaemon, waitForVersionAbove, waitForView,
+  cancelPlanningAndClose, clockToSeconds, horizontalOverflow, openLockedPage, openPage,
+  openPlanningPage, renderedVersion, screenshot, useDaemonAndBrowser, waitForVersionAbove, waitForView,
 } from './harness.mjs';
 
 const kNextAction = 'Write the tokenizer for the config parser';
@@ -24,39 +24,16 @@ const kTask = 'Renew the passport';
 const longWord = (letter) => letter.repeat(300);
 
 describe('AntiDrift UI, AI off', () => {
-  let daemon;
-  let browser;
-  let workDir;
-  const screenshots = [];
-
-  before(async () => {
+  const suite = useDaemonAndBrowser('antidrift-ui-', (workDir) => {
     // Open tasks work without AI: a click fills the next action.
-    workDir = makeTempDir('antidrift-ui-');
     const todo = path.join(workDir, 'todo.txt');
     fs.writeFileSync(todo, `${kTask}\nRead ${longWord('t')}\n`);
-    daemon = await startDaemon({ 'ai.backend': 'none', 'tasks.todo_txt': todo });
-    browser = await launchBrowser();
+    return { settings: { 'ai.backend': 'none', 'tasks.todo_txt': todo } };
   });
-
-  beforeEach(async () => {
-    await daemon.resetToLocked();
-  });
-
-  afterEach(async () => {
-    for (const page of browser.context.pages()) await page.close();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (daemon) await daemon.stop();
-    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
-    if (screenshots.length) console.log(`screenshots:\n  ${screenshots.join('\n  ')}`);
-  });
+  const { screenshots } = suite;
 
   test('a whole session: plan, start, evidence, countdown, complete, review, end, history', async () => {
-    const page = await openPage(browser.context);
-    await page.goto(daemon.baseUrl + '/');
-    await waitForView(page, 'locked');
+    const page = await openLockedPage(suite);
 
     // The stylesheet is served and applied (a wrong Content-Type would drop it).
     const planBackground = await page.$eval('#plan-button', (b) => getComputedStyle(b).backgroundColor);
@@ -108,7 +85,7 @@ describe('AntiDrift UI, AI off', () => {
     assert.equal(await page.textContent('#active-allowed'), 'On task in: code, qterminal');
 
     // A window observation from outside shows up with health ok.
-    const observed = await daemon.post('/evidence/window', { app: 'code', title: 'tokenizer.cpp - code' });
+    const observed = await suite.daemon.post('/evidence/window', { app: 'code', title: 'tokenizer.cpp - code' });
     assert.equal(observed.status, 202, observed.text);
     await page.waitForFunction(() => document.getElementById('window-app').textContent === 'code');
     assert.equal(await page.textContent('#window-title'), 'tokenizer.cpp - code');
@@ -159,11 +136,7 @@ describe('AntiDrift UI, AI off', () => {
   });
 
   test('a state event while typing in planning keeps the text and the focus', async () => {
-    const page = await openPage(browser.context);
-    await page.goto(daemon.baseUrl + '/');
-    await waitForView(page, 'locked');
-    await page.click('#plan-button');
-    await waitForView(page, 'planning');
+    const page = await openPlanningPage(suite);
 
     await page.click('#next-action');
     await page.keyboard.type('Refactor the');
@@ -171,7 +144,7 @@ describe('AntiDrift UI, AI off', () => {
     const before = await renderedVersion(page);
 
     // Any change publishes a State: a window observation from outside.
-    const observed = await daemon.post('/evidence/window', { app: 'qterminal', title: 'make test' });
+    const observed = await suite.daemon.post('/evidence/window', { app: 'qterminal', title: 'make test' });
     assert.equal(observed.status, 202, observed.text);
     await waitForVersionAbove(page, before);
 
@@ -185,25 +158,22 @@ describe('AntiDrift UI, AI off', () => {
     await page.click('#success-condition');
     await page.keyboard.type('Loader tests');
     const again = await renderedVersion(page);
-    await daemon.post('/evidence/window', { app: 'code', title: 'loader.cpp - code' });
+    await suite.daemon.post('/evidence/window', { app: 'code', title: 'loader.cpp - code' });
     await waitForVersionAbove(page, again);
     await page.keyboard.type(' pass');
     assert.equal(await page.inputValue('#success-condition'), 'Loader tests pass');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'success-condition');
     assert.equal(await page.inputValue('#next-action'), 'Refactor the session loader');
 
-    await page.click('#cancel');
-    await waitForView(page, 'locked');
-    assert.deepEqual(page.pageErrors, []);
-    await page.close();
+    await cancelPlanningAndClose(page);
   });
 
   test('a refused action (409) shows the daemon\'s error inline', async () => {
-    const page = await openPage(browser.context);
+    const page = await openPage(suite.browser.context);
     // A page that lost its event stream: it renders /state and its own POST
     // answers only, so it can fall behind the daemon.
     await page.route('**/events', (route) => route.abort());
-    await page.goto(daemon.baseUrl + '/');
+    await page.goto(suite.daemon.baseUrl + '/');
     await waitForView(page, 'locked');
     await page.waitForFunction(() => /reconnecting/.test(document.getElementById('connection').textContent));
 
@@ -215,7 +185,7 @@ describe('AntiDrift UI, AI off', () => {
     await waitForView(page, 'active');
 
     // Someone else (another tab, the API) completes the session meanwhile.
-    const completed = await daemon.post('/complete');
+    const completed = await suite.daemon.post('/complete');
     assert.equal(completed.status, 200, completed.text);
 
     const answer = page.waitForResponse((response) => response.url().endsWith('/complete'));
@@ -227,18 +197,14 @@ describe('AntiDrift UI, AI off', () => {
     assert.doesNotMatch(message, /HTTP 409/, 'the daemon\'s own sentence, not a fallback');
     screenshots.push(await screenshot(page, 'ui-error-409'));
 
-    const ended = await daemon.post('/end');
+    const ended = await suite.daemon.post('/end');
     assert.equal(ended.status, 200, ended.text);
     assert.deepEqual(page.pageErrors, []);
     await page.close();
   });
 
   test('a 400 from Start is shown inline and the typed plan stays', async () => {
-    const page = await openPage(browser.context);
-    await page.goto(daemon.baseUrl + '/');
-    await waitForView(page, 'locked');
-    await page.click('#plan-button');
-    await waitForView(page, 'planning');
+    const page = await openPlanningPage(suite);
 
     // The daemon limits fields to 500 characters (DESIGN §2); the page leaves
     // that check to it.
@@ -255,19 +221,14 @@ describe('AntiDrift UI, AI off', () => {
     assert.equal(await page.isDisabled('#start'), false, 'Start is usable again after the error');
     screenshots.push(await screenshot(page, 'ui-error-400'));
 
-    await page.click('#cancel');
-    await waitForView(page, 'locked');
-    assert.deepEqual(page.pageErrors, []);
-    await page.close();
+    await cancelPlanningAndClose(page);
   });
   test('a timebox that runs out takes the page to review as expired', async () => {
-    const page = await openPage(browser.context);
-    await page.goto(daemon.baseUrl + '/');
-    await waitForView(page, 'locked');
+    const page = await openLockedPage(suite);
     // Seconds are only reachable through the API (the page offers minutes).
-    assert.equal((await daemon.post('/planning')).status, 200);
+    assert.equal((await suite.daemon.post('/planning')).status, 200);
     await waitForView(page, 'planning');
-    const started = await daemon.post('/commitment', {
+    const started = await suite.daemon.post('/commitment', {
       next_action: 'Stretch', success_condition: 'Stood up', timebox_secs: 3,
     });
     assert.equal(started.status, 200, started.text);
@@ -287,11 +248,7 @@ describe('AntiDrift UI, AI off', () => {
   });
 
   test('long unbroken words wrap in every view; tasks, allowed apps, abandon and end', async () => {
-    const page = await openPage(browser.context);
-    await page.goto(daemon.baseUrl + '/');
-    await waitForView(page, 'locked');
-    await page.click('#plan-button');
-    await waitForView(page, 'planning');
+    const page = await openPlanningPage(suite);
 
     // AI off: a task click fills the next action, even over earlier text.
     await page.waitForSelector('#tasks:not([hidden]) #tasks-list li');
@@ -310,7 +267,7 @@ describe('AntiDrift UI, AI off', () => {
     await page.click('#start');
     await waitForView(page, 'active');
     assert.equal(await page.textContent('#active-allowed'), `On task in: code, ${app}`);
-    const observed = await daemon.post('/evidence/window', { app: longWord('d'), title: longWord('e') });
+    const observed = await suite.daemon.post('/evidence/window', { app: longWord('d'), title: longWord('e') });
     assert.equal(observed.status, 202, observed.text);
     await page.waitForFunction((expected) => document.getElementById('window-app').textContent === expected,
       longWord('d'));
@@ -342,16 +299,12 @@ describe('AntiDrift UI, AI off', () => {
   });
 
   test('an active session without allowed apps says nothing is judged on task', async () => {
-    const page = await openPage(browser.context);
-    await page.goto(daemon.baseUrl + '/');
-    await waitForView(page, 'locked');
-    await page.click('#plan-button');
-    await waitForView(page, 'planning');
+    const page = await openPlanningPage(suite);
     await page.fill('#next-action', 'Sort the inbox');
     await page.fill('#success-condition', 'Inbox zero');
     await page.click('#start');
     await waitForView(page, 'active');
-    assert.equal((await daemon.getJson('/state')).body.commitment.allowed_apps.length, 0,
+    assert.equal((await suite.daemon.getJson('/state')).body.commitment.allowed_apps.length, 0,
       'this daemon has no drift.allowed_apps defaults');
     assert.equal(await page.textContent('#active-allowed'), 'No allowed apps — nothing is judged on task');
     assert.deepEqual(page.pageErrors, []);

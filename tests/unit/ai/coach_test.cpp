@@ -9,6 +9,7 @@
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
 #include "mocks/mock_backend.h"
+#include "unit/ai/fenced_text.h"
 
 namespace antidrift::ai {
 namespace {
@@ -25,15 +26,7 @@ constexpr std::int64_t kTimeoutMs = 30000;
 const std::string kValid =
     R"({"next_action": "  Draft the summary  ", "success_condition": "Three paragraphs", "timebox_minutes": 25})";
 
-std::string fencedBody(const std::string& text, const std::string& label) {
-  const std::string begin = "<<<BEGIN " + label + ">>>\n";
-  const std::size_t start = text.find(begin);
-  if (start == std::string::npos) return "<no begin>";
-  const std::size_t bodyStart = start + begin.size();
-  const std::size_t end = text.find("\n<<<END " + label + ">>>", bodyStart);
-  if (end == std::string::npos) return "<no end>";
-  return text.substr(bodyStart, end - bodyStart);
-}
+using test::fencedBody;
 
 // ---- parseProposal
 

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "unit/ai/fenced_text.h"
+
 namespace antidrift::ai {
 namespace {
 
@@ -18,16 +20,7 @@ std::size_t countOf(const std::string& text, const std::string& needle) {
   return count;
 }
 
-// The text between the BEGIN line and the FIRST END line of `label`.
-std::string fencedBody(const std::string& text, const std::string& label) {
-  const std::string begin = "<<<BEGIN " + label + ">>>\n";
-  const std::size_t start = text.find(begin);
-  if (start == std::string::npos) return "<no begin>";
-  const std::size_t bodyStart = start + begin.size();
-  const std::size_t end = text.find("\n<<<END " + label + ">>>", bodyStart);
-  if (end == std::string::npos) return "<no end>";
-  return text.substr(bodyStart, end - bodyStart);
-}
+using test::fencedBody;
 
 TEST(RoleLine, NamesEachRole) {
   EXPECT_EQ(roleLine(Role::Coach), "ROLE: coach\n");

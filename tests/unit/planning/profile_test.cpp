@@ -1,23 +1,21 @@
 // Tests for the profile grounding (core/include/antidrift/planning/profile.h; DESIGN §6).
 #include "antidrift/planning/profile.h"
 
-#include <fstream>
 #include <string>
 
 #include <Poco/TemporaryFile.h>
 #include <gtest/gtest.h>
 
+#include "support/temp_dir.h"
+
 namespace antidrift::planning {
 namespace {
 
-void writeFile(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary);
-  out << content;
-}
+using test::writeWholeFile;
 
 Profile loadContent(const std::string& content) {
   Poco::TemporaryFile file;
-  writeFile(file.path(), content);
+  writeWholeFile(file.path(), content);
   return loadProfile(file.path());
 }
 

@@ -1,7 +1,6 @@
 // Tests for the todo.txt grounding (core/include/antidrift/planning/todo_txt.h; DESIGN §6).
 #include "antidrift/planning/todo_txt.h"
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -9,6 +8,8 @@
 #include <Poco/TemporaryFile.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "support/temp_dir.h"
 
 namespace antidrift::planning {
 namespace {
@@ -22,10 +23,7 @@ std::vector<std::string> texts(const std::vector<Task>& tasks) {
   return out;
 }
 
-void writeFile(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary);
-  out << content;
-}
+using test::writeWholeFile;
 
 TEST(ParseTodoTxt, ReadsPriorityProjectsContextsAndDue) {
   const std::vector<Task> tasks =
@@ -122,7 +120,7 @@ TEST(LoadTodoTxt, MissingOrUnusablePathsAreNone) {
 
 TEST(LoadTodoTxt, ReadsARealFile) {
   Poco::TemporaryFile file;
-  writeFile(file.path(), "(A) Write the summary +Report\nx done\n");
+  writeWholeFile(file.path(), "(A) Write the summary +Report\nx done\n");
   const TaskList list = loadTodoTxt(file.path());
   EXPECT_EQ(list.status, LoadStatus::Ready);
   EXPECT_THAT(texts(list.tasks), ElementsAre("Write the summary +Report"));
@@ -131,7 +129,7 @@ TEST(LoadTodoTxt, ReadsARealFile) {
 
 TEST(LoadTodoTxt, EmptyFileIsReadyWithNoTasks) {
   Poco::TemporaryFile file;
-  writeFile(file.path(), "");
+  writeWholeFile(file.path(), "");
   const TaskList list = loadTodoTxt(file.path());
   EXPECT_EQ(list.status, LoadStatus::Ready);
   EXPECT_THAT(list.tasks, IsEmpty());
@@ -142,7 +140,7 @@ TEST(LoadTodoTxt, DropsTheLineCutByTheSizeLimit) {
   const std::string first = "(A) first line\n";
   std::string content = first + std::string(kMaxTodoTxtBytes - first.size() - 10, 'p') + "\n";
   content += "(A) cut in the middle of this line\n";
-  writeFile(file.path(), content);
+  writeWholeFile(file.path(), content);
   const TaskList list = loadTodoTxt(file.path());
   EXPECT_EQ(list.status, LoadStatus::Ready);
   ASSERT_EQ(list.tasks.size(), 2u);

@@ -7,18 +7,17 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <Poco/File.h>
 #include <Poco/Path.h>
-#include <Poco/TemporaryFile.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "antidrift/backend.h"
 #include "antidrift/plugin/loader.h"
+#include "support/temp_dir.h"
 
 namespace antidrift::plugin {
 namespace {
@@ -87,13 +86,6 @@ case "$(cat "$rec/mode")" in
 esac
 )SH";
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
 std::vector<std::string> splitNul(const std::string& text) {
   std::vector<std::string> parts;
   std::size_t begin = 0;
@@ -112,8 +104,7 @@ std::vector<std::string> splitNul(const std::string& text) {
 class CliBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_.createDirectories();
-    bin_ = Poco::Path(directory_.path(), "bin").toString();
+    bin_ = directory_.file("bin");
     Poco::File(bin_).createDirectories();
     writeScript("claude", kClaudeScript);
     writeScript("codex", kCodexScript);
@@ -135,9 +126,7 @@ class CliBackendTest : public ::testing::Test {
     }
   }
 
-  std::string record(const std::string& name) const {
-    return Poco::Path(directory_.path(), name).toString();
-  }
+  std::string record(const std::string& name) const { return directory_.file(name); }
 
   void setMode(const std::string& mode) const { std::ofstream(record("mode")) << mode; }
 
@@ -164,7 +153,7 @@ class CliBackendTest : public ::testing::Test {
     }
   }
 
-  Poco::TemporaryFile directory_;
+  test::TempDirectory directory_;
   std::string bin_;
   std::string savedPath_;
   std::string savedHome_;
@@ -180,11 +169,11 @@ TEST_F(CliBackendTest, ClaudeRunsPrintModeWithPromptOnStdinAndReturnsResult) {
   ASSERT_NE(claude, nullptr);
   EXPECT_EQ(claude->name(), "claude");
   EXPECT_EQ(claude->complete(kPrompt, 10000), "{\"next_action\":\"Draft\"}");
-  EXPECT_THAT(splitNul(readFile(record("claude.argv"))),
+  EXPECT_THAT(splitNul(test::readWholeFile(record("claude.argv"))),
               ElementsAre("-p", "--output-format", "json", "--tools", "",
                           "--no-session-persistence", "--strict-mcp-config"));
-  EXPECT_EQ(readFile(record("claude.stdin")), kPrompt);
-  EXPECT_EQ(readFile(record("claude.autoupdater")), "1");
+  EXPECT_EQ(test::readWholeFile(record("claude.stdin")), kPrompt);
+  EXPECT_EQ(test::readWholeFile(record("claude.autoupdater")), "1");
 }
 
 TEST_F(CliBackendTest, ClaudeAppendsModelThenExtraArguments) {
@@ -192,7 +181,7 @@ TEST_F(CliBackendTest, ClaudeAppendsModelThenExtraArguments) {
   ASSERT_NE(claude, nullptr);
   claude->complete(kPrompt, 10000);
   EXPECT_THAT(
-      splitNul(readFile(record("claude.argv"))),
+      splitNul(test::readWholeFile(record("claude.argv"))),
       ElementsAre("-p", "--output-format", "json", "--tools", "", "--no-session-persistence",
                   "--strict-mcp-config", "--model", "sonnet", "--max-turns", "1"));
 }
@@ -268,16 +257,16 @@ TEST_F(CliBackendTest, ClaudeGetsAScratchHomeWhenHomeIsNotWritable) {
   ASSERT_NE(claude, nullptr);
   ::setenv("HOME", "/nonexistent/antidrift-home", 1);
   claude->complete(kPrompt, 10000);
-  const std::string scratchHome = readFile(record("claude.home"));
+  const std::string scratchHome = test::readWholeFile(record("claude.home"));
   EXPECT_NE(scratchHome, "/nonexistent/antidrift-home");
-  EXPECT_EQ(readFile(record("claude.home_writable")), "yes");
+  EXPECT_EQ(test::readWholeFile(record("claude.home_writable")), "yes");
   EXPECT_FALSE(Poco::File(scratchHome).exists()) << "scratch home is removed afterwards";
 
   const std::string writableHome = record("home");
   Poco::File(writableHome).createDirectories();
   ::setenv("HOME", writableHome.c_str(), 1);
   claude->complete(kPrompt, 10000);
-  EXPECT_EQ(readFile(record("claude.home")), writableHome);
+  EXPECT_EQ(test::readWholeFile(record("claude.home")), writableHome);
 }
 
 TEST_F(CliBackendTest, CodexRunsExecWithAnswerFileAndPromptOnStdin) {
@@ -285,12 +274,12 @@ TEST_F(CliBackendTest, CodexRunsExecWithAnswerFileAndPromptOnStdin) {
   ASSERT_NE(codex, nullptr);
   EXPECT_EQ(codex->name(), "codex");
   EXPECT_EQ(codex->complete(kPrompt, 10000), "{\"next_action\": \"Draft\"}\n");
-  const std::string answerFile = readFile(record("codex.outpath"));
+  const std::string answerFile = test::readWholeFile(record("codex.outpath"));
   EXPECT_TRUE(Poco::Path(answerFile).isAbsolute()) << answerFile;
-  EXPECT_THAT(splitNul(readFile(record("codex.argv"))),
+  EXPECT_THAT(splitNul(test::readWholeFile(record("codex.argv"))),
               ElementsAre("exec", "--skip-git-repo-check", "--ephemeral", "-s", "read-only",
                           "--color", "never", "-o", answerFile, "-"));
-  EXPECT_EQ(readFile(record("codex.stdin")), kPrompt);
+  EXPECT_EQ(test::readWholeFile(record("codex.stdin")), kPrompt);
   EXPECT_FALSE(Poco::File(answerFile).exists()) << "answer file is removed afterwards";
 }
 
@@ -298,8 +287,8 @@ TEST_F(CliBackendTest, CodexPutsModelAndExtraArgumentsBeforeTheStdinDash) {
   auto codex = load("codex", {{"model", "gpt-5"}, {"args", "-c model_reasoning_effort=low"}});
   ASSERT_NE(codex, nullptr);
   codex->complete(kPrompt, 10000);
-  const std::string answerFile = readFile(record("codex.outpath"));
-  EXPECT_THAT(splitNul(readFile(record("codex.argv"))),
+  const std::string answerFile = test::readWholeFile(record("codex.outpath"));
+  EXPECT_THAT(splitNul(test::readWholeFile(record("codex.argv"))),
               ElementsAre("exec", "--skip-git-repo-check", "--ephemeral", "-s", "read-only",
                           "--color", "never", "-o", answerFile, "-m", "gpt-5", "-c",
                           "model_reasoning_effort=low", "-"));

@@ -16,11 +16,11 @@
 
 #include <Poco/File.h>
 #include <Poco/Path.h>
-#include <Poco/TemporaryFile.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "antidrift/backend.h"
+#include "support/temp_dir.h"
 
 namespace antidrift::plugin {
 namespace {
@@ -31,29 +31,17 @@ using ::testing::StartsWith;
 const std::string kFakeDir = FAKE_PLUGIN_DIR;
 const std::string kTestPluginDir = TEST_PLUGIN_DIR;
 
-/// A temporary directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() { file_.createDirectories(); }
-  std::string path() const { return file_.path(); }
-  std::string file(const std::string& name) const { return Poco::Path(path(), name).toString(); }
-  void write(const std::string& name, const std::string& content) const {
-    std::ofstream out(file(name), std::ios::binary);
-    out << content;
-  }
-
- private:
-  Poco::TemporaryFile file_;
-};
+using test::TempDirectory;
+using test::writeWholeFile;
 
 std::map<std::string, std::string> fakeSettings(const std::string& responsesPath) {
   return {{"responses", responsesPath}, {"timeout_s", "30"}};
 }
 
 /// Loads the fake with the given responses file content.
-std::shared_ptr<Backend> loadFake(PluginLoader& loader, const TempDir& dir,
+std::shared_ptr<Backend> loadFake(PluginLoader& loader, const TempDirectory& dir,
                                   const std::string& responses) {
-  dir.write("responses.json", responses);
+  writeWholeFile(dir.file("responses.json"), responses);
   LoadResult result = loader.load("fake", kFakeDir, fakeSettings(dir.file("responses.json")));
   EXPECT_EQ(result.error, "");
   EXPECT_TRUE(result.loaded());
@@ -91,7 +79,7 @@ const char* kRoleResponses = R"({"responses": [
 
 TEST(PluginLoaderTest, LoadsRealFakePluginAndAnswersByRoleAndMatch) {
   PluginLoader loader;
-  TempDir dir;
+  TempDirectory dir;
   auto backend = loadFake(loader, dir, kRoleResponses);
   ASSERT_NE(backend, nullptr);
   EXPECT_EQ(backend->name(), "fake");
@@ -104,7 +92,7 @@ TEST(PluginLoaderTest, LoadsRealFakePluginAndAnswersByRoleAndMatch) {
 
 TEST(PluginLoaderTest, FakeWithoutMatchingEntryThrowsNamingTheRole) {
   PluginLoader loader;
-  TempDir dir;
+  TempDirectory dir;
   auto backend = loadFake(loader, dir, kRoleResponses);
   ASSERT_NE(backend, nullptr);
   EXPECT_EQ(errorOf(*backend, "ROLE: judge\ntitle: Inbox"),
@@ -114,7 +102,7 @@ TEST(PluginLoaderTest, FakeWithoutMatchingEntryThrowsNamingTheRole) {
 
 TEST(PluginLoaderTest, FakeFailEntryThrowsBackendErrorAcrossTheBoundary) {
   PluginLoader loader;
-  TempDir dir;
+  TempDirectory dir;
   auto backend = loadFake(loader, dir, kRoleResponses);
   ASSERT_NE(backend, nullptr);
   EXPECT_EQ(errorOf(*backend, "ROLE: nudge\nrecent titles"), "nudge backend down");
@@ -122,7 +110,7 @@ TEST(PluginLoaderTest, FakeFailEntryThrowsBackendErrorAcrossTheBoundary) {
 
 TEST(PluginLoaderTest, FakeDelayLongerThanTimeoutTimesOut) {
   PluginLoader loader;
-  TempDir dir;
+  TempDirectory dir;
   auto backend = loadFake(loader, dir, kRoleResponses);
   ASSERT_NE(backend, nullptr);
   EXPECT_EQ(errorOf(*backend, "ROLE: reviewer\n", 20), "fake: timed out after 20 ms");
@@ -130,7 +118,7 @@ TEST(PluginLoaderTest, FakeDelayLongerThanTimeoutTimesOut) {
 
 TEST(PluginLoaderTest, FakeAnswersFromSeveralThreadsAtOnce) {
   PluginLoader loader;
-  TempDir dir;
+  TempDirectory dir;
   auto backend = loadFake(loader, dir, kRoleResponses);
   ASSERT_NE(backend, nullptr);
   std::vector<std::string> answers(8);
@@ -158,25 +146,25 @@ TEST(PluginLoaderTest, ShippedExampleResponsesConfigure) {
 
 TEST(PluginLoaderTest, FakeConfigureErrorsNameTheResponsesFile) {
   PluginLoader loader;
-  TempDir dir;
+  TempDirectory dir;
   const std::string missing = dir.file("missing.json");
   LoadResult result = loader.load("fake", kFakeDir, fakeSettings(missing));
   EXPECT_FALSE(result.loaded());
   EXPECT_THAT(result.error, StartsWith("fake: cannot read responses file " + missing));
 
-  dir.write("bad.json", "{not json");
+  writeWholeFile(dir.file("bad.json"), "{not json");
   result = loader.load("fake", kFakeDir, fakeSettings(dir.file("bad.json")));
   EXPECT_FALSE(result.loaded());
   EXPECT_THAT(result.error,
               StartsWith("fake: responses file " + dir.file("bad.json") + " is not a JSON object"));
 
-  dir.write("noarray.json", R"({"answers": []})");
+  writeWholeFile(dir.file("noarray.json"), R"({"answers": []})");
   result = loader.load("fake", kFakeDir, fakeSettings(dir.file("noarray.json")));
   EXPECT_EQ(result.error,
             "fake: responses file " + dir.file("noarray.json") + " has no \"responses\" array");
 
-  dir.write("notext.json",
-            R"({"responses": [{"role": "coach", "text": "ok"}, {"role": "judge"}]})");
+  writeWholeFile(dir.file("notext.json"),
+                 R"({"responses": [{"role": "coach", "text": "ok"}, {"role": "judge"}]})");
   result = loader.load("fake", kFakeDir, fakeSettings(dir.file("notext.json")));
   EXPECT_EQ(result.error, "fake: responses file " + dir.file("notext.json") +
                               ", entry 1: needs \"text\" or \"fail\"");
@@ -203,7 +191,7 @@ TEST(PluginLoaderTest, RejectsInvalidNamesBeforeTouchingTheDisk) {
 
 TEST(PluginLoaderTest, MissingPluginNamesFileAndDirectory) {
   PluginLoader loader;
-  TempDir dir;
+  TempDirectory dir;
   LoadResult result = loader.load("nothere", dir.path(), {});
   EXPECT_FALSE(result.loaded());
   EXPECT_EQ(result.error, "no plugin antidrift-nothere.so in " + dir.path());
@@ -260,8 +248,8 @@ TEST(PluginLoaderTest, StaleInterfaceFailsPocoManifestCheck) {
 
 TEST(PluginLoaderTest, FileThatIsNoSharedObjectReportsTheLoaderError) {
   PluginLoader loader;
-  TempDir dir;
-  dir.write("antidrift-garbage.so", "this is not an ELF file\n");
+  TempDirectory dir;
+  writeWholeFile(dir.file("antidrift-garbage.so"), "this is not an ELF file\n");
   LoadResult result = loader.load("garbage", dir.path(), {});
   EXPECT_FALSE(result.loaded());
   EXPECT_THAT(result.error, StartsWith("cannot load " + dir.file("antidrift-garbage.so") + ": "));
@@ -271,9 +259,9 @@ TEST(PluginLoaderTest, FileThatIsNoSharedObjectReportsTheLoaderError) {
 TEST(PluginLoaderTest, LoadingTwiceGivesIndependentBackendsThatOutliveTheLoader) {
   std::shared_ptr<Backend> first;
   std::shared_ptr<Backend> second;
-  TempDir dir;
-  dir.write("one.json", R"({"responses": [{"role": "*", "text": "one"}]})");
-  dir.write("two.json", R"({"responses": [{"role": "*", "text": "two"}]})");
+  TempDirectory dir;
+  writeWholeFile(dir.file("one.json"), R"({"responses": [{"role": "*", "text": "one"}]})");
+  writeWholeFile(dir.file("two.json"), R"({"responses": [{"role": "*", "text": "two"}]})");
   {
     PluginLoader loader;
     first = loader.load("fake", kFakeDir, fakeSettings(dir.file("one.json"))).backend;
@@ -298,21 +286,24 @@ TEST(PluginLoaderTest, ListBackendsReadsShippedMetadata) {
 }
 
 TEST(PluginLoaderTest, ListBackendsReportsEachDefectWithoutOpeningLibraries) {
-  TempDir dir;
-  dir.write("antidrift-ghost.json", R"({"name": "ghost", "abi": 1, "description": "no .so"})");
-  dir.write("antidrift-broken.json", "{oops");
-  dir.write("antidrift-broken.so", "not a library");
-  dir.write("antidrift-renamed.json", R"({"name": "other", "abi": 1, "description": "x"})");
-  dir.write("antidrift-renamed.so", "");
-  dir.write("antidrift-future.json", R"({"name": "future", "abi": 99, "description": "y"})");
-  dir.write("antidrift-future.so", "");
-  dir.write("unrelated.json", "{}");
-  dir.write("antidrift-Bad Name.json", "{}");
+  TempDirectory dir;
+  writeWholeFile(dir.file("antidrift-ghost.json"),
+                 R"({"name": "ghost", "abi": 1, "description": "no .so"})");
+  writeWholeFile(dir.file("antidrift-broken.json"), "{oops");
+  writeWholeFile(dir.file("antidrift-broken.so"), "not a library");
+  writeWholeFile(dir.file("antidrift-renamed.json"),
+                 R"({"name": "other", "abi": 1, "description": "x"})");
+  writeWholeFile(dir.file("antidrift-renamed.so"), "");
+  writeWholeFile(dir.file("antidrift-future.json"),
+                 R"({"name": "future", "abi": 99, "description": "y"})");
+  writeWholeFile(dir.file("antidrift-future.so"), "");
+  writeWholeFile(dir.file("unrelated.json"), "{}");
+  writeWholeFile(dir.file("antidrift-Bad Name.json"), "{}");
   // A real, loadable plugin with metadata: listing must not map it.
   Poco::File(Poco::Path(kFakeDir, "antidrift-fake.so")).copyTo(dir.file("antidrift-fake.so"));
   Poco::File(Poco::Path(kFakeDir, "antidrift-fake.json")).copyTo(dir.file("antidrift-fake.json"));
   // A library with no metadata file.
-  dir.write("antidrift-bare.so", "");
+  writeWholeFile(dir.file("antidrift-bare.so"), "");
 
   const auto backends = PluginLoader::listBackends(dir.path());
   std::map<std::string, BackendInfo> byName;
@@ -339,7 +330,7 @@ TEST(PluginLoaderTest, ListBackendsReportsEachDefectWithoutOpeningLibraries) {
 }
 
 TEST(PluginLoaderTest, ListBackendsOfMissingDirectoryThrows) {
-  TempDir dir;
+  TempDirectory dir;
   const std::string missing = dir.file("nope");
   try {
     PluginLoader::listBackends(missing);

@@ -30,6 +30,7 @@ namespace {
 using storetest::appendToFile;
 using storetest::FileSizeLimit;
 using storetest::listDirectory;
+using storetest::readLines;
 using storetest::readWholeFile;
 using storetest::TempDirectory;
 using storetest::writeWholeFile;
@@ -52,22 +53,6 @@ SessionSummary makeSummary(int n) {
   summary.topBuckets = {{"code", 1200}, {"firefox", 300}};
   summary.driftEpisodes = 1;
   return summary;
-}
-
-std::vector<std::string> fileLines(const std::string& path) {
-  std::vector<std::string> lines;
-  const std::string content = readWholeFile(path);
-  std::size_t start = 0;
-  while (start < content.size()) {
-    const std::size_t end = content.find('\n', start);
-    if (end == std::string::npos) {
-      lines.push_back(content.substr(start));
-      break;
-    }
-    lines.push_back(content.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
 }
 
 std::string joinLines(const std::vector<std::string>& lines) {
@@ -274,7 +259,7 @@ TEST(AuditLog, ChainOfThreeVerifies) {
   for (const SessionSummary& record : records) {
     EXPECT_EQ(record.hash, computeHash(record));
   }
-  const std::vector<std::string> lines = fileLines(filled.log.path());
+  const std::vector<std::string> lines = readLines(filled.log.path());
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[1], toJsonLine(records[1]));
   EXPECT_EQ(readWholeFile(filled.log.path()).back(), '\n');
@@ -360,7 +345,7 @@ TEST(AuditLog, AppendIgnoresCallerPrevAndHash) {
 
 TEST(AuditLog, TamperedRecordIsNamedByLineAndHash) {
   FilledLog filled(3);
-  std::vector<std::string> lines = fileLines(filled.log.path());
+  std::vector<std::string> lines = readLines(filled.log.path());
   lines[1] = replaceOnce(lines[1], "\"switches\":2", "\"switches\":0");
   writeWholeFile(filled.log.path(), joinLines(lines));
 
@@ -374,7 +359,7 @@ TEST(AuditLog, TamperedRecordIsNamedByLineAndHash) {
 
 TEST(AuditLog, OpenReportsTamperingButNeverRewrites) {
   FilledLog filled(3);
-  std::vector<std::string> lines = fileLines(filled.log.path());
+  std::vector<std::string> lines = readLines(filled.log.path());
   lines[1] = replaceOnce(lines[1], "Task 2", "Task 9");
   const std::string tampered = joinLines(lines);
   writeWholeFile(filled.log.path(), tampered);
@@ -389,7 +374,7 @@ TEST(AuditLog, OpenReportsTamperingButNeverRewrites) {
 
 TEST(AuditLog, DeletedRecordIsNamedAsBrokenPrevLink) {
   FilledLog filled(3);
-  std::vector<std::string> lines = fileLines(filled.log.path());
+  std::vector<std::string> lines = readLines(filled.log.path());
   lines.erase(lines.begin() + 1);
   const std::string broken = joinLines(lines);
   writeWholeFile(filled.log.path(), broken);
@@ -410,7 +395,7 @@ TEST(AuditLog, DeletedRecordIsNamedAsBrokenPrevLink) {
 
 TEST(AuditLog, FirstRecordMustStartFromGenesis) {
   FilledLog filled(2);
-  std::vector<std::string> lines = fileLines(filled.log.path());
+  std::vector<std::string> lines = readLines(filled.log.path());
   lines.erase(lines.begin());
   writeWholeFile(filled.log.path(), joinLines(lines));
   const AuditVerification verification = AuditLog::verify(filled.log.path());
@@ -422,7 +407,7 @@ TEST(AuditLog, FirstRecordMustStartFromGenesis) {
 
 TEST(AuditLog, MalformedMiddleLineIsNamed) {
   FilledLog filled(3);
-  std::vector<std::string> lines = fileLines(filled.log.path());
+  std::vector<std::string> lines = readLines(filled.log.path());
   lines[1] = "this is not json";
   writeWholeFile(filled.log.path(), joinLines(lines));
   const AuditVerification verification = AuditLog::verify(filled.log.path());

@@ -107,35 +107,8 @@ class Recorder {
 constexpr std::int64_t kNoHeartbeat = 3600;
 constexpr std::int64_t kNeverIdle = 3600;
 
-class X11SourceTest : public ::testing::Test {
+class X11SourceTest : public SharedXServerTest<> {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new XServer();
-    setupError_ = new std::string(server_->start(true));
-  }
-
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-    delete setupError_;
-    setupError_ = nullptr;
-  }
-
-  void SetUp() override { ASSERT_EQ(*setupError_, "") << "X test server setup failed"; }
-
-  static const std::string& display() { return server_->name(); }
-
-  static TestWindow open(const std::string& className, const std::string& title,
-                         std::vector<std::string> extra = {}) {
-    std::vector<std::string> arguments{"--class", className, "--title", title};
-    arguments.insert(arguments.end(), extra.begin(), extra.end());
-    return openWindow(display(), arguments);
-  }
-
-  static std::string activate(const TestWindow& window) {
-    return runCommand("xdotool", {"windowactivate", "--sync", window.id}, display());
-  }
-
   std::unique_ptr<X11Source> startSource(std::int64_t heartbeatSecs, std::int64_t idleAfterSecs) {
     auto source =
         std::make_unique<X11Source>(display(), heartbeatSecs, idleAfterSecs, recorder_.callbacks());
@@ -144,13 +117,8 @@ class X11SourceTest : public ::testing::Test {
     return source;
   }
 
-  static XServer* server_;
-  static std::string* setupError_;
   Recorder recorder_;
 };
-
-XServer* X11SourceTest::server_ = nullptr;
-std::string* X11SourceTest::setupError_ = nullptr;
 
 TEST_F(X11SourceTest, ReportsTheInitialWindowThenEachActivatedWindowByClass) {
   TestWindow editor = open("EditorClass", "notes.txt - Editor", {"--instance", "editor-inst"});
