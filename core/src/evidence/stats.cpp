@@ -29,8 +29,10 @@ void StatsAccumulator::resume(const SessionStats& stats) {
 
 void StatsAccumulator::credit(std::int64_t untilMs) {
   if (untilMs <= creditedUntilMs_) return;
-  if (last_ && !away_) {
-    const std::int64_t gap = untilMs - creditedUntilMs_;
+  const std::int64_t gap = untilMs - creditedUntilMs_;
+  if (away_) {
+    stats_.awayMs += gap;  // the person was away: never a bucket, never dropped
+  } else if (last_) {
     stats_.bucketsMs[last_->app] += std::min(gap, idleAfterMs_);
   }
   creditedUntilMs_ = untilMs;
@@ -38,11 +40,11 @@ void StatsAccumulator::credit(std::int64_t untilMs) {
 
 void StatsAccumulator::observe(const Observation& obs) {
   const std::int64_t at = std::max(obs.atMs, creditedUntilMs_);
-  if (last_) {
+  if (last_ && last_->app != obs.app) stats_.switches += 1;
+  if (last_ || away_) {
     credit(at);
-    if (last_->app != obs.app) stats_.switches += 1;
   } else {
-    creditedUntilMs_ = at;
+    creditedUntilMs_ = at;  // the first evidence: nothing before it to credit
   }
   last_ = obs;
   last_->atMs = at;
@@ -50,24 +52,11 @@ void StatsAccumulator::observe(const Observation& obs) {
 
 void StatsAccumulator::setAway(bool away, std::int64_t atMs) {
   if (away == away_) return;
-  if (away) {
-    credit(atMs);
-    away_ = true;
-  } else {
-    if (atMs > creditedUntilMs_) {
-      stats_.awayMs += atMs - creditedUntilMs_;
-      creditedUntilMs_ = atMs;
-    }
-    away_ = false;
-  }
+  credit(atMs);  // up to now the time belongs to the state we are leaving
+  away_ = away;
 }
 
 void StatsAccumulator::settle(std::int64_t atMs) {
-  if (away_ && atMs > creditedUntilMs_) {
-    stats_.awayMs += atMs - creditedUntilMs_;
-    creditedUntilMs_ = atMs;
-    return;
-  }
   credit(atMs);
 }
 

@@ -50,6 +50,32 @@ TEST(StatsAccumulator, SettleIsIdempotentAndResumeDoesNotCountDowntime) {
   EXPECT_EQ(resumed.stats().bucketsMs.at("a"), 7'000);
 }
 
+TEST(StatsAccumulator, ObservationsWhileAwayAddToAwayTimeNotToNothing) {
+  StatsAccumulator stats(60'000);
+  stats.setAway(true, 0);  // away from the start of the session
+  stats.observe(at(2'000, "a"));
+  stats.observe(at(5'000, "b"));  // windows switch (a script, a notification)
+  stats.setAway(false, 6'000);
+  stats.observe(at(9'000, "a"));
+  stats.settle(10'000);
+  EXPECT_EQ(stats.stats().awayMs, 6'000);
+  EXPECT_THAT(stats.stats().topBucketsSecs(9), ElementsAre(Pair("b", 3), Pair("a", 1)));
+  EXPECT_EQ(stats.stats().switches, 2);
+  std::int64_t total = stats.stats().awayMs;
+  for (const auto& [app, ms] : stats.stats().bucketsMs) total += ms;
+  EXPECT_EQ(total, 10'000);  // every millisecond of the session is accounted for
+}
+
+TEST(StatsAccumulator, SettlingWhileAwayCountsAwayTime) {
+  StatsAccumulator stats(60'000);
+  stats.observe(at(0, "a"));
+  stats.setAway(true, 4'000);
+  stats.observe(at(7'000, "a"));
+  stats.settle(9'000);
+  EXPECT_EQ(stats.stats().awayMs, 5'000);
+  EXPECT_EQ(stats.stats().bucketsMs.at("a"), 4'000);
+}
+
 // Replays the real ActivityWatch export (../shared/data) and checks that the
 // accumulator's total equals an independent sum of the same capped gaps.
 TEST(StatsAccumulator, ReplayOfRealActivityWatchDataAddsUp) {

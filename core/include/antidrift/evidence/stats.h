@@ -28,9 +28,11 @@ struct SessionStats {
 /// Accumulates SessionStats from a stream of observations (DESIGN §3).
 ///
 /// Time between two observations is credited to the earlier one's app, but
-/// only up to `idleAfterMs`: a longer gap means the evidence (or the person)
-/// was gone, and the excess is not counted. Time while away is not counted
-/// into buckets. Not thread-safe: the Controller owns one under its mutex.
+/// only up to `idleAfterMs`: a longer gap means the evidence was gone, and
+/// the excess is not counted. Time while away goes to `awayMs`, never into a
+/// bucket (DESIGN §3), so buckets + away add up to the session wherever
+/// evidence was fresh. Not thread-safe: the Controller owns one under its
+/// mutex.
 class StatsAccumulator {
  public:
   /// `idleAfterMs`: the largest gap credited to a bucket (evidence.idle_after_s × 1000).
@@ -45,8 +47,9 @@ class StatsAccumulator {
   /// the last one are ignored for time credit.
   void observe(const Observation& obs);
 
-  /// Marks the person away (`away` true) or back at `atMs`. Time up to `atMs`
-  /// is credited to the current app before going away.
+  /// Marks the person away (`away` true) or back at `atMs` (UTC ms). Time up
+  /// to `atMs` is credited to the state being left: the current app before
+  /// going away, `awayMs` before coming back.
   void setAway(bool away, std::int64_t atMs);
 
   /// Credits the current app up to `atMs` without a new observation (used
