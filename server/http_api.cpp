@@ -25,6 +25,7 @@
 #include <Poco/UTF8Encoding.h>
 
 #include "antidrift/domain/runtime.h"
+#include "antidrift/evidence/observation.h"
 #include "antidrift/store/audit_log.h"
 
 namespace antidrift {
@@ -48,6 +49,12 @@ constexpr const char* kContentSecurityPolicy =
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'none'; frame-ancestors 'none'";
+
+/// Request text (path, method, header value) made fit to quote in an error
+/// message: valid UTF-8 without control characters, at most kMaxTitleBytes.
+std::string echo(const std::string& requestText) {
+  return sanitizeTitle(requestText);
+}
 
 /// A request the client got wrong; becomes 400 {"error": what()}.
 class BadRequest : public std::runtime_error {
@@ -102,6 +109,7 @@ void sendError(HTTPServerResponse& response, int status, const std::string& mess
 struct BodyRead {
   std::string text;
   bool tooLarge = false;      ///< over kMaxBodyBytes (declared or actual)
+  bool cutOff = false;        ///< ended before its Content-Length or last chunk
   std::size_t bytesRead = 0;  ///< bytes consumed from the connection so far
 };
 
@@ -129,7 +137,9 @@ void drainAfterAnswer(std::istream& in, std::size_t alreadyRead) {
 /// without Content-Length and not chunked has no body (RFC 9112 §6.3). A
 /// declared Content-Length over the cap is refused from the header alone:
 /// nothing is read, so the 413 goes out at once however slowly the body
-/// arrives (the rest is drained after the answer).
+/// arrives (the rest is drained after the answer). A body that stops short
+/// (the client closed or went silent past server.request_timeout_s) is
+/// marked cutOff and must not be acted on.
 BodyRead readBody(HTTPServerRequest& request) {
   BodyRead result;
   const bool chunked = request.getChunkedTransferEncoding();
@@ -157,6 +167,11 @@ BodyRead readBody(HTTPServerRequest& request) {
     }
     result.text.append(buffer, static_cast<std::size_t>(count));
   }
+  if (!result.tooLarge) {
+    // A timeout or reset leaves the stream bad; a close before the declared
+    // length leaves it short.
+    result.cutOff = in.bad() || (!chunked && static_cast<Poco::Int64>(result.bytesRead) < declared);
+  }
   return result;
 }
 
@@ -182,7 +197,7 @@ std::string parseReason(const Poco::Exception& error) {
   if (reason.front() >= 'A' && reason.front() <= 'Z' && reason.compare(0, 4, "JSON") != 0) {
     reason.front() = static_cast<char>(reason.front() - 'A' + 'a');
   }
-  return reason;
+  return echo(reason);
 }
 
 /// A ParseHandler that remembers the last object key read, so a number Poco
@@ -236,7 +251,7 @@ Poco::JSON::Object::Ptr parseObject(const std::string& text) {
     if (handler->lastKey().empty()) {
       throw BadRequest("malformed JSON: a number is out of range");
     }
-    throw BadRequest(handler->lastKey() + " must be an integer");
+    throw BadRequest(echo(handler->lastKey()) + " must be an integer");
   } catch (const Poco::Exception&) {
     throw BadRequest("malformed JSON");
   }
@@ -503,11 +518,12 @@ void HttpApi::dispatch(Exchange& exchange) {
   }
   if (route == nullptr && !allowed.empty()) {
     response.set("Allow", allowed);
-    sendError(response, 405, "method " + method + " is not allowed on " + exchange.path);
+    sendError(response, 405,
+              "method " + echo(method) + " is not allowed on " + echo(exchange.path));
     return;
   }
   if (route == nullptr && method != "GET") {
-    sendError(response, 404, "no such route: " + method + " " + exchange.path);
+    sendError(response, 404, "no such route: " + echo(method) + " " + echo(exchange.path));
     return;
   }
   if (exchange.body.tooLarge) {
@@ -515,6 +531,13 @@ void HttpApi::dispatch(Exchange& exchange) {
     sendError(response, 413,
               "the request body is larger than " + std::to_string(kMaxBodyBytes / 1024) + " KiB");
     return;
+  }
+  if (exchange.body.cutOff) {
+    // The client may still be sending: this connection carries no more.
+    response.setKeepAlive(false);
+    throw BadRequest(exchange.request.getChunkedTransferEncoding()
+                         ? "the request body ended before its last chunk"
+                         : "the request body is shorter than its Content-Length");
   }
   if (route == nullptr) {
     getStatic(exchange);
@@ -545,6 +568,7 @@ void HttpApi::answerAction(Exchange& exchange, const ActionResult& result) {
       sendError(exchange.response, 400, result->message);
       return;
     case ErrorKind::IllegalTransition:
+    case ErrorKind::Busy:
       sendError(exchange.response, 409, result->message, result->state);
       return;
     case ErrorKind::Storage:
@@ -677,7 +701,7 @@ void HttpApi::getStatic(Exchange& exchange) {
     }
   }
   if (!found) {
-    sendError(exchange.response, 404, "not found: " + exchange.path);
+    sendError(exchange.response, 404, "not found: " + echo(exchange.path));
     return;
   }
   std::string content;

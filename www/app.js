@@ -320,6 +320,10 @@
       byId(id).addEventListener('input', checkPlanning);
     }
     byId('minutes').value = String(kDefaultMinutes);
+    // The configured defaults (drift.allowed_apps) are what an empty field
+    // means; show them so the person sees and can edit what will apply.
+    const defaults = Array.isArray(state.default_allowed_apps) ? state.default_allowed_apps : [];
+    byId('allowed-apps').value = defaults.map(String).join(', ');
     byId('intent').addEventListener('input', () => updateSharpen(current));
     byId('intent').addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {

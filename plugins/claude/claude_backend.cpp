@@ -83,12 +83,18 @@ class ClaudeBackend : public antidrift::Backend {
   std::string name() const override { return "claude"; }
 
   /// Reads "command" (default "claude"), "args" (extra, space-separated) and
-  /// "model". Throws BackendError on an invalid model name.
+  /// "model". Throws BackendError on an invalid model name. When the command
+  /// is not found, logs one warning (antidrift.ai.claude) and still succeeds:
+  /// complete() then fails with "<command> not found" for the coach line.
   void configure(const std::map<std::string, std::string>& settings) override {
     try {
       settings_ = runner::readCliSettings(settings, "claude");
     } catch (const std::exception& e) {
       throw BackendError(std::string("claude: ") + e.what());
+    }
+    const std::string warning = runner::missingCommandWarning(settings_, "claude");
+    if (!warning.empty()) {
+      Poco::Logger::get("antidrift.ai.claude").warning(warning);
     }
   }
 

@@ -47,12 +47,18 @@ class CodexBackend : public antidrift::Backend {
   std::string name() const override { return "codex"; }
 
   /// Reads "command" (default "codex"), "args" (extra, space-separated) and
-  /// "model". Throws BackendError on an invalid model name.
+  /// "model". Throws BackendError on an invalid model name. When the command
+  /// is not found, logs one warning (antidrift.ai.codex) and still succeeds:
+  /// complete() then fails with "<command> not found" for the coach line.
   void configure(const std::map<std::string, std::string>& settings) override {
     try {
       settings_ = runner::readCliSettings(settings, "codex");
     } catch (const std::exception& e) {
       throw BackendError(std::string("codex: ") + e.what());
+    }
+    const std::string warning = runner::missingCommandWarning(settings_, "codex");
+    if (!warning.empty()) {
+      Poco::Logger::get("antidrift.ai.codex").warning(warning);
     }
   }
 

@@ -10,9 +10,12 @@
 #include <cstdint>
 #include <exception>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <typeinfo>
 #include <vector>
 
 #include <Poco/Exception.h>
@@ -62,6 +65,110 @@ std::string roleOf(const std::string& prompt) {
   return lowerCase(trim(line.substr(kTag.size())));
 }
 
+/// A problem with one field of a responses entry: a plain sentence naming
+/// the field and what it should be.
+class FieldError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+constexpr const char* kRoleKinds = "coach, judge, nudge, reviewer or *";
+
+/// "a number", "an array", … for "must be a string, not <kind>".
+std::string kindOf(const Poco::Dynamic::Var& value) {
+  if (value.isEmpty()) {
+    return "null";
+  }
+  if (value.isBoolean()) {
+    return "a boolean";
+  }
+  if (value.isString()) {
+    return "a string";
+  }
+  if (value.isNumeric()) {
+    return "a number";
+  }
+  if (value.type() == typeid(Poco::JSON::Array::Ptr)) {
+    return "an array";
+  }
+  if (value.type() == typeid(Poco::JSON::Object::Ptr)) {
+    return "an object";
+  }
+  return "another kind of value";
+}
+
+/// Whether an entry field must be there.
+enum class Presence { kRequired, kOptional };
+
+/// The string field `name` of `entry`: nullopt when absent (a FieldError
+/// when kRequired); a FieldError naming the field when it is not a string.
+/// `meaning` says what the string holds, for the error sentence.
+std::optional<std::string> stringField(const Poco::JSON::Object& entry, const std::string& name,
+                                       const std::string& meaning, Presence presence) {
+  if (!entry.has(name)) {
+    if (presence == Presence::kRequired) {
+      throw FieldError("\"" + name + "\" is missing (a string: " + meaning + ")");
+    }
+    return std::nullopt;
+  }
+  const Poco::Dynamic::Var value = entry.get(name);
+  if (!value.isString()) {
+    throw FieldError("\"" + name + "\" must be a string (" + meaning + "), not " + kindOf(value));
+  }
+  return value.extract<std::string>();
+}
+
+/// "delay_ms": absent = 0; otherwise a whole number of milliseconds, 0 or more.
+std::int64_t delayField(const Poco::JSON::Object& entry) {
+  if (!entry.has("delay_ms")) {
+    return 0;
+  }
+  const std::string expected = "a whole number of milliseconds, 0 or more";
+  const Poco::Dynamic::Var value = entry.get("delay_ms");
+  if (value.isBoolean() || !value.isNumeric()) {
+    throw FieldError("\"delay_ms\" must be " + expected + ", not " + kindOf(value));
+  }
+  if (!value.isInteger()) {
+    throw FieldError("\"delay_ms\" must be " + expected + ", not a fraction");
+  }
+  std::int64_t delayMs = 0;
+  try {
+    delayMs = value.convert<std::int64_t>();
+  } catch (const Poco::Exception&) {
+    throw FieldError("\"delay_ms\" is too large (" + expected + ")");
+  }
+  if (delayMs < 0) {
+    throw FieldError("\"delay_ms\" is negative (" + expected + ")");
+  }
+  return delayMs;
+}
+
+/// One entry of the "responses" array. Throws FieldError.
+CannedResponse readEntry(const Poco::JSON::Object& entry) {
+  CannedResponse response;
+  response.role = lowerCase(*stringField(entry, "role", kRoleKinds, Presence::kRequired));
+  if (response.role.empty()) {
+    throw FieldError(std::string("\"role\" is empty (a string: ") + kRoleKinds + ")");
+  }
+  response.match =
+      stringField(entry, "match", "a substring of the prompt", Presence::kOptional).value_or("");
+  const std::optional<std::string> text =
+      stringField(entry, "text", "the answer", Presence::kOptional);
+  const std::optional<std::string> fail =
+      stringField(entry, "fail", "the error message", Presence::kOptional);
+  response.delayMs = delayField(entry);
+  if (!text && !fail) {
+    throw FieldError("needs \"text\" or \"fail\"");
+  }
+  response.text = text.value_or("");
+  response.fails = fail.has_value();
+  response.fail = fail.value_or("");
+  if (response.fails && response.fail.empty()) {
+    response.fail = "fake: canned failure";
+  }
+  return response;
+}
+
 std::vector<CannedResponse> readResponses(const std::string& path) {
   std::string text;
   try {
@@ -96,28 +203,9 @@ std::vector<CannedResponse> readResponses(const std::string& path) {
       throw antidrift::BackendError(where + "not an object");
     }
     try {
-      CannedResponse response;
-      response.role = lowerCase(entry->getValue<std::string>("role"));
-      response.match = entry->optValue<std::string>("match", "");
-      response.text = entry->optValue<std::string>("text", "");
-      response.delayMs = entry->optValue<std::int64_t>("delay_ms", 0);
-      response.fails = entry->has("fail");
-      response.fail = entry->optValue<std::string>("fail", "");
-      if (response.role.empty()) {
-        throw antidrift::BackendError(where + "\"role\" is empty");
-      }
-      if (response.delayMs < 0) {
-        throw antidrift::BackendError(where + "\"delay_ms\" is negative");
-      }
-      if (!response.fails && !entry->has("text")) {
-        throw antidrift::BackendError(where + "needs \"text\" or \"fail\"");
-      }
-      if (response.fails && response.fail.empty()) {
-        response.fail = "fake: canned failure";
-      }
-      responses.push_back(std::move(response));
-    } catch (const Poco::Exception& e) {
-      throw antidrift::BackendError(where + e.displayText());
+      responses.push_back(readEntry(*entry));
+    } catch (const FieldError& error) {
+      throw antidrift::BackendError(where + error.what());
     }
   }
   return responses;

@@ -116,6 +116,15 @@ TEST_F(DaemonBinaryTest, VerifyAuditReportsTheLineOfATamperedRecord) {
   EXPECT_THAT(result.out, HasSubstr("audit chain broken at line 2: "));
 }
 
+TEST_F(DaemonBinaryTest, VerifyAuditNamesATornLastLineAndExits1) {
+  writeAudit(2);
+  std::ofstream(auditPath(), std::ios::app) << "{\"id\":\"half";  // a crash mid-append
+  const ChildResult result = run({"--verify-audit", "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("audit chain broken at line 3: torn last line (a crash "
+                                    "mid-append; the daemon moves it aside on its next start)"));
+}
+
 TEST_F(DaemonBinaryTest, ABadPortIsOneClearMessageAndExit78) {
   const ChildResult result =
       run({"--verify-audit", "-D", "store.dir=" + store_, "-D", "server.port=http"});

@@ -1,6 +1,7 @@
 // The real HTTP server on an ephemeral port, in-process, with a real
 // Controller, real file stores in a temp directory, a FakeClock and a
 // ManualExecutor (DESIGN §10, docs/API.md).
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -14,6 +15,8 @@
 #include <Poco/Net/NetException.h>
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
+#include <Poco/TextConverter.h>
+#include <Poco/UTF8Encoding.h>
 
 #include "antidrift/session/controller.h"
 #include "antidrift/store/audit_log.h"
@@ -21,6 +24,7 @@
 #include "http_test_support.h"
 #include "mocks/fake_clock.h"
 #include "mocks/manual_executor.h"
+#include "mocks/mock_backend.h"
 #include "server/api_server.h"
 #include "server/http_api.h"
 #include "server/request_guard.h"
@@ -43,6 +47,60 @@ const std::string kToken = "5f3c9a0e7b2d41c8a6e0f19d3b7c5a2e5f3c9a0e7b2d41c8a6e0
 const char* kCommitment =
     R"({"next_action":"Write the HTTP integration test","success_condition":"ctest passes",)"
     R"("timebox_minutes":25,"allowed_apps":["code"]})";
+
+/// Sends `request` verbatim on a new connection, optionally ends the sending
+/// side (the client stops), and reads until the server closes; returns all
+/// it sent back. Fails the test if the server keeps the connection open for
+/// 10 s.
+std::string exchangeRaw(std::uint16_t port, const std::string& request, bool stopSending) {
+  Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port));
+  socket.setReceiveTimeout(Poco::Timespan(10, 0));
+  socket.sendBytes(request.data(), static_cast<int>(request.size()));
+  if (stopSending) {
+    socket.shutdownSend();
+  }
+  std::string answer;
+  char buffer[4096];
+  try {
+    int received = 0;
+    while ((received = socket.receiveBytes(buffer, sizeof buffer)) > 0) {
+      answer.append(buffer, static_cast<std::size_t>(received));
+    }
+  } catch (const Poco::TimeoutException&) {
+    ADD_FAILURE() << "the server kept the connection open for 10 s";
+  } catch (const Poco::Net::NetException&) {
+    // A reset after the answer is a close too.
+  }
+  return answer;
+}
+
+/// The status code and JSON body of a raw HTTP/1.1 answer.
+struct RawAnswer {
+  int status = 0;
+  std::string body;
+};
+
+RawAnswer parseRawAnswer(const std::string& answer) {
+  RawAnswer result;
+  if (answer.rfind("HTTP/1.1 ", 0) == 0 && answer.size() >= 12) {
+    result.status = std::stoi(answer.substr(9, 3));
+  }
+  const std::size_t headersEnd = answer.find("\r\n\r\n");
+  if (headersEnd != std::string::npos) {
+    result.body = answer.substr(headersEnd + 4);
+  }
+  return result;
+}
+
+/// True when `text` is well-formed UTF-8 with no C0 control character.
+bool isCleanUtf8(const std::string& text) {
+  Poco::UTF8Encoding utf8;
+  Poco::TextConverter converter(utf8, utf8);
+  std::string copy;
+  return converter.convert(text, copy) == 0 && std::none_of(text.begin(), text.end(), [](char c) {
+           return static_cast<unsigned char>(c) < 0x20;
+         });
+}
 
 class HttpSessionTest : public ::testing::Test {
  protected:
@@ -359,6 +417,18 @@ TEST_F(HttpSessionTest, ADeclaredOversizedBodyIs413AtOnceWithoutWaitingForIt) {
   EXPECT_EQ(runtime(), "locked");
 }
 
+TEST_F(HttpSessionTest, ABodyCutOffBeforeItsContentLengthIs400AndChangesNothing) {
+  // The client promises 100 bytes, sends "{}" and closes its sending side.
+  const std::string request =
+      "POST /planning HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "Content-Type: application/json\r\nX-AntiDrift-Token: " +
+      kToken + "\r\nContent-Length: 100\r\n\r\n{}";
+  const RawAnswer answer = parseRawAnswer(exchangeRaw(port(), request, true));
+  EXPECT_EQ(answer.status, 400) << answer.body;
+  EXPECT_EQ(answer.body, R"({"error":"the request body is shorter than its Content-Length"})");
+  EXPECT_EQ(runtime(), "locked");
+}
+
 TEST_F(HttpSessionTest, NonObjectBodiesAreNamedPlainly) {
   for (const char* body : {"\"x\"", "null", "  42 ", "[1,2]", "true"}) {
     const Reply reply = post("/planning", body);
@@ -441,6 +511,25 @@ TEST_F(HttpSessionTest, CoachWorksOnlyInPlanningAndSaysSoWithoutAi) {
   EXPECT_EQ(runtime(), "planning");
 }
 
+TEST_F(HttpSessionTest, ASecondCoachRequestWhileOneIsPendingIs409) {
+  auto backend = std::make_shared<::testing::NiceMock<test::MockBackend>>();
+  ON_CALL(*backend, complete(::testing::_, ::testing::_))
+      .WillByDefault(::testing::Return(std::string(
+          R"({"next_action": "Write the tests", "success_condition": "green", "timebox_minutes": 20})")));
+  controller_->setBackend(backend);
+  enterPlanning();
+  const Reply first = post("/coach", R"({"intent":"write the tests"})");
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(first.json()->getObject("coach")->getValue<std::string>("status"), "pending");
+  const Reply second = post("/coach", R"({"intent":"something else"})");
+  EXPECT_EQ(second.status, 409);
+  EXPECT_EQ(second.field("state"), "planning");
+  EXPECT_THAT(second.field("error"), HasSubstr("still working"));
+  executor_.runAll();
+  const Reply state = get("/state");
+  EXPECT_EQ(state.json()->getObject("coach")->getValue<std::string>("status"), "ready");
+}
+
 // ---- Routes and methods -----------------------------------------------------------------
 
 TEST_F(HttpSessionTest, UnknownRouteIs404) {
@@ -449,6 +538,28 @@ TEST_F(HttpSessionTest, UnknownRouteIs404) {
   EXPECT_THAT(reply.field("error"), HasSubstr("/nope"));
   EXPECT_EQ(post("/nope").status, 404);
   EXPECT_EQ(get("/state/").status, 404);
+}
+
+TEST_F(HttpSessionTest, ErrorsQuoteTheRequestAsCleanUtf8) {
+  // A raw 0xFF byte becomes U+FFFD; a NUL is dropped, never echoed as \u0000.
+  const Reply invalid = get("/%ff");
+  EXPECT_EQ(invalid.status, 404);
+  EXPECT_TRUE(isCleanUtf8(invalid.body)) << invalid.body;
+  EXPECT_EQ(invalid.field("error"), "not found: /\xEF\xBF\xBD");
+
+  const Reply nul = get("/app.js%00.png");
+  EXPECT_EQ(nul.status, 404);
+  EXPECT_THAT(nul.body, Not(HasSubstr("\\u0000")));
+  EXPECT_EQ(nul.field("error"), "not found: /app.js.png");
+
+  const Reply route = post("/nope%01%ff");
+  EXPECT_EQ(route.status, 404);
+  EXPECT_TRUE(isCleanUtf8(route.body)) << route.body;
+  EXPECT_EQ(route.field("error"), "no such route: POST /nope\xEF\xBF\xBD");
+
+  const Reply method = test::sendRequest(port(), "DELETE", "/state%1b%fe");
+  EXPECT_EQ(method.status, 404);
+  EXPECT_TRUE(isCleanUtf8(method.body)) << method.body;
 }
 
 TEST_F(HttpSessionTest, WrongMethodIs405WithAllow) {
@@ -634,6 +745,21 @@ TEST_F(ShortRequestTimeoutTest, ASilentConnectionIsClosedAfterTheRequestTimeout)
   EXPECT_LT(elapsed, 5s) << "the default would have been 60 s";
   // Still serving.
   EXPECT_EQ(get("/healthz").status, 200);
+}
+
+TEST_F(ShortRequestTimeoutTest, ABodyThatStopsShortOfItsContentLengthIs400AndChangesNothing) {
+  // The client promises 100 bytes, sends "{}" and goes silent: the receive
+  // timeout ends the read, and the request must not be carried out.
+  const std::string request =
+      "POST /planning HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "Content-Type: application/json\r\nX-AntiDrift-Token: " +
+      kToken + "\r\nContent-Length: 100\r\n\r\n{}";
+  const auto started = std::chrono::steady_clock::now();
+  const RawAnswer answer = parseRawAnswer(exchangeRaw(port(), request, false));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+  EXPECT_EQ(answer.status, 400) << answer.body;
+  EXPECT_EQ(answer.body, R"({"error":"the request body is shorter than its Content-Length"})");
+  EXPECT_EQ(runtime(), "locked");
 }
 
 TEST_F(HttpSessionTest, StopEndsOpenStreams) {

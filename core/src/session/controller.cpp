@@ -290,6 +290,9 @@ ActionResult Controller::requestCoach(const std::string& intent) {
                        "intent is longer than " + std::to_string(kMaxIntentChars) + " characters",
                        runtime_};
   }
+  if (coach_.status() == AsyncStatus::Pending) {
+    return ActionError{ErrorKind::Busy, "the coach is still working on the last request", runtime_};
+  }
   const AsyncToken token = coach_.begin();
   if (!backend_) {
     coach_.fail(token, "coach unavailable");
@@ -470,6 +473,7 @@ State Controller::stateLocked() const {
   state.lastCarryForward = lastCarryForward_;
   state.ai = AiView{aiBackendName_, aiAvailable_};
   if (runtime_ == RuntimeState::Planning) {
+    state.defaultAllowedApps = normaliseApps(settings_.defaultAllowedApps);
     state.coach.status = std::string(toString(coach_.status()));
     state.coach.proposal = coach_.value();
     state.coach.error = coach_.error();

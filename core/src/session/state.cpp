@@ -93,6 +93,9 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     json->set("drift", drift);
   }
   if (state.runtime == RuntimeState::Planning) {
+    Poco::JSON::Array::Ptr defaults = new Poco::JSON::Array;
+    for (const auto& app : state.defaultAllowedApps) defaults->add(app);
+    json->set("default_allowed_apps", defaults);
     Poco::JSON::Object::Ptr coach = new Poco::JSON::Object;
     coach->set("status", state.coach.status);
     if (state.coach.proposal) {

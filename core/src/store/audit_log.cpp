@@ -30,6 +30,9 @@ using jsonfields::requireString;
 using jsonfields::validUtf8;
 
 constexpr const char* kFileName = "audit.jsonl";
+/// verify()'s problem for a last line that open() would move aside (DESIGN §9).
+constexpr const char* kTornLineProblem =
+    "torn last line (a crash mid-append; the daemon moves it aside on its next start)";
 
 Poco::JSON::Object summaryToObject(const SessionSummary& summary) {
   Poco::JSON::Object object;
@@ -310,7 +313,10 @@ AuditVerification AuditLog::verify(const std::string& path) {
     }
   };
 
-  const std::vector<std::string> lines = splitLines(content);
+  // A torn last line (no '\n', or it does not parse) is checked apart: it is
+  // named as such only when everything before it is sound.
+  const std::size_t goodLength = tornLineStart(content);
+  const std::vector<std::string> lines = splitLines(content.substr(0, goodLength));
   std::optional<std::string> previousHash = kGenesisHash;  // nullopt after a malformed line
   for (std::size_t index = 0; index < lines.size(); ++index) {
     const std::size_t lineNumber = index + 1;
@@ -340,6 +346,9 @@ AuditVerification AuditLog::verify(const std::string& path) {
       fail(lineNumber, problem);
     }
     previousHash = summary.hash;
+  }
+  if (goodLength < content.size()) {
+    fail(lines.size() + 1, kTornLineProblem);
   }
   return result;
 }

@@ -5,6 +5,8 @@
 #include <Poco/String.h>
 #include <Poco/StringTokenizer.h>
 
+#include "antidrift/runner/process_runner.h"
+
 namespace antidrift::runner {
 namespace {
 
@@ -31,6 +33,16 @@ CliSettings readCliSettings(const std::map<std::string, std::string>& settings,
     throw std::invalid_argument("invalid model name \"" + result.model + "\"");
   }
   return result;
+}
+
+std::string missingCommandWarning(const CliSettings& settings, const std::string& backendName) {
+  if (!resolveExecutable(settings.command).empty()) {
+    return "";
+  }
+  const bool isPath = settings.command.find('/') != std::string::npos;
+  return settings.command + (isPath ? " not found" : " not found on PATH") +
+         "; the coach will report it when asked (install the CLI or set ai." + backendName +
+         ".command)";
 }
 
 }  // namespace antidrift::runner

@@ -38,29 +38,6 @@ constexpr int kPollSliceMs = 100;
 /// Poll slice once both outputs reached EOF and only the exit is awaited.
 constexpr int kExitPollSliceMs = 5;
 
-/// Finds `executable` (a bare name on $PATH, or a path) and returns its
-/// absolute path, or "" when it is not an executable file.
-std::string resolveExecutable(const std::string& executable) {
-  if (executable.empty()) {
-    return "";
-  }
-  Poco::Path found;
-  if (executable.find('/') != std::string::npos) {
-    found = Poco::Path(executable);
-    found.makeAbsolute();
-  } else if (!Poco::Path::find(Poco::Environment::get("PATH", ""), executable, found)) {
-    return "";
-  }
-  try {
-    Poco::File file(found);
-    if (file.exists() && file.isFile() && file.canExecute()) {
-      return found.toString();
-    }
-  } catch (const Poco::Exception&) {
-  }
-  return "";
-}
-
 void setNonBlockingAndCloseOnExec(int fd) {
   const int statusFlags = ::fcntl(fd, F_GETFL);
   if (statusFlags != -1) {
@@ -246,6 +223,27 @@ std::string trim(const std::string& text) {
 }
 
 }  // namespace
+
+std::string resolveExecutable(const std::string& executable) {
+  if (executable.empty()) {
+    return "";
+  }
+  Poco::Path found;
+  if (executable.find('/') != std::string::npos) {
+    found = Poco::Path(executable);
+    found.makeAbsolute();
+  } else if (!Poco::Path::find(Poco::Environment::get("PATH", ""), executable, found)) {
+    return "";
+  }
+  try {
+    Poco::File file(found);
+    if (file.exists() && file.isFile() && file.canExecute()) {
+      return found.toString();
+    }
+  } catch (const Poco::Exception&) {
+  }
+  return "";
+}
 
 ScratchDirectory::ScratchDirectory() {
   for (int attempt = 0;; ++attempt) {

@@ -71,6 +71,7 @@ describe('AntiDrift UI with the fake AI backend', () => {
       'ai.backend = fake',
       `ai.fake.responses = ${writeResponses(workDir)}`,
       `ai.plugin_dir = ${pluginDir}`,
+      'drift.allowed_apps = Code, qterminal',
       '',
     ].join('\n'));
     return { options: { configFile } };
@@ -89,6 +90,8 @@ describe('AntiDrift UI with the fake AI backend', () => {
     assert.equal(await page.isHidden('#ai-off'), true);
     assert.equal(await page.evaluate(() => document.activeElement.id), 'intent');
     assert.equal(await page.isDisabled('#sharpen'), true, 'nothing to sharpen yet');
+    // The configured default allowed apps are shown, not hidden behind an empty field.
+    assert.equal(await page.inputValue('#allowed-apps'), 'code, qterminal');
     await page.fill('#intent', 'finish the quarterly report');
     assert.equal(await page.isDisabled('#sharpen'), false);
 

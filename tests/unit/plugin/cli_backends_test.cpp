@@ -7,10 +7,15 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include <Poco/AutoPtr.h>
+#include <Poco/Channel.h>
 #include <Poco/File.h>
+#include <Poco/Logger.h>
+#include <Poco/Message.h>
 #include <Poco/Path.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -99,6 +104,51 @@ std::vector<std::string> splitNul(const std::string& text) {
   }
   return parts;
 }
+
+/// A Poco channel that keeps the text of every message it is given.
+class CapturingChannel : public Poco::Channel {
+ public:
+  void log(const Poco::Message& message) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    messages_.push_back(message.getText());
+  }
+
+  std::vector<std::string> messages() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return messages_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> messages_;
+};
+
+/// Routes one named Poco logger to a CapturingChannel while it lives.
+class LogCapture {
+ public:
+  explicit LogCapture(const std::string& loggerName)
+      : logger_(Poco::Logger::get(loggerName)),
+        savedChannel_(logger_.getChannel()),
+        savedLevel_(logger_.getLevel()),
+        channel_(new CapturingChannel) {
+    logger_.setChannel(channel_);
+    logger_.setLevel(Poco::Message::PRIO_INFORMATION);
+  }
+  ~LogCapture() {
+    logger_.setChannel(savedChannel_);
+    logger_.setLevel(savedLevel_);
+  }
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+
+  std::vector<std::string> messages() const { return channel_->messages(); }
+
+ private:
+  Poco::Logger& logger_;
+  Poco::Channel::Ptr savedChannel_;
+  int savedLevel_;
+  Poco::AutoPtr<CapturingChannel> channel_;
+};
 
 /// Puts stand-in `claude` and `codex` first on PATH for the test's duration.
 class CliBackendTest : public ::testing::Test {
@@ -234,6 +284,39 @@ TEST_F(CliBackendTest, MissingCliIsReportedByName) {
   auto codex = load("codex", {{"command", "/nonexistent/bin/codex"}});
   ASSERT_NE(codex, nullptr);
   EXPECT_EQ(errorOf(*codex, kPrompt), "codex not found");
+}
+
+TEST_F(CliBackendTest, AMissingCliIsOneWarningAtConfigureNotAFailure) {
+  const std::string emptyDirectory = directory_.file("empty-bin");
+  Poco::File(emptyDirectory).createDirectories();
+  {
+    LogCapture claudeLog("antidrift.ai.claude");
+    LogCapture codexLog("antidrift.ai.codex");
+    ASSERT_EQ(::setenv("PATH", emptyDirectory.c_str(), 1), 0);
+    auto claude = load("claude");
+    auto codex = load("codex", {{"command", "/nonexistent/bin/codex"}});
+    ASSERT_EQ(::setenv("PATH", (bin_ + ":" + savedPath_).c_str(), 1), 0);
+    ASSERT_NE(claude, nullptr);
+    ASSERT_NE(codex, nullptr);
+    EXPECT_THAT(claudeLog.messages(),
+                ElementsAre("claude not found on PATH; the coach will report it when asked "
+                            "(install the CLI or set ai.claude.command)"));
+    EXPECT_THAT(codexLog.messages(),
+                ElementsAre("/nonexistent/bin/codex not found; the coach will report it when "
+                            "asked (install the CLI or set ai.codex.command)"));
+    // The coach line still says why when asked.
+    EXPECT_EQ(errorOf(*codex, kPrompt), "codex not found");
+  }
+  {
+    LogCapture claudeLog("antidrift.ai.claude");
+    LogCapture codexLog("antidrift.ai.codex");
+    auto claude = load("claude");
+    auto codex = load("codex");
+    ASSERT_NE(claude, nullptr);
+    ASSERT_NE(codex, nullptr);
+    EXPECT_THAT(claudeLog.messages(), ::testing::IsEmpty());
+    EXPECT_THAT(codexLog.messages(), ::testing::IsEmpty());
+  }
 }
 
 TEST_F(CliBackendTest, CommandMayBeAnAbsolutePath) {

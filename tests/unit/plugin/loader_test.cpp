@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <Poco/File.h>
@@ -26,6 +27,7 @@ namespace antidrift::plugin {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 const std::string kFakeDir = FAKE_PLUGIN_DIR;
@@ -171,6 +173,40 @@ TEST(PluginLoaderTest, FakeConfigureErrorsNameTheResponsesFile) {
 
   result = loader.load("fake", kFakeDir, {{"timeout_s", "30"}});
   EXPECT_EQ(result.error, "fake: setting ai.fake.responses (a JSON file) is not set");
+}
+
+TEST(PluginLoaderTest, FakeEntryFieldErrorsArePlainSentences) {
+  PluginLoader loader;
+  TempDirectory dir;
+  const std::string path = dir.file("responses.json");
+  const std::string where = "fake: responses file " + path + ", entry 0: ";
+  const std::pair<const char*, std::string> cases[] = {
+      {R"({"text": "ok"})", R"("role" is missing (a string: coach, judge, nudge, reviewer or *))"},
+      {R"({"role": 5, "text": "ok"})",
+       R"("role" must be a string (coach, judge, nudge, reviewer or *), not a number)"},
+      {R"({"role": "", "text": "ok"})",
+       R"("role" is empty (a string: coach, judge, nudge, reviewer or *))"},
+      {R"({"role": "coach", "match": ["a"], "text": "ok"})",
+       R"("match" must be a string (a substring of the prompt), not an array)"},
+      {R"({"role": "coach", "text": {"a": 1}})",
+       R"("text" must be a string (the answer), not an object)"},
+      {R"({"role": "coach", "fail": true})",
+       R"("fail" must be a string (the error message), not a boolean)"},
+      {R"({"role": "coach", "text": "ok", "delay_ms": "800"})",
+       R"("delay_ms" must be a whole number of milliseconds, 0 or more, not a string)"},
+      {R"({"role": "coach", "text": "ok", "delay_ms": 1.5})",
+       R"("delay_ms" must be a whole number of milliseconds, 0 or more, not a fraction)"},
+      {R"({"role": "coach", "text": "ok", "delay_ms": -1})",
+       R"("delay_ms" is negative (a whole number of milliseconds, 0 or more))"},
+      {R"({"role": "coach", "text": null})", R"("text" must be a string (the answer), not null)"},
+  };
+  for (const auto& [entry, problem] : cases) {
+    writeWholeFile(path, std::string(R"({"responses": [)") + entry + "]}");
+    const LoadResult result = loader.load("fake", kFakeDir, fakeSettings(path));
+    EXPECT_FALSE(result.loaded()) << entry;
+    EXPECT_EQ(result.error, where + problem) << entry;
+    EXPECT_THAT(result.error, Not(HasSubstr("Invalid access"))) << entry;
+  }
 }
 
 TEST(PluginLoaderTest, NoneMeansOffWithoutError) {

@@ -132,7 +132,7 @@ TEST_F(CoachFlowTest, EmptyOrHugeIntentIsAValidationError) {
   EXPECT_EQ(coach().status, "idle");
 }
 
-TEST_F(CoachFlowTest, ANewerRequestWinsOverAStaleOne) {
+TEST_F(CoachFlowTest, OneCallAtATimeAndANewRequestAfterItWins) {
   auto backend = std::make_shared<NiceMock<MockBackend>>();
   ON_CALL(*backend, complete(HasSubstr("first"), _))
       .WillByDefault(Return(std::string(
@@ -141,11 +141,30 @@ TEST_F(CoachFlowTest, ANewerRequestWinsOverAStaleOne) {
   make(backend);
   plan();
   ASSERT_FALSE(controller_->requestCoach("first"));
+  const ActionResult busy = controller_->requestCoach("second");
+  ASSERT_TRUE(busy);
+  EXPECT_EQ(busy->kind, ErrorKind::Busy);
+  EXPECT_EQ(executor_.pending(), 1u);  // no second backend call was queued
+  ASSERT_TRUE(executor_.runOne());
+  EXPECT_EQ(coach().proposal->nextAction, "OLD");
   ASSERT_FALSE(controller_->requestCoach("second"));
-  ASSERT_TRUE(executor_.runOne());  // the first (stale) answer arrives first
-  EXPECT_EQ(coach().status, "pending");
   ASSERT_TRUE(executor_.runOne());
   EXPECT_EQ(coach().proposal->nextAction, "Draft the summary");
+}
+
+TEST_F(CoachFlowTest, AResultFromBeforeLeavingAndReEnteringPlanningIsDiscarded) {
+  auto backend = std::make_shared<NiceMock<MockBackend>>();
+  ON_CALL(*backend, complete(_, _)).WillByDefault(Return(std::string(kProposal)));
+  make(backend);
+  plan();
+  ASSERT_FALSE(controller_->requestCoach("first"));
+  ASSERT_FALSE(controller_->cancelPlanning());
+  ASSERT_FALSE(controller_->enterPlanning());
+  ASSERT_FALSE(controller_->requestCoach("second"));  // not busy: the old call is stale
+  ASSERT_TRUE(executor_.runOne());                    // the stale answer arrives first
+  EXPECT_EQ(coach().status, "pending");
+  executor_.runAll();
+  EXPECT_EQ(coach().status, "ready");
 }
 
 TEST_F(CoachFlowTest, LeavingPlanningDiscardsThePendingProposal) {

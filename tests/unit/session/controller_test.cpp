@@ -119,7 +119,9 @@ struct IllegalCase {
 };
 
 // Names the case in test listings instead of a byte dump of the struct.
-void PrintTo(const IllegalCase& illegal, std::ostream* out) { *out << illegal.name; }
+void PrintTo(const IllegalCase& illegal, std::ostream* out) {
+  *out << illegal.name;
+}
 
 class IllegalTransitionTest : public ControllerTest,
                               public ::testing::WithParamInterface<IllegalCase> {};
@@ -224,6 +226,8 @@ TEST_F(ControllerTest, AllowedAppsDefaultFromSettingsAndAreNormalised) {
   settings_.defaultAllowedApps = {"Emacs", " emacs ", "XTerm"};
   makeController();
   ASSERT_FALSE(controller_->enterPlanning());
+  EXPECT_THAT(controller_->state().defaultAllowedApps, ElementsAre("emacs", "xterm"));
+  EXPECT_EQ(toJson(controller_->state())->getArray("default_allowed_apps")->size(), 2u);
   CommitmentRequest request = validRequest();
   request.allowedApps.reset();
   ASSERT_FALSE(controller_->startCommitment(request));

@@ -508,6 +508,39 @@ TEST(AuditLog, FileHoldingOnlyATornLineBecomesEmpty) {
   EXPECT_TRUE(AuditLog::verify(log.path()).ok);
 }
 
+TEST(AuditLog, VerifyNamesATornLastLineAsSuch) {
+  const std::string kTorn =
+      "torn last line (a crash mid-append; the daemon moves it aside on its next start)";
+  FilledLog filled(2);
+  const std::string good = readWholeFile(filled.log.path());
+  SessionSummary next = makeSummary(3);
+  next.prev = filled.records[1].hash;
+  next.hash = computeHash(next);
+  const std::string fullLine = toJsonLine(next);
+
+  // Half a record, a whole record without its '\n', a line that does not parse.
+  for (const std::string& tail :
+       {fullLine.substr(0, fullLine.size() / 2), fullLine, std::string("{\"id\":\"x\"\n")}) {
+    writeWholeFile(filled.log.path(), good + tail);
+    const AuditVerification verification = AuditLog::verify(filled.log.path());
+    EXPECT_FALSE(verification.ok) << tail;
+    EXPECT_EQ(verification.firstBadLine, std::optional<std::size_t>(3)) << tail;
+    EXPECT_EQ(verification.problem, kTorn) << tail;
+    EXPECT_EQ(verification.records, 2u) << tail;
+  }
+}
+
+TEST(AuditLog, AnEarlierProblemIsNamedBeforeATornLastLine) {
+  FilledLog filled(3);
+  std::vector<std::string> lines = readLines(filled.log.path());
+  lines[0] = "this is not json";
+  writeWholeFile(filled.log.path(), joinLines(lines) + "{\"id\":");
+  const AuditVerification verification = AuditLog::verify(filled.log.path());
+  EXPECT_FALSE(verification.ok);
+  EXPECT_EQ(verification.firstBadLine, std::optional<std::size_t>(1));
+  EXPECT_THAT(verification.problem, StartsWith("malformed JSON"));
+}
+
 TEST(AuditLog, FailedAppendLeavesNoPartialLine) {
   FilledLog filled(1);
   const std::string before = readWholeFile(filled.log.path());

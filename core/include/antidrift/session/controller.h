@@ -34,6 +34,7 @@ enum class ErrorKind {
   IllegalTransition,  ///< action not allowed in the current state → 409
   NotPlanning,        ///< an advisory request outside planning → 400 (seed 003 ErrNotPlanning)
   Storage,            ///< the audit log could not be written → 503; retry later
+  Busy,               ///< the coach is still answering the last request → 409
 };
 
 /// A refused action. Nothing changed when one is returned.
@@ -113,8 +114,11 @@ class Controller {
   /// on the executor: status pending now, ready or error later (a newer
   /// request or leaving planning discards an older result). Outside planning
   /// → ErrorKind::NotPlanning; an empty or over-long intent (> 2000
-  /// characters) → ErrorKind::Validation. With no backend the status becomes
-  /// error "coach unavailable" and the call succeeds. Never persisted.
+  /// characters) → ErrorKind::Validation. While a request is still pending
+  /// → ErrorKind::Busy (one backend call at a time: a CLI call costs money
+  /// and a process; the pending one ends by ai.timeout_s). With no backend
+  /// the status becomes error "coach unavailable" and the call succeeds.
+  /// Never persisted.
   [[nodiscard]] ActionResult requestCoach(const std::string& intent);
 
   // ---- Evidence (DESIGN §3).

@@ -80,9 +80,10 @@ struct State {
   ReflectionRecord reflection;
   std::string lastCarryForward;
   AiView ai;
-  CoachView coach;      ///< planning only
-  TasksView tasks;      ///< planning only
-  ProfileView profile;  ///< planning only
+  std::vector<std::string> defaultAllowedApps;  ///< planning only: drift.allowed_apps, normalised
+  CoachView coach;                              ///< planning only
+  TasksView tasks;                              ///< planning only
+  ProfileView profile;                          ///< planning only
 };
 
 /// The State JSON of DESIGN §10, documented field by field in docs/API.md.

@@ -110,7 +110,10 @@ class AuditLog final : public AuditSink {
   /// well-formed line, `firstBadLine`/`problem` name the first problem
   /// ("malformed JSON: ...", "malformed record: ...", "hash mismatch (record
   /// altered)", "prev does not match line N-1's hash", or both joined by
-  /// "; "). A missing file is an empty, valid chain. Never throws: an
+  /// "; "). A last line with no trailing '\n' or that does not parse is not
+  /// counted and, when nothing before it is wrong, is the problem "torn last
+  /// line (a crash mid-append; the daemon moves it aside on its next start)".
+  /// A missing file is an empty, valid chain. Never throws: an
   /// unreadable file gives ok=false, no line, and the reason in `problem`.
   /// Thread-safe (reads only).
   static AuditVerification verify(const std::string& path);

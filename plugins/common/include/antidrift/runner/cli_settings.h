@@ -28,4 +28,13 @@ struct CliSettings {
 CliSettings readCliSettings(const std::map<std::string, std::string>& settings,
                             const std::string& defaultCommand);
 
+/// The warning a CLI backend logs once at configure() when `settings.command`
+/// cannot be run (resolveExecutable finds nothing), e.g. "claude not found on
+/// PATH; the coach will report it when asked (install the CLI or set
+/// ai.claude.command)"; "" when the command is found. `backendName` is the
+/// plugin's name ("claude", "codex"). Configure still succeeds: each
+/// complete() then fails with "<command> not found", which the coach line
+/// shows. Thread-safe; throws only std::bad_alloc.
+std::string missingCommandWarning(const CliSettings& settings, const std::string& backendName);
+
 }  // namespace antidrift::runner

@@ -97,6 +97,13 @@ constexpr std::int64_t kTerminateGraceMs = 500;
 /// a process that left its group) before the runner stops reading, ms.
 constexpr std::int64_t kDrainAfterExitMs = 500;
 
+/// The absolute path of `executable` when it names an executable file: a bare
+/// name is looked up on $PATH (Poco::Path::find), a name containing '/' is
+/// taken as a path (relative to the working directory). "" when it is empty,
+/// not found, or not an executable file. This is the lookup `run` does before
+/// launching. Thread-safe; throws only std::bad_alloc.
+std::string resolveExecutable(const std::string& executable);
+
 /// Runs `request` to completion and returns what happened; never throws for
 /// anything the child does.
 ///
