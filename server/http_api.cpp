@@ -412,18 +412,19 @@ struct HttpApi::Exchange {
 };
 
 const HttpApi::Route HttpApi::kRoutes[] = {
-    {"GET", "/state", &HttpApi::getState, false},
-    {"GET", "/events", &HttpApi::getEvents, false},
-    {"GET", "/healthz", &HttpApi::getHealth, false},
-    {"GET", "/history", &HttpApi::getHistory, false},
-    {"POST", "/planning", &HttpApi::postPlanning, true},
-    {"POST", "/planning/cancel", &HttpApi::postPlanningCancel, true},
-    {"POST", "/commitment", &HttpApi::postCommitment, true},
-    {"POST", "/complete", &HttpApi::postComplete, true},
-    {"POST", "/abandon", &HttpApi::postAbandon, true},
-    {"POST", "/end", &HttpApi::postEnd, true},
-    {"POST", "/evidence/window", &HttpApi::postEvidenceWindow, true},
-    {"POST", "/coach", &HttpApi::postCoach, true},
+    {"GET", "/state", &HttpApi::getState, Access::Read},
+    {"GET", "/events", &HttpApi::getEvents, Access::Read},
+    {"GET", "/healthz", &HttpApi::getHealth, Access::Read},
+    {"GET", "/history", &HttpApi::getHistory, Access::Read},
+    {"POST", "/planning", &HttpApi::postPlanning, Access::Token},
+    {"POST", "/planning/cancel", &HttpApi::postPlanningCancel, Access::Token},
+    {"POST", "/commitment", &HttpApi::postCommitment, Access::Token},
+    {"POST", "/complete", &HttpApi::postComplete, Access::Token},
+    {"POST", "/abandon", &HttpApi::postAbandon, Access::Token},
+    {"POST", "/end", &HttpApi::postEnd, Access::Token},
+    {"POST", "/evidence/window", &HttpApi::postEvidenceWindow, Access::Token},
+    {"POST", "/coach", &HttpApi::postCoach, Access::Token},
+    {"*", "/api/0/", &HttpApi::activityWatch, Access::ActivityWatch},
 };
 
 HttpApi::HttpApi(Controller& controller, SseBroadcaster& broadcaster, const RequestGuard& guard,
@@ -432,6 +433,7 @@ HttpApi::HttpApi(Controller& controller, SseBroadcaster& broadcaster, const Requ
       broadcaster_(broadcaster),
       guard_(guard),
       options_(std::move(options)),
+      activityWatch_(controller_, ActivityWatchApi::Options{}),
       logger_(Poco::Logger::get("antidrift.http")) {
   publish(controller_.state());
 }
@@ -507,10 +509,13 @@ void HttpApi::dispatch(Exchange& exchange) {
   const Route* route = nullptr;
   std::string allowed;
   for (const Route& candidate : kRoutes) {
-    if (exchange.path != candidate.path) {
+    const bool pathMatches = candidate.access == Access::ActivityWatch
+                                 ? ActivityWatchApi::handles(exchange.path)
+                                 : exchange.path == candidate.path;
+    if (!pathMatches) {
       continue;
     }
-    if (method == candidate.method) {
+    if (method == candidate.method || std::string("*") == candidate.method) {
       route = &candidate;
       break;
     }
@@ -543,12 +548,17 @@ void HttpApi::dispatch(Exchange& exchange) {
     getStatic(exchange);
     return;
   }
-  if (route->mutating) {
+  if (route->access == Access::Token) {
     if (const auto rejection = guard_.checkMutating(headers)) {
       sendError(response, rejection->status, rejection->message);
       return;
     }
     exchange.json = parseObject(exchange.body.text);
+  } else if (route->access == Access::ActivityWatch) {
+    if (const auto rejection = guard_.checkActivityWatch(headers, method == "POST")) {
+      sendError(response, rejection->status, rejection->message);
+      return;
+    }
   }
   (this->*(route->handler))(exchange);
 }
@@ -686,6 +696,16 @@ void HttpApi::postEvidenceWindow(Exchange& exchange) {
   observation.source = "http";
   controller_.recordWindow(std::move(observation));
   sendJson(exchange.response, 202, "{\"ok\":true}");
+}
+
+void HttpApi::activityWatch(Exchange& exchange) {
+  const ActivityWatchApi::Reply reply = activityWatch_.handle(
+      exchange.request.getMethod(), exchange.path, exchange.query, exchange.body.text);
+  if (!reply.allow.empty()) {
+    exchange.response.set("Allow", reply.allow);
+  }
+  // 304 has no body (RFC 9110 §15.4.5): Content-Length 0, nothing sent.
+  sendJson(exchange.response, reply.status, reply.json);
 }
 
 void HttpApi::getStatic(Exchange& exchange) {

@@ -13,6 +13,7 @@
 
 #include "antidrift/session/controller.h"
 #include "antidrift/session/state.h"
+#include "server/activitywatch_api.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
 
@@ -33,7 +34,9 @@ inline constexpr std::size_t kMaxBodyBytes = 64 * 1024;
 /// kMaxBodyBytes; a declared Content-Length above it is not read at all) →
 /// Host (403) → route (404, 405) → body size (413) → for POST
 /// Origin/token/Content-Type (403/401/415) → UTF-8 and JSON body (400) →
-/// the handler. After answering a too-large body the handler drains up to
+/// the handler. The ActivityWatch routes (`/api/0/...`, any method) take
+/// RequestGuard::checkActivityWatch instead of the token check and are
+/// served by ActivityWatchApi. After answering a too-large body the handler drains up to
 /// 1 MiB of it (bounded by the socket's receive timeout) and closes the
 /// connection, so the answer is not lost to a TCP reset.
 /// Every error answer is `{"error": "<sentence>"}`. ActionError kinds map
@@ -70,11 +73,17 @@ class HttpApi {
  private:
   struct Exchange;
   using Handler = void (HttpApi::*)(Exchange&);
+  /// Which checks a route takes after Host, route and size.
+  enum class Access {
+    Read,          ///< none (GET)
+    Token,         ///< RequestGuard::checkMutating, then a JSON object body
+    ActivityWatch  ///< RequestGuard::checkActivityWatch; `path` is a prefix, method "*" any
+  };
   struct Route {
     const char* method;
     const char* path;
     Handler handler;
-    bool mutating;
+    Access access;
   };
   static const Route kRoutes[];
 
@@ -93,6 +102,7 @@ class HttpApi {
   void postEvidenceWindow(Exchange& exchange);
   void postCoach(Exchange& exchange);
   void getStatic(Exchange& exchange);
+  void activityWatch(Exchange& exchange);
 
   void answerAction(Exchange& exchange, const ActionResult& result);
   void sendState(Exchange& exchange);
@@ -101,6 +111,7 @@ class HttpApi {
   SseBroadcaster& broadcaster_;
   const RequestGuard& guard_;
   Options options_;
+  ActivityWatchApi activityWatch_;
   Poco::Logger& logger_;
 };
 

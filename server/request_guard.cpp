@@ -157,6 +157,17 @@ std::optional<GuardRejection> RequestGuard::checkMutating(const RequestHeaders& 
   return std::nullopt;
 }
 
+std::optional<GuardRejection> RequestGuard::checkActivityWatch(const RequestHeaders& headers,
+                                                               bool post) const {
+  if (headers.origin) {
+    return reject(403, "requests from web pages are not allowed on the ActivityWatch API");
+  }
+  if (post && (!headers.contentType || !isJsonContentType(*headers.contentType))) {
+    return reject(415, "the request body must have Content-Type: application/json");
+  }
+  return std::nullopt;
+}
+
 bool RequestGuard::tokenMatches(std::string_view presented) const {
   // Constant time in the token's length: every byte is compared.
   unsigned char difference = presented.size() == token_.size() ? 0 : 1;

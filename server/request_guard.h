@@ -52,6 +52,13 @@ class RequestGuard {
   /// be `application/json`, parameters allowed (415).
   std::optional<GuardRejection> checkMutating(const RequestHeaders& headers) const;
 
+  /// The ActivityWatch-compatible routes (`/api/0/...`, docs/API.md
+  /// "ActivityWatch-compatible API"), which need no token because aw-client
+  /// cannot send one: any Origin header is refused (403) — browsers send one
+  /// on every cross-site POST, aw-client never does — and a POST must have
+  /// Content-Type `application/json` (415). checkHost still applies.
+  std::optional<GuardRejection> checkActivityWatch(const RequestHeaders& headers, bool post) const;
+
   /// True for the loopback Host values listed at checkHost. Pure.
   static bool isLoopbackHost(std::string_view host);
   /// True when `origin` is exactly the origin of a page served from `host`
