@@ -14,16 +14,8 @@
 #include <Poco/JSON/Parser.h>
 
 #include "antidrift/session/controller.h"
-#include "antidrift/store/audit_log.h"
-#include "antidrift/store/snapshot.h"
 #include "http_test_support.h"
-#include "mocks/fake_clock.h"
-#include "mocks/manual_executor.h"
 #include "server/activitywatch_api.h"
-#include "server/api_server.h"
-#include "server/http_api.h"
-#include "server/request_guard.h"
-#include "server/sse_broadcaster.h"
 
 namespace antidrift {
 namespace {
@@ -33,7 +25,6 @@ using test::Reply;
 using test::RequestOptions;
 using ::testing::HasSubstr;
 
-const std::string kToken = "9a0e7b2d41c8a6e0f19d3b7c5a2e5f3c9a0e7b2d41c8a6e0f19d3b7c5a2e5f3c";
 const std::string kWindowBucket = "/api/0/buckets/aw-watcher-window_dev-pc";
 const std::string kAfkBucket = "/api/0/buckets/aw-watcher-afk_dev-pc";
 
@@ -60,34 +51,17 @@ std::string afkEvent(const std::string& status) {
 class ActivityWatchApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = directory_.path() + "/store";
-    snapshots_ = std::make_unique<FileSnapshotStore>(store_);
-    audit_ = std::make_unique<AuditLog>(store_);
-    audit_->open();
-    controller_ = std::make_unique<Controller>(Settings{}, clock_, executor_, *snapshots_, *audit_);
-    broadcaster_ = std::make_unique<SseBroadcaster>(4, 100ms);
-    guard_ = std::make_unique<RequestGuard>(kToken);
-    api_ = std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_,
-                                     HttpApi::Options{directory_.path()});
-    controller_->setChangeListener([this](const State& state) { api_->publish(state); });
-    controller_->restore();
-
-    ApiServerOptions options;
-    options.address = "127.0.0.1";
-    options.port = 0;
+    test::InProcessDaemon::Options options;
+    options.maxSseClients = 4;
     options.threads = 4;
-    options.requestTimeout = std::chrono::seconds(5);
-    server_ = std::make_unique<ApiServer>(*api_, *broadcaster_, options);
-    server_->start();
-    ASSERT_NE(server_->port(), 0);
+    daemon_ = std::make_unique<test::InProcessDaemon>(options);
+    ASSERT_NE(port(), 0);
   }
 
-  void TearDown() override {
-    server_->stop();
-    executor_.runAll();
-  }
+  void TearDown() override { daemon_.reset(); }
 
-  std::uint16_t port() const { return server_->port(); }
+  std::uint16_t port() const { return daemon_->port(); }
+  test::FakeClock& clock() { return daemon_->clock(); }
 
   /// A GET as aw-client's requests.get sends it: no token, no Origin.
   Reply awGet(const std::string& path) { return test::sendRequest(port(), "GET", path); }
@@ -112,17 +86,7 @@ class ActivityWatchApiTest : public ::testing::Test {
 
   Poco::JSON::Object::Ptr evidence() { return state()->getObject("evidence"); }
 
-  test::TempDirectory directory_;
-  std::string store_;
-  test::FakeClock clock_;
-  test::ManualExecutor executor_;
-  std::unique_ptr<FileSnapshotStore> snapshots_;
-  std::unique_ptr<AuditLog> audit_;
-  std::unique_ptr<Controller> controller_;
-  std::unique_ptr<SseBroadcaster> broadcaster_;
-  std::unique_ptr<RequestGuard> guard_;
-  std::unique_ptr<HttpApi> api_;
-  std::unique_ptr<ApiServer> server_;
+  std::unique_ptr<test::InProcessDaemon> daemon_;
 };
 
 // ---- aw-watcher-window -------------------------------------------------------------------
@@ -187,7 +151,7 @@ TEST_F(ActivityWatchApiTest, HeartbeatToABucketLostInARestartIsStillRead) {
   ASSERT_TRUE(current);
   EXPECT_EQ(current->getValue<std::string>("app"), "firefox");
   // A malformed timestamp means receipt time.
-  EXPECT_EQ(current->getValue<std::int64_t>("at"), clock_.nowUtcMs());
+  EXPECT_EQ(current->getValue<std::int64_t>("at"), clock().nowUtcMs());
 }
 
 TEST_F(ActivityWatchApiTest, InsertedEventsFeedTheWindowToo) {

@@ -20,20 +20,14 @@
 
 #include "antidrift/session/controller.h"
 #include "antidrift/store/audit_log.h"
-#include "antidrift/store/snapshot.h"
 #include "http_test_support.h"
-#include "mocks/fake_clock.h"
-#include "mocks/manual_executor.h"
 #include "mocks/mock_backend.h"
-#include "server/api_server.h"
-#include "server/http_api.h"
-#include "server/request_guard.h"
-#include "server/sse_broadcaster.h"
 
 namespace antidrift {
 namespace {
 
 using namespace std::chrono_literals;
+using test::kToken;
 using test::Reply;
 using test::RequestOptions;
 using test::SseEvent;
@@ -41,8 +35,6 @@ using test::SseRecorder;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-const std::string kToken = "5f3c9a0e7b2d41c8a6e0f19d3b7c5a2e5f3c9a0e7b2d41c8a6e0f19d3b7c5a2e";
 
 const char* kCommitment =
     R"({"next_action":"Write the HTTP integration test","success_condition":"ctest passes",)"
@@ -104,46 +96,32 @@ bool isCleanUtf8(const std::string& text) {
 
 class HttpSessionTest : public ::testing::Test {
  protected:
-  void SetUp() override { start(maxSseClients()); }
-
-  void TearDown() override {
-    server_->stop();
-    executor_.runAll();
+  void SetUp() override {
+    test::InProcessDaemon::Options options;
+    options.maxSseClients = maxSseClients();
+    options.requestTimeout = requestTimeout();
+    options.threads = 16;
+    options.wwwDir = "www";
+    options.wwwFiles = {
+        {"index.html",
+         "<!doctype html><meta name=\"antidrift-token\" content=\"{{ANTIDRIFT_TOKEN}}\">\n"},
+        {"app.js", "console.log('antidrift');\n"}};
+    daemon_ = std::make_unique<test::InProcessDaemon>(options);
+    ASSERT_NE(port(), 0);
   }
+
+  void TearDown() override { daemon_.reset(); }
 
   virtual std::size_t maxSseClients() const { return 8; }
   virtual std::chrono::seconds requestTimeout() const { return std::chrono::seconds(5); }
 
-  void start(std::size_t maxSse) {
-    www_ = directory_.path() + "/www";
-    Poco::File(www_).createDirectories();
-    std::ofstream(www_ + "/index.html")
-        << "<!doctype html><meta name=\"antidrift-token\" content=\"{{ANTIDRIFT_TOKEN}}\">\n";
-    std::ofstream(www_ + "/app.js") << "console.log('antidrift');\n";
-    store_ = directory_.path() + "/store";
-
-    snapshots_ = std::make_unique<FileSnapshotStore>(store_);
-    audit_ = std::make_unique<AuditLog>(store_);
-    audit_->open();
-    controller_ = std::make_unique<Controller>(Settings{}, clock_, executor_, *snapshots_, *audit_);
-    broadcaster_ = std::make_unique<SseBroadcaster>(maxSse, 100ms);
-    guard_ = std::make_unique<RequestGuard>(kToken);
-    api_ = std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_, HttpApi::Options{www_});
-    controller_->setChangeListener([this](const State& state) { api_->publish(state); });
-    controller_->restore();
-    api_->publish(controller_->state());
-
-    ApiServerOptions options;
-    options.address = "127.0.0.1";
-    options.port = 0;
-    options.threads = 16;
-    options.requestTimeout = requestTimeout();
-    server_ = std::make_unique<ApiServer>(*api_, *broadcaster_, options);
-    server_->start();
-    ASSERT_NE(server_->port(), 0);
-  }
-
-  std::uint16_t port() const { return server_->port(); }
+  std::uint16_t port() const { return daemon_->port(); }
+  test::FakeClock& clock() { return daemon_->clock(); }
+  test::ManualExecutor& executor() { return daemon_->executor(); }
+  Controller& controller() { return daemon_->controller(); }
+  SseBroadcaster& broadcaster() { return daemon_->broadcaster(); }
+  ApiServer& server() { return daemon_->server(); }
+  const std::string& storeDir() const { return daemon_->storeDir(); }
 
   Reply get(const std::string& path, RequestOptions options = {}) {
     return test::sendRequest(port(), "GET", path, "", options);
@@ -167,18 +145,7 @@ class HttpSessionTest : public ::testing::Test {
     ASSERT_EQ(post("/commitment", kCommitment).status, 200);
   }
 
-  test::TempDirectory directory_;
-  std::string www_;
-  std::string store_;
-  test::FakeClock clock_;
-  test::ManualExecutor executor_;
-  std::unique_ptr<FileSnapshotStore> snapshots_;
-  std::unique_ptr<AuditLog> audit_;
-  std::unique_ptr<Controller> controller_;
-  std::unique_ptr<SseBroadcaster> broadcaster_;
-  std::unique_ptr<RequestGuard> guard_;
-  std::unique_ptr<HttpApi> api_;
-  std::unique_ptr<ApiServer> server_;
+  std::unique_ptr<test::InProcessDaemon> daemon_;
 };
 
 // ---- The whole session ------------------------------------------------------------------
@@ -208,9 +175,9 @@ TEST_F(HttpSessionTest, WalksAWholeSessionWhileAnSseClientWatches) {
   const Reply first = post("/evidence/window", R"({"app":"Code","title":"http_session_test.cpp"})");
   EXPECT_EQ(first.status, 202) << first.body;
   EXPECT_EQ(first.body, R"({"ok":true})");
-  clock_.advance(60'000);
+  clock().advance(60'000);
   const Reply second = post("/evidence/window", R"({"app":"firefox","title":"News","at":)" +
-                                                    std::to_string(clock_.nowUtcMs()) + "}");
+                                                    std::to_string(clock().nowUtcMs()) + "}");
   EXPECT_EQ(second.status, 202) << second.body;
 
   const auto state = get("/state").json();
@@ -229,7 +196,7 @@ TEST_F(HttpSessionTest, WalksAWholeSessionWhileAnSseClientWatches) {
   EXPECT_EQ(review.field("runtime"), "review");
   EXPECT_EQ(review.field("outcome"), "completed");
   ASSERT_TRUE(sse.waitForRuntime("review"));
-  executor_.runAll();
+  executor().runAll();
 
   const Reply locked = post("/end");
   ASSERT_EQ(locked.status, 200) << locked.body;
@@ -252,7 +219,7 @@ TEST_F(HttpSessionTest, WalksAWholeSessionWhileAnSseClientWatches) {
   EXPECT_THAT(runtimes, ElementsAre("locked", "planning", "active", "review", "locked"));
 
   // One audit record, and the chain verifies.
-  const AuditVerification verification = AuditLog::verify(store_ + "/audit.jsonl");
+  const AuditVerification verification = AuditLog::verify(storeDir() + "/audit.jsonl");
   EXPECT_TRUE(verification.ok) << verification.problem;
   EXPECT_EQ(verification.records, 1u);
 
@@ -303,16 +270,16 @@ TEST_F(HttpSessionTest, EndWhenTheAuditLogCannotBeWrittenIs503AndKeepsTheSession
   enterActive();
   ASSERT_EQ(post("/complete").status, 200);
   // A directory where audit.jsonl should be: the append fails.
-  Poco::File(store_ + "/audit.jsonl").createDirectories();
+  Poco::File(storeDir() + "/audit.jsonl").createDirectories();
   const Reply refused = post("/end");
   EXPECT_EQ(refused.status, 503);
   EXPECT_EQ(refused.field("state"), "review");
   EXPECT_EQ(refused.response.get("Retry-After"), "5");
   EXPECT_EQ(runtime(), "review");
 
-  Poco::File(store_ + "/audit.jsonl").remove();
+  Poco::File(storeDir() + "/audit.jsonl").remove();
   EXPECT_EQ(post("/end").status, 200);
-  EXPECT_EQ(AuditLog::verify(store_ + "/audit.jsonl").records, 1u);
+  EXPECT_EQ(AuditLog::verify(storeDir() + "/audit.jsonl").records, 1u);
 }
 
 // ---- Bad bodies -------------------------------------------------------------------------
@@ -516,7 +483,7 @@ TEST_F(HttpSessionTest, ASecondCoachRequestWhileOneIsPendingIs409) {
   ON_CALL(*backend, complete(::testing::_, ::testing::_))
       .WillByDefault(::testing::Return(std::string(
           R"({"next_action": "Write the tests", "success_condition": "green", "timebox_minutes": 20})")));
-  controller_->setBackend(backend);
+  controller().setBackend(backend);
   enterPlanning();
   const Reply first = post("/coach", R"({"intent":"write the tests"})");
   ASSERT_EQ(first.status, 200) << first.body;
@@ -525,7 +492,7 @@ TEST_F(HttpSessionTest, ASecondCoachRequestWhileOneIsPendingIs409) {
   EXPECT_EQ(second.status, 409);
   EXPECT_EQ(second.field("state"), "planning");
   EXPECT_THAT(second.field("error"), HasSubstr("still working"));
-  executor_.runAll();
+  executor().runAll();
   const Reply state = get("/state");
   EXPECT_EQ(state.json()->getObject("coach")->getValue<std::string>("status"), "ready");
 }
@@ -645,7 +612,7 @@ TEST_F(HttpSessionTest, HistoryValidatesN) {
 
 TEST_F(HttpSessionTest, StateJsonCarriesServerTime) {
   const auto state = get("/state").json();
-  EXPECT_EQ(state->getValue<std::int64_t>("now"), clock_.nowUtcMs());
+  EXPECT_EQ(state->getValue<std::int64_t>("now"), clock().nowUtcMs());
   EXPECT_EQ(state->getObject("ai")->getValue<std::string>("backend"), "none");
 }
 
@@ -695,7 +662,7 @@ TEST_F(SseCapTest, BeyondMaxClientsIs503AndADisconnectFreesTheSlot) {
   EXPECT_EQ(get("/healthz").status, 200);
 
   first->close();
-  EXPECT_TRUE(broadcaster_->waitForClientCountForTest(0, 10s));
+  EXPECT_TRUE(broadcaster().waitForClientCountForTest(0, 10s));
   SseRecorder third(port());
   EXPECT_EQ(third.status(), 200);
   EXPECT_TRUE(third.waitForRuntime("locked"));
@@ -704,14 +671,14 @@ TEST_F(SseCapTest, BeyondMaxClientsIs503AndADisconnectFreesTheSlot) {
 TEST_F(HttpSessionTest, TheFirstSseEventIsFreshNotTheLastBroadcast) {
   enterActive();  // 25 min timebox; the last broadcast is from this moment
   // 20 minutes pass without any change: nothing is broadcast.
-  clock_.advance(20 * 60'000);
+  clock().advance(20 * 60'000);
   SseRecorder sse(port());
   ASSERT_EQ(sse.status(), 200);
   ASSERT_TRUE(sse.waitUntil([](const std::vector<SseEvent>& events) { return !events.empty(); }));
   const SseEvent first = sse.events().front();
   Poco::JSON::Parser parser;
   const auto state = parser.parse(first.data).extract<Poco::JSON::Object::Ptr>();
-  EXPECT_EQ(state->getValue<std::int64_t>("now"), clock_.nowUtcMs());
+  EXPECT_EQ(state->getValue<std::int64_t>("now"), clock().nowUtcMs());
   EXPECT_EQ(state->getObject("commitment")->getValue<std::int64_t>("remaining_secs"), 5 * 60);
   EXPECT_EQ(first.id, version());
 }
@@ -765,7 +732,7 @@ TEST_F(ShortRequestTimeoutTest, ABodyThatStopsShortOfItsContentLengthIs400AndCha
 TEST_F(HttpSessionTest, StopEndsOpenStreams) {
   SseRecorder sse(port());
   ASSERT_TRUE(sse.waitForRuntime("locked"));
-  server_->stop();
+  server().stop();
   EXPECT_TRUE(sse.waitUntil([](const std::vector<SseEvent>& events) {
     return !events.empty() && events.back().event == "bye";
   }));
