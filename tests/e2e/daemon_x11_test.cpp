@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "integration/http_test_support.h"
+#include "support/temp_dir.h"
 
 // Last: it includes Xlib through support/xvfb_session.h (macros clash with GoogleTest).
 #include "e2e/daemon_process.h"

@@ -14,7 +14,7 @@
 #include <Poco/JSON/Parser.h>
 
 #include "antidrift/session/controller.h"
-#include "http_test_support.h"
+#include "in_process_daemon.h"
 #include "server/activitywatch_api.h"
 
 namespace antidrift {

@@ -20,6 +20,7 @@
 
 #include "antidrift/store/audit_log.h"
 #include "http_test_support.h"
+#include "support/temp_dir.h"
 
 #ifndef ANTIDRIFTD_PATH
 #error "ANTIDRIFTD_PATH must name the antidriftd binary"

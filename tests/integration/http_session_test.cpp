@@ -20,7 +20,7 @@
 
 #include "antidrift/session/controller.h"
 #include "antidrift/store/audit_log.h"
-#include "http_test_support.h"
+#include "in_process_daemon.h"
 #include "mocks/mock_backend.h"
 
 namespace antidrift {

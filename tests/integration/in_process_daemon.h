@@ -1,0 +1,124 @@
+/// @file in_process_daemon.h
+/// The daemon's HTTP stack assembled in-process for the integration tests
+/// (InProcessDaemon), on top of the HTTP client helpers.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <Poco/File.h>
+
+#include "antidrift/session/controller.h"
+#include "antidrift/store/audit_log.h"
+#include "antidrift/store/snapshot.h"
+#include "http_test_support.h"
+#include "mocks/fake_clock.h"
+#include "mocks/manual_executor.h"
+#include "server/api_server.h"
+#include "server/http_api.h"
+#include "server/request_guard.h"
+#include "server/sse_broadcaster.h"
+#include "support/temp_dir.h"
+
+namespace antidrift::test {
+
+/// The API token every in-process daemon of these tests accepts
+/// (X-AntiDrift-Token, DESIGN §10).
+inline const std::string kToken =
+    "5f3c9a0e7b2d41c8a6e0f19d3b7c5a2e5f3c9a0e7b2d41c8a6e0f19d3b7c5a2e";
+
+/// The daemon's HTTP stack assembled in-process (DESIGN §10, docs/API.md):
+/// a temp directory with the file stores, a FakeClock, a ManualExecutor, a
+/// real Controller, SseBroadcaster, RequestGuard(kToken), HttpApi and an
+/// ApiServer on 127.0.0.1 with an ephemeral port, wired as antidriftd wires
+/// them (change listener → HttpApi::publish, restore, initial publish).
+/// The destructor stops the server, then runs every queued executor task.
+/// Not thread-safe itself; the server answers on its own threads.
+class InProcessDaemon {
+ public:
+  /// What differs between the tests using it.
+  struct Options {
+    std::size_t maxSseClients = 8;           ///< SseBroadcaster cap (server.max_sse_clients)
+    std::chrono::seconds requestTimeout{5};  ///< server.request_timeout_s
+    int threads = 16;                        ///< server.threads
+    std::string wwwDir;                      ///< web root under the temp dir; "" = the temp dir
+    std::map<std::string, std::string> wwwFiles;  ///< file name → content, written into wwwDir
+  };
+
+  /// Builds and starts everything; throws what the stores or the server throw
+  /// (Poco::Exception, std::runtime_error).
+  explicit InProcessDaemon(const Options& options)
+      : storeDir_(directory_.path() + "/store"),
+        wwwDir_(options.wwwDir.empty() ? directory_.path()
+                                       : directory_.path() + "/" + options.wwwDir) {
+    Poco::File(wwwDir_).createDirectories();
+    for (const auto& [name, content] : options.wwwFiles) {
+      std::ofstream(wwwDir_ + "/" + name) << content;
+    }
+    snapshots_ = std::make_unique<FileSnapshotStore>(storeDir_);
+    audit_ = std::make_unique<AuditLog>(storeDir_);
+    audit_->open();
+    controller_ = std::make_unique<Controller>(Settings{}, clock_, executor_, *snapshots_, *audit_);
+    broadcaster_ =
+        std::make_unique<SseBroadcaster>(options.maxSseClients, std::chrono::milliseconds(100));
+    guard_ = std::make_unique<RequestGuard>(kToken);
+    api_ =
+        std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_, HttpApi::Options{wwwDir_});
+    controller_->setChangeListener([this](const State& state) { api_->publish(state); });
+    controller_->restore();
+    api_->publish(controller_->state());
+
+    ApiServerOptions serverOptions;
+    serverOptions.address = "127.0.0.1";
+    serverOptions.port = 0;
+    serverOptions.threads = options.threads;
+    serverOptions.requestTimeout = options.requestTimeout;
+    server_ = std::make_unique<ApiServer>(*api_, *broadcaster_, serverOptions);
+    server_->start();
+  }
+
+  /// Stops the server, then drains the executor.
+  ~InProcessDaemon() {
+    server_->stop();
+    executor_.runAll();
+  }
+
+  InProcessDaemon(const InProcessDaemon&) = delete;
+  InProcessDaemon& operator=(const InProcessDaemon&) = delete;
+
+  /// The ephemeral port the server listens on (0 if it did not bind).
+  std::uint16_t port() const { return server_->port(); }
+  /// The store directory (snapshot, audit.jsonl).
+  const std::string& storeDir() const { return storeDir_; }
+  /// The web root HttpApi serves.
+  const std::string& wwwDir() const { return wwwDir_; }
+  /// The parts, for tests that drive or inspect them directly; valid until destruction.
+  FakeClock& clock() { return clock_; }
+  ManualExecutor& executor() { return executor_; }
+  FileSnapshotStore& snapshots() { return *snapshots_; }
+  AuditLog& audit() { return *audit_; }
+  Controller& controller() { return *controller_; }
+  SseBroadcaster& broadcaster() { return *broadcaster_; }
+  HttpApi& api() { return *api_; }
+  ApiServer& server() { return *server_; }
+
+ private:
+  TempDirectory directory_;
+  std::string storeDir_;
+  std::string wwwDir_;
+  FakeClock clock_;
+  ManualExecutor executor_;
+  std::unique_ptr<FileSnapshotStore> snapshots_;
+  std::unique_ptr<AuditLog> audit_;
+  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<SseBroadcaster> broadcaster_;
+  std::unique_ptr<RequestGuard> guard_;
+  std::unique_ptr<HttpApi> api_;
+  std::unique_ptr<ApiServer> server_;
+};
+
+}  // namespace antidrift::test
