@@ -27,6 +27,70 @@ struct Settings {
   std::string profilePath;
   /// tasks.todo_txt: path of a todo.txt file; "" = none.
   std::string todoTxtPath;
+
+  // ---- Drift interceptor (DESIGN §4) ----
+
+  /// drift.blocked_apps: window classes that are drift whenever they are in
+  /// front during a session, judged by no AI ("<app> is blocked during focus").
+  std::vector<std::string> blockedApps;
+  /// drift.blocked_titles.<name> = <regex>: titles that are drift in any app.
+  /// Name → pattern (Poco::RegularExpression, PCRE, matched case-insensitively
+  /// against the sanitised title). Empty pattern = rule off.
+  std::map<std::string, std::string> blockedTitles;
+  /// drift.title_sensitive_apps: apps judged per normalised title rather than
+  /// per app (one browser serves the work and the distraction).
+  std::vector<std::string> titleSensitiveApps = {"firefox",
+                                                 "firefox-esr",
+                                                 "navigator",
+                                                 "librewolf",
+                                                 "chromium",
+                                                 "chromium-browser",
+                                                 "google-chrome",
+                                                 "brave-browser",
+                                                 "microsoft-edge",
+                                                 "vivaldi-stable",
+                                                 "opera",
+                                                 "epiphany",
+                                                 "org.gnome.epiphany",
+                                                 "qutebrowser",
+                                                 "tor browser"};
+  /// drift.lock_screen_apps: lock screens and screensavers (X11 and Windows
+  /// classes): an observation of one says nothing about focus or drift.
+  std::vector<std::string> lockScreenApps = {"xscreensaver",
+                                             "i3lock",
+                                             "slock",
+                                             "xsecurelock",
+                                             "light-locker",
+                                             "gnome-screensaver",
+                                             "cinnamon-screensaver",
+                                             "mate-screensaver",
+                                             "xfce4-screensaver",
+                                             "xtrlock",
+                                             "xlock",
+                                             "swaylock",
+                                             "kscreenlocker_greet",
+                                             "lockapp.exe",
+                                             "lockapp",
+                                             "logonui.exe"};
+  /// drift.judge_debounce_s: how long (seconds) a window must stay in front,
+  /// unchanged, before the DriftJudge is asked about it; 0 = at once.
+  std::int64_t judgeDebounceSecs = 10;
+
+  // ---- Nudge (DESIGN §5, seed 000) ----
+
+  /// nudge.debounce_s: at most one Nudger call per this many seconds.
+  std::int64_t nudgeDebounceSecs = 300;
+
+  // ---- Privacy (DESIGN §8) ----
+
+  /// privacy.redact.<name> = <regex>: applied to every title before it goes
+  /// into a prompt; each match becomes "[redacted]". Name → pattern (PCRE).
+  /// Empty pattern = rule off (so a default can be switched off).
+  std::map<std::string, std::string> redactPatterns = {
+      {"email", R"([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})"}, {"digits", R"(\d{6,})"}};
+  /// privacy.never_send_apps: apps whose titles never go to the AI; they are
+  /// judged by the local rules only.
+  std::vector<std::string> neverSendApps = {"keepassxc", "keepass2", "1password", "bitwarden"};
 };
 
 }  // namespace antidrift
