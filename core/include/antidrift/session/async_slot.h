@@ -1,13 +1,17 @@
 /// @file async_slot.h
-/// The generation-guarded asynchronous fetch, written once (DESIGN §6,
-/// CONVENTIONS "Concurrency", seeds 003/000/004) and used for the coach, the
-/// tasks, the profile and the reviewer.
+/// The generation-guarded asynchronous call, written once (DESIGN §6,
+/// CONVENTIONS "Concurrency", seeds 003/000/004): an Epoch (the guard), one
+/// generic launchGuarded (the launch dance), and AsyncSlot (a status/value/
+/// error holder on top of both) for the coach, the tasks, the profile and the
+/// reviewer. The drift judge (one call in flight per key, one Epoch for all
+/// keys) and the nudger (whose advisory survives an error) use the generic
+/// launchGuarded with an Epoch of their own.
 ///
-/// The pattern: under the owner's mutex, decide and call `slot.begin()` to get
-/// a token; capture what the work needs; unlock and notify (pending); then
-/// `launchGuarded(...)`. The work runs on the executor off the lock; its
-/// result is applied under the lock only if the token is still current (no
-/// `reset()` or newer `begin()` since); the owner is notified with the lock
+/// The pattern: under the owner's mutex, decide and take a token from the
+/// Epoch (or `slot.begin()`); capture what the work needs; unlock and notify
+/// (pending); then `launchGuarded(...)`. The work runs on the executor off the
+/// lock; its result is applied under the lock only if the token is still
+/// current (no `advance()` since); the owner is notified with the lock
 /// released, and only when the result was applied.
 #pragma once
 
@@ -48,6 +52,67 @@ constexpr std::string_view toString(AsyncStatus status) {
   return "idle";
 }
 
+/// The generation guard: a counter that, once advanced, makes every result
+/// launched under an older value stale. NOT synchronised: call it with the
+/// owner's mutex held (the mutex given to launchGuarded).
+class Epoch {
+ public:
+  /// The current generation; capture it when launching.
+  std::uint64_t current() const { return value_; }
+  /// Makes every in-flight result stale; returns the new generation.
+  std::uint64_t advance() { return ++value_; }
+  /// True while nothing advanced the epoch since `token` was taken.
+  bool isCurrent(std::uint64_t token) const { return token == value_; }
+
+ private:
+  std::uint64_t value_ = 0;
+};
+
+/// Runs `work` on `executor` and hands its result to `applyLocked` under
+/// `mutex`, but only while `epoch` is still at `token` (CONVENTIONS
+/// "Concurrency": decide under the lock, launch off it, re-lock to apply only
+/// if the generation matches, notify with the lock released).
+///
+/// - `work()` runs on an executor thread WITHOUT the mutex and returns some R.
+///   If it throws, `applyLocked` receives std::nullopt instead of a value.
+/// - Then `mutex` is locked; if `epoch.isCurrent(token)`,
+///   `applyLocked(std::optional<R>&&)` runs under the lock and returns a
+///   std::optional<S>: a value means "applied, tell the owner", and after
+///   unlocking `notify(S)` is called with it. A stale result, or nullopt from
+///   applyLocked, notifies nobody.
+///
+/// Call it with or without `mutex` held (posting never runs the task inline).
+/// `mutex`, `epoch` and everything the callables capture by reference must
+/// outlive the task: drain/stop the executor before destroying the owner.
+/// `applyLocked` and `notify` must not throw.
+template <class Work, class ApplyLocked, class Notify>
+void launchGuarded(std::mutex& mutex, Executor& executor, const Epoch& epoch, std::uint64_t token,
+                   Work work, ApplyLocked applyLocked, Notify notify) {
+  struct Job {
+    Work work;
+    ApplyLocked applyLocked;
+    Notify notify;
+  };
+  auto job = std::make_shared<Job>(Job{std::move(work), std::move(applyLocked), std::move(notify)});
+  executor.post([&mutex, &epoch, token, job]() {
+    using Result = std::decay_t<decltype(job->work())>;
+    std::optional<Result> result;
+    try {
+      result.emplace(job->work());
+    } catch (...) {
+      result.reset();
+    }
+    using Applied = std::decay_t<decltype(job->applyLocked(std::move(result)))>;
+    Applied applied;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!epoch.isCurrent(token)) return;
+      applied = job->applyLocked(std::move(result));
+    }
+    if (applied) job->notify(std::move(*applied));
+  });
+}
+
 /// Identifies one request of an AsyncSlot; stale once the slot is reset or
 /// begun again.
 struct AsyncToken {
@@ -64,17 +129,17 @@ class AsyncSlot {
   /// bumped. Returns the token the result must carry; any older token is now
   /// stale.
   [[nodiscard]] AsyncToken begin() {
-    ++generation_;
+    epoch_.advance();
     status_ = AsyncStatus::Pending;
     value_.reset();
     error_.clear();
-    return AsyncToken{generation_};
+    return AsyncToken{epoch_.current()};
   }
 
   /// Back to Idle with value and error cleared; bumps the generation so any
   /// in-flight result is discarded when it arrives.
   void reset() {
-    ++generation_;
+    epoch_.advance();
     status_ = AsyncStatus::Idle;
     value_.reset();
     error_.clear();
@@ -101,7 +166,7 @@ class AsyncSlot {
 
   /// True while `token` is the latest request and it has no result yet.
   bool accepts(AsyncToken token) const {
-    return token.generation == generation_ && status_ == AsyncStatus::Pending;
+    return epoch_.isCurrent(token.generation) && status_ == AsyncStatus::Pending;
   }
 
   /// Where the fetch stands.
@@ -111,13 +176,15 @@ class AsyncSlot {
   /// The failure message; non-empty only when status() is Error.
   const std::string& error() const { return error_; }
   /// Bumped by every begin() and reset().
-  std::uint64_t generation() const { return generation_; }
+  std::uint64_t generation() const { return epoch_.current(); }
+  /// The slot's guard, for launchGuarded.
+  const Epoch& epoch() const { return epoch_; }
 
  private:
   AsyncStatus status_ = AsyncStatus::Idle;
   std::optional<T> value_;
   std::string error_;
-  std::uint64_t generation_ = 0;
+  Epoch epoch_;
 };
 
 namespace detail {
@@ -131,6 +198,10 @@ struct IsExpectedLike<R, std::void_t<decltype(std::declval<const R&>().hasValue(
     : std::true_type {};
 
 }  // namespace detail
+
+/// True when R looks like ai::Expected (hasValue(), value(), error().message).
+template <class R>
+inline constexpr bool IsExpectedLikeV = detail::IsExpectedLike<R>::value;
 
 /// Message stored in a slot when the work function throws.
 inline constexpr std::string_view kAsyncWorkFailed = "internal error";
@@ -157,54 +228,52 @@ inline constexpr std::string_view kAsyncWorkFailed = "internal error";
 template <class T, class Work, class AfterApplyLocked, class Notify>
 void launchGuarded(std::mutex& mutex, Executor& executor, AsyncSlot<T>& slot, AsyncToken token,
                    Work work, AfterApplyLocked afterApplyLocked, Notify notify) {
-  struct Job {
-    Work work;
-    AfterApplyLocked afterApplyLocked;
-    Notify notify;
-  };
-  auto job =
-      std::make_shared<Job>(Job{std::move(work), std::move(afterApplyLocked), std::move(notify)});
-  executor.post([&mutex, &slot, token, job]() {
-    using Result = std::decay_t<decltype(job->work())>;
+  // The slot's outcome: a value, or an error message.
+  struct Outcome {
     std::optional<T> value;
     std::string error;
-    try {
-      if constexpr (detail::IsExpectedLike<Result>::value) {
-        Result result = job->work();
-        if (result.hasValue()) {
-          value.emplace(std::move(result).value());
-        } else {
-          error = result.error().message;
-        }
+  };
+  auto outcomeOf = [work = std::move(work)]() mutable {
+    using Result = std::decay_t<decltype(work())>;
+    Outcome outcome;
+    if constexpr (IsExpectedLikeV<Result>) {
+      Result result = work();
+      if (result.hasValue()) {
+        outcome.value.emplace(std::move(result).value());
       } else {
-        value.emplace(job->work());
+        outcome.error = result.error().message;
       }
-    } catch (...) {
-      value.reset();
-      error = std::string(kAsyncWorkFailed);
-    }
-    using Snapshot = decltype(job->afterApplyLocked());
-    if constexpr (std::is_void_v<Snapshot>) {
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        const bool applied =
-            value ? slot.apply(token, std::move(*value)) : slot.fail(token, std::move(error));
-        if (!applied) return;
-        job->afterApplyLocked();
-      }
-      job->notify();
     } else {
-      std::optional<Snapshot> snapshot;
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        const bool applied =
-            value ? slot.apply(token, std::move(*value)) : slot.fail(token, std::move(error));
-        if (!applied) return;
-        snapshot.emplace(job->afterApplyLocked());
-      }
-      job->notify(std::move(*snapshot));
+      outcome.value.emplace(work());
     }
-  });
+    return outcome;
+  };
+  using Snapshot = decltype(afterApplyLocked());
+  constexpr bool kVoidSnapshot = std::is_void_v<Snapshot>;
+  using Applied = std::conditional_t<kVoidSnapshot, bool, Snapshot>;
+  auto applyLocked = [&slot, token, after = std::move(afterApplyLocked)](
+                         std::optional<Outcome>&& outcome) mutable -> std::optional<Applied> {
+    const bool applied = !outcome         ? slot.fail(token, std::string(kAsyncWorkFailed))
+                         : outcome->value ? slot.apply(token, std::move(*outcome->value))
+                                          : slot.fail(token, std::move(outcome->error));
+    if (!applied) return std::nullopt;
+    if constexpr (kVoidSnapshot) {
+      after();
+      return true;
+    } else {
+      return after();
+    }
+  };
+  auto notifyApplied = [notify = std::move(notify)](Applied&& applied) mutable {
+    if constexpr (kVoidSnapshot) {
+      (void)applied;
+      notify();
+    } else {
+      notify(std::move(applied));
+    }
+  };
+  launchGuarded(mutex, executor, slot.epoch(), token.generation, std::move(outcomeOf),
+                std::move(applyLocked), std::move(notifyApplied));
 }
 
 /// launchGuarded without an under-lock step: `notify()` is called (lock
