@@ -230,5 +230,81 @@ TEST(LaunchGuarded, AfterApplyRunsUnderTheLockAndFeedsNotify) {
   EXPECT_EQ(notified.size(), 1u);
 }
 
+// ---- The generic launch over an Epoch (one guard for many keys: the drift judge).
+
+TEST(Epoch, AdvanceMakesEveryOlderTokenStale) {
+  Epoch epoch;
+  const std::uint64_t first = epoch.current();
+  EXPECT_TRUE(epoch.isCurrent(first));
+  const std::uint64_t second = epoch.advance();
+  EXPECT_FALSE(epoch.isCurrent(first));
+  EXPECT_TRUE(epoch.isCurrent(second));
+  EXPECT_EQ(epoch.current(), second);
+}
+
+TEST(LaunchGuardedEpoch, AppliesUnderTheLockAndNotifiesWithItReleased) {
+  std::mutex mutex;
+  test::ManualExecutor executor;
+  Epoch epoch;
+  bool appliedUnderLock = false;
+  bool notifiedUnderLock = true;
+  std::vector<std::string> notified;
+  launchGuarded(
+      mutex, executor, epoch, epoch.current(), [] { return std::string("verdict"); },
+      [&](std::optional<std::string>&& result) -> std::optional<std::string> {
+        appliedUnderLock = !lockableFromAnotherThread(mutex);
+        return "applied " + result.value();
+      },
+      [&](std::string state) {
+        notifiedUnderLock = !lockableFromAnotherThread(mutex);
+        notified.push_back(std::move(state));
+      });
+  EXPECT_TRUE(notified.empty());  // nothing runs before the executor does
+  executor.runAll();
+  EXPECT_TRUE(appliedUnderLock);
+  EXPECT_FALSE(notifiedUnderLock);
+  EXPECT_EQ(notified, std::vector<std::string>{"applied verdict"});
+}
+
+TEST(LaunchGuardedEpoch, TwoKeysInFlightAreBothDiscardedByOneAdvance) {
+  std::mutex mutex;
+  test::ManualExecutor executor;
+  Epoch epoch;
+  int applied = 0;
+  int notified = 0;
+  const auto apply = [&](std::optional<int>&&) -> std::optional<int> { return ++applied; };
+  const auto notify = [&](int) { ++notified; };
+  launchGuarded(
+      mutex, executor, epoch, epoch.current(), [] { return 1; }, apply, notify);
+  launchGuarded(
+      mutex, executor, epoch, epoch.current(), [] { return 2; }, apply, notify);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    epoch.advance();  // e.g. the session ended while both judge calls ran
+  }
+  executor.runAll();
+  EXPECT_EQ(applied, 0);
+  EXPECT_EQ(notified, 0);
+}
+
+TEST(LaunchGuardedEpoch, ThrowingWorkArrivesAsNulloptAndAnEmptyApplyNotifiesNobody) {
+  std::mutex mutex;
+  test::ManualExecutor executor;
+  Epoch epoch;
+  bool sawNullopt = false;
+  int notified = 0;
+  launchGuarded(
+      mutex, executor, epoch, epoch.current(),
+      []() -> int { throw std::runtime_error("backend exploded"); },
+      [&](std::optional<int>&& result) -> std::optional<int> {
+        sawNullopt = !result.has_value();
+        return std::nullopt;  // e.g. the nudger failed: the advisory stays as it was
+      },
+      [&](int) { ++notified; });
+  executor.runAll();
+  EXPECT_TRUE(sawNullopt);
+  EXPECT_EQ(notified, 0);
+}
+
 }  // namespace
 }  // namespace antidrift
