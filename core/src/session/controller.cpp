@@ -59,11 +59,6 @@ void Controller::setBackend(std::shared_ptr<Backend> backend) {
   aiAvailable_ = backend_ != nullptr;
 }
 
-State Controller::appliedLocked() {
-  ++version_;
-  return stateLocked();
-}
-
 void Controller::notifyListener(const State& state) const {
   ChangeListener listener;
   {
@@ -98,14 +93,18 @@ void Controller::persistLocked() {
   }
 }
 
-void Controller::publish(std::unique_lock<std::mutex>& lock, bool persist) {
+State Controller::changedLocked(Persist persist) {
   ++version_;
-  if (persist) persistLocked();
+  if (persist == Persist::Yes) persistLocked();
   State state = stateLocked();
   lastHealth_ = state.evidence.health;
-  ChangeListener listener = listener_;
+  return state;
+}
+
+void Controller::publish(std::unique_lock<std::mutex>& lock, Persist persist) {
+  State state = changedLocked(persist);
   lock.unlock();
-  if (listener) listener(state);
+  notifyListener(state);
 }
 
 ActionError Controller::illegalLocked(const std::string& action) const {
@@ -147,7 +146,7 @@ std::string Controller::restore() {
       what = "resumed the active session with " + std::to_string(remainingMs / 1000) + " s left";
     }
   }
-  publish(lock);
+  publish(lock, Persist::Yes);
   return what;
 }
 
@@ -162,7 +161,7 @@ ActionResult Controller::enterPlanning() {
   const AsyncToken profileToken = profile_.begin();
   const std::string todoPath = settings_.todoTxtPath;
   const std::string profilePath = settings_.profilePath;
-  const auto applied = [this] { return appliedLocked(); };
+  const auto applied = [this] { return changedLocked(Persist::No); };
   const auto notify = [this](const State& state) { notifyListener(state); };
   launchGuarded(
       mutex_, executor_, tasks_, tasksToken, [todoPath] { return planning::loadTodoTxt(todoPath); },
@@ -170,7 +169,7 @@ ActionResult Controller::enterPlanning() {
   launchGuarded(
       mutex_, executor_, profile_, profileToken,
       [profilePath] { return planning::loadProfile(profilePath); }, applied, notify);
-  publish(lock);
+  publish(lock, Persist::Yes);
   return std::nullopt;
 }
 
@@ -179,7 +178,7 @@ ActionResult Controller::cancelPlanning() {
   if (runtime_ != RuntimeState::Planning) return illegalLocked("cancel planning");
   runtime_ = RuntimeState::Locked;
   resetPlanningLocked();
-  publish(lock);
+  publish(lock, Persist::Yes);
   return std::nullopt;
 }
 
@@ -220,7 +219,7 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
     start.atMs = now;  // the window in front now is where the session starts
     stats_.observe(start);
   }
-  publish(lock);
+  publish(lock, Persist::Yes);
   return std::nullopt;
 }
 
@@ -228,7 +227,7 @@ ActionResult Controller::complete() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("complete");
   enterReviewLocked(Outcome::Completed);
-  publish(lock);
+  publish(lock, Persist::Yes);
   return std::nullopt;
 }
 
@@ -236,7 +235,7 @@ ActionResult Controller::abandon() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("abandon");
   enterReviewLocked(Outcome::Abandoned);
-  publish(lock);
+  publish(lock, Persist::Yes);
   return std::nullopt;
 }
 
@@ -265,7 +264,7 @@ ActionResult Controller::end() {
   if (!reflection_.carryForward.empty()) lastCarryForward_ = reflection_.carryForward;
   resetSessionLocked();
   runtime_ = RuntimeState::Locked;
-  publish(lock);
+  publish(lock, Persist::Yes);
   return std::nullopt;
 }
 
@@ -296,7 +295,7 @@ ActionResult Controller::requestCoach(const std::string& intent) {
   const AsyncToken token = coach_.begin();
   if (!backend_) {
     coach_.fail(token, "coach unavailable");
-    publish(lock, false);
+    publish(lock, Persist::No);
     return std::nullopt;
   }
   ai::CoachGrounding grounding;
@@ -315,8 +314,9 @@ ActionResult Controller::requestCoach(const std::string& intent) {
         }
         return result;
       },
-      [this] { return appliedLocked(); }, [this](const State& state) { notifyListener(state); });
-  publish(lock, false);
+      [this] { return changedLocked(Persist::No); },
+      [this](const State& state) { notifyListener(state); });
+  publish(lock, Persist::No);
   return std::nullopt;
 }
 
@@ -367,7 +367,7 @@ void Controller::recordWindow(Observation raw) {
   const bool persist =
       runtime_ == RuntimeState::Active &&
       (windowChanged || clock_.monotonicMs() - lastPersistMono_ >= kHeartbeatPersistMs);
-  publish(lock, persist);
+  publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
 void Controller::setAway(bool away) {
@@ -375,7 +375,7 @@ void Controller::setAway(bool away) {
   if (away_ == away) return;
   away_ = away;
   stats_.setAway(away, clock_.nowUtcMs());
-  publish(lock, runtime_ == RuntimeState::Active);
+  publish(lock, runtime_ == RuntimeState::Active ? Persist::Yes : Persist::No);
 }
 
 void Controller::setSourceRunning(const std::string& source, bool running) {
@@ -388,7 +388,7 @@ void Controller::setSourceRunning(const std::string& source, bool running) {
     runningSources_.erase(it);
   }
   if (healthLocked() == lastHealth_) return;
-  publish(lock, false);
+  publish(lock, Persist::No);
 }
 
 Health Controller::healthLocked() const {
@@ -417,7 +417,7 @@ void Controller::tick() {
     changed = persist = true;
   }
   if (healthLocked() != lastHealth_) changed = true;
-  if (changed) publish(lock, persist);
+  if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
 std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {

@@ -158,16 +158,20 @@ class Controller {
   Health healthLocked() const;
   Snapshot snapshotLocked() const;
   void persistLocked();
-  /// Bumps the version, persists, builds the State, releases `lock` and
-  /// notifies the listener.
-  void publish(std::unique_lock<std::mutex>& lock, bool persist = true);
+  /// Whether a change is written to the snapshot before it is announced.
+  enum class Persist { Yes, No };
+  /// Under the lock, after any change (a transition, an observation, an
+  /// applied async result): bumps the version, persists when asked, and
+  /// builds the State to announce. The one path every change takes.
+  State changedLocked(Persist persist);
+  /// changedLocked, then releases `lock` and notifies the listener.
+  void publish(std::unique_lock<std::mutex>& lock, Persist persist);
   bool isAllowedLocked(const std::string& app) const;
   void enterReviewLocked(Outcome outcome);
   void resetSessionLocked();
   ActionError illegalLocked(const std::string& action) const;
   void resetPlanningLocked();
-  /// Under the lock after an async result applied: bump version, build State.
-  State appliedLocked();
+  /// Calls the listener with `state`; the mutex must NOT be held.
   void notifyListener(const State& state) const;
 
   Settings settings_;
