@@ -23,6 +23,7 @@ namespace {
 using jsonfields::requireArray;
 using jsonfields::requireInt;
 using jsonfields::requireObject;
+using jsonfields::requireObjectAt;
 using jsonfields::requireString;
 using jsonfields::requireStringAt;
 using jsonfields::validUtf8;
@@ -43,6 +44,14 @@ Poco::JSON::Object commitmentToJson(const Commitment& commitment) {
     apps.add(validUtf8(app));
   }
   object.set("allowed_apps", apps);
+  Poco::JSON::Array titles;
+  for (const AllowedTitle& allowed : commitment.allowedTitles) {
+    Poco::JSON::Object title;
+    title.set("app", validUtf8(allowed.app));
+    title.set("title", validUtf8(allowed.title));
+    titles.add(title);
+  }
+  object.set("allowed_titles", titles);
   return object;
 }
 
@@ -58,6 +67,16 @@ Commitment commitmentFromJson(const Poco::JSON::Object& object) {
   const Poco::JSON::Array::Ptr apps = requireArray(object, "allowed_apps", context);
   for (std::size_t index = 0; index < apps->size(); ++index) {
     commitment.allowedApps.push_back(requireStringAt(*apps, index, "commitment.allowed_apps"));
+  }
+  if (object.has("allowed_titles")) {
+    const Poco::JSON::Array::Ptr titles = requireArray(object, "allowed_titles", context);
+    for (std::size_t index = 0; index < titles->size(); ++index) {
+      const Poco::JSON::Object::Ptr title =
+          requireObjectAt(*titles, index, "commitment.allowed_titles");
+      const std::string where = "commitment.allowed_titles[" + std::to_string(index) + "].";
+      commitment.allowedTitles.push_back(
+          AllowedTitle{requireString(*title, "app", where), requireString(*title, "title", where)});
+    }
   }
   return commitment;
 }
@@ -78,6 +97,10 @@ Poco::JSON::Object statsToJson(const SessionStats& stats) {
   object.set("drift_episodes", Poco::Int64(stats.driftEpisodes));
   object.set("drift_ms", Poco::Int64(stats.driftMs));
   object.set("away_ms", Poco::Int64(stats.awayMs));
+  object.set("corrections", Poco::Int64(stats.corrections));
+  Poco::JSON::Object aiCalls;
+  for (const auto& [role, count] : stats.aiCalls) aiCalls.set(validUtf8(role), Poco::Int64(count));
+  object.set("ai_calls", aiCalls);
   return object;
 }
 
@@ -92,6 +115,13 @@ SessionStats statsFromJson(const Poco::JSON::Object& object) {
   stats.driftEpisodes = requireInt(object, "drift_episodes", context);
   stats.driftMs = requireInt(object, "drift_ms", context);
   stats.awayMs = requireInt(object, "away_ms", context);
+  if (object.has("corrections")) stats.corrections = requireInt(object, "corrections", context);
+  if (object.has("ai_calls")) {
+    const Poco::JSON::Object::Ptr aiCalls = requireObject(object, "ai_calls", context);
+    for (const std::string& role : aiCalls->getNames()) {
+      stats.aiCalls[role] = requireInt(*aiCalls, role, "stats.ai_calls.");
+    }
+  }
   return stats;
 }
 
@@ -134,6 +164,9 @@ std::string snapshotToJson(const Snapshot& snapshot) {
   object.set("stats", statsToJson(snapshot.stats));
   object.set("reflection", reflectionToJson(snapshot.reflection));
   object.set("last_carry_forward", validUtf8(snapshot.lastCarryForward));
+  Poco::JSON::Array lastApps;
+  for (const std::string& app : snapshot.lastAllowedApps) lastApps.add(validUtf8(app));
+  object.set("last_allowed_apps", lastApps);
   object.set("saved_at", Poco::Int64(snapshot.savedAtMs));
   return jsonfields::stringify(object);
 }
@@ -177,6 +210,12 @@ Snapshot snapshotFromJson(const std::string& json) {
   snapshot.stats = statsFromJson(*requireObject(*object, "stats", context));
   snapshot.reflection = reflectionFromJson(*requireObject(*object, "reflection", context));
   snapshot.lastCarryForward = requireString(*object, "last_carry_forward", context);
+  if (object->has("last_allowed_apps")) {
+    const Poco::JSON::Array::Ptr apps = requireArray(*object, "last_allowed_apps", context);
+    for (std::size_t index = 0; index < apps->size(); ++index) {
+      snapshot.lastAllowedApps.push_back(requireStringAt(*apps, index, "last_allowed_apps"));
+    }
+  }
   snapshot.savedAtMs = requireInt(*object, "saved_at", context);
   return snapshot;
 }

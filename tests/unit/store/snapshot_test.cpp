@@ -41,6 +41,7 @@ Snapshot fullSnapshot() {
   commitment.startedAtMs = 1780000000123;
   commitment.deadlineMs = 1780001500123;
   commitment.allowedApps = {"code", "qterminal", "épée"};
+  commitment.allowedTitles = {{"firefox", "gatsby docs transition link"}, {"chromium", "日本"}};
   snapshot.commitment = commitment;
   snapshot.outcome = Outcome::Completed;
   snapshot.endedAtMs = 1780001400456;
@@ -49,6 +50,9 @@ Snapshot fullSnapshot() {
   snapshot.stats.driftEpisodes = 2;
   snapshot.stats.driftMs = 45000;
   snapshot.stats.awayMs = 60000;
+  snapshot.stats.corrections = 3;
+  snapshot.stats.aiCalls = {{"judge", 4}, {"nudge", 1}};
+  snapshot.lastAllowedApps = {"code", "qterminal"};
   snapshot.reflection.status = "ready";
   snapshot.reflection.recap = "Recap " + kUnicode;
   snapshot.reflection.carryForward = "Carry " + kUnicode;
@@ -69,6 +73,12 @@ void expectSameSnapshot(const Snapshot& actual, const Snapshot& expected) {
     EXPECT_EQ(actual.commitment->startedAtMs, expected.commitment->startedAtMs);
     EXPECT_EQ(actual.commitment->deadlineMs, expected.commitment->deadlineMs);
     EXPECT_EQ(actual.commitment->allowedApps, expected.commitment->allowedApps);
+    ASSERT_EQ(actual.commitment->allowedTitles.size(), expected.commitment->allowedTitles.size());
+    for (std::size_t i = 0; i < expected.commitment->allowedTitles.size(); ++i) {
+      EXPECT_EQ(actual.commitment->allowedTitles[i].app, expected.commitment->allowedTitles[i].app);
+      EXPECT_EQ(actual.commitment->allowedTitles[i].title,
+                expected.commitment->allowedTitles[i].title);
+    }
   }
   EXPECT_EQ(actual.outcome, expected.outcome);
   EXPECT_EQ(actual.endedAtMs, expected.endedAtMs);
@@ -77,6 +87,9 @@ void expectSameSnapshot(const Snapshot& actual, const Snapshot& expected) {
   EXPECT_EQ(actual.stats.driftEpisodes, expected.stats.driftEpisodes);
   EXPECT_EQ(actual.stats.driftMs, expected.stats.driftMs);
   EXPECT_EQ(actual.stats.awayMs, expected.stats.awayMs);
+  EXPECT_EQ(actual.stats.corrections, expected.stats.corrections);
+  EXPECT_EQ(actual.stats.aiCalls, expected.stats.aiCalls);
+  EXPECT_EQ(actual.lastAllowedApps, expected.lastAllowedApps);
   EXPECT_EQ(actual.reflection.status, expected.reflection.status);
   EXPECT_EQ(actual.reflection.recap, expected.reflection.recap);
   EXPECT_EQ(actual.reflection.carryForward, expected.reflection.carryForward);
@@ -124,6 +137,24 @@ TEST(SnapshotJson, IsCompactUtf8WithSnakeCaseFields) {
   EXPECT_THAT(json, HasSubstr("\"version\":1"));
   EXPECT_THAT(json, HasSubstr("\"last_carry_forward\":"));
   EXPECT_THAT(json, HasSubstr("\"started_at\":1780000000123"));
+}
+
+TEST(SnapshotJson, ASnapshotWrittenBeforeTheDriftFieldsStillLoads) {
+  // What version 1 wrote before allowed_titles, corrections, ai_calls and
+  // last_allowed_apps existed: an active session must survive the upgrade.
+  const std::string older =
+      R"({"version":1,"runtime":"active","commitment":{"id":"x","next_action":"Write",)"
+      R"("success_condition":"Done","timebox_secs":60,"started_at":1,"deadline":60001,)"
+      R"("allowed_apps":["code"]},"outcome":"","ended_at":0,"stats":{"buckets_ms":{},)"
+      R"("switches":0,"drift_episodes":0,"drift_ms":0,"away_ms":0},"reflection":{"status":)"
+      R"("idle","recap":"","carry_forward":""},"last_carry_forward":"","saved_at":1})";
+  const Snapshot parsed = snapshotFromJson(older);
+  ASSERT_TRUE(parsed.commitment.has_value());
+  EXPECT_EQ(parsed.commitment->allowedApps, std::vector<std::string>{"code"});
+  EXPECT_TRUE(parsed.commitment->allowedTitles.empty());
+  EXPECT_EQ(parsed.stats.corrections, 0);
+  EXPECT_TRUE(parsed.stats.aiCalls.empty());
+  EXPECT_TRUE(parsed.lastAllowedApps.empty());
 }
 
 TEST(SnapshotJson, AcceptsNullCommitment) {

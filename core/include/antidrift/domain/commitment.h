@@ -14,16 +14,25 @@ inline constexpr std::size_t kMaxFieldChars = 500;          ///< per text field,
 inline constexpr std::int64_t kMaxTimeboxSecs = 12 * 3600;  ///< 12 h
 inline constexpr std::size_t kMaxAllowedApps = 64;          ///< entries in allowed_apps
 
-/// One active commitment. Immutable once started except `allowedApps`, which
-/// grows when the person says "This is on task".
+/// A title the person confirmed on task in a title-sensitive app (DESIGN §4
+/// "This is on task"; issue 6 item 6): one browser serves the work and the
+/// distraction, so the confirmation is for this page, not the whole browser.
+struct AllowedTitle {
+  std::string app;    ///< normalised window class (normaliseApp)
+  std::string title;  ///< the title's key form (drift::normalizeTitle)
+};
+
+/// One active commitment. Immutable once started except `allowedApps` and
+/// `allowedTitles`, which grow when the person says "This is on task".
 struct Commitment {
-  std::string id;                        ///< UUID (Poco::UUIDGenerator), lower-case text
-  std::string nextAction;                ///< what the person will do
-  std::string successCondition;          ///< how they will know it is done
-  std::int64_t timeboxSecs = 0;          ///< length of the timebox, seconds
-  std::int64_t startedAtMs = 0;          ///< UTC ms
-  std::int64_t deadlineMs = 0;           ///< UTC ms = startedAtMs + timeboxSecs * 1000
-  std::vector<std::string> allowedApps;  ///< normalised window classes (lower-case)
+  std::string id;                           ///< UUID (Poco::UUIDGenerator), lower-case text
+  std::string nextAction;                   ///< what the person will do
+  std::string successCondition;             ///< how they will know it is done
+  std::int64_t timeboxSecs = 0;             ///< length of the timebox, seconds
+  std::int64_t startedAtMs = 0;             ///< UTC ms
+  std::int64_t deadlineMs = 0;              ///< UTC ms = startedAtMs + timeboxSecs * 1000
+  std::vector<std::string> allowedApps;     ///< normalised window classes (lower-case)
+  std::vector<AllowedTitle> allowedTitles;  ///< titles confirmed on task (title-sensitive apps)
 };
 
 /// What `POST /commitment` asks for, already type-checked by the server.

@@ -20,6 +20,11 @@ struct SessionStats {
   std::int64_t driftEpisodes = 0;                 ///< times drift status became "drifting"
   std::int64_t driftMs = 0;                       ///< time spent drifting, ms
   std::int64_t awayMs = 0;                        ///< time the person was away, ms
+  /// "This is on task" presses: drift verdicts the person corrected (the
+  /// false-positive count, issue 6 item 6).
+  std::int64_t corrections = 0;
+  /// AI calls made this session by role ("coach", "judge", "nudge", "reviewer").
+  std::map<std::string, std::int64_t> aiCalls;
 
   /// The `n` largest buckets, largest first, in whole seconds (ties by name).
   std::vector<std::pair<std::string, std::int64_t>> topBucketsSecs(std::size_t n) const;
@@ -59,6 +64,10 @@ class StatsAccumulator {
   /// Adds drift bookkeeping (called by the Controller).
   void addDriftEpisode() { stats_.driftEpisodes += 1; }
   void addDriftMs(std::int64_t ms) { stats_.driftMs += ms; }
+  /// Counts one "This is on task" correction.
+  void addCorrection() { stats_.corrections += 1; }
+  /// Counts one AI call of `role` (e.g. "judge").
+  void addAiCall(const std::string& role) { stats_.aiCalls[role] += 1; }
 
   const SessionStats& stats() const { return stats_; }
   bool away() const { return away_; }

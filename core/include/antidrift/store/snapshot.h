@@ -33,7 +33,10 @@ struct Snapshot {
   SessionStats stats;                    ///< of the current session
   ReflectionRecord reflection;           ///< of the current session (review)
   std::string lastCarryForward;          ///< survives End; grounds the next coach (§7)
-  std::int64_t savedAtMs = 0;            ///< UTC ms of the write
+  /// The allowed apps of the last session started; survives End so Planning
+  /// can offer the same list again (issue 6 item 8).
+  std::vector<std::string> lastAllowedApps;
+  std::int64_t savedAtMs = 0;  ///< UTC ms of the write
 };
 
 /// Serialises a snapshot to compact JSON text with snake_case keys (runtime
@@ -42,9 +45,10 @@ struct Snapshot {
 /// replaced by U+FFFD so the result always parses back. Pure; thread-safe.
 std::string snapshotToJson(const Snapshot& snapshot);
 /// Parses snapshotToJson's output ("commitment" may be absent or null;
-/// unknown keys are ignored). Throws std::runtime_error with a message
-/// naming the bad field on malformed or unsupported input, including a
-/// version newer than kSnapshotVersion. Pure; thread-safe.
+/// unknown keys are ignored; "allowed_titles", "corrections", "ai_calls" and
+/// "last_allowed_apps", added after version 1 shipped, may be absent). Throws std::runtime_error
+/// with a message naming the bad field on malformed or unsupported input, including a version newer
+/// than kSnapshotVersion. Pure; thread-safe.
 Snapshot snapshotFromJson(const std::string& json);
 
 /// Port: where the Controller keeps its snapshot. Implementations are called
