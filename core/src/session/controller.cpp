@@ -46,6 +46,7 @@ Controller::Controller(Settings settings, Clock& clock, Executor& executor,
       audit_(audit),
       aiBackendName_(std::move(aiBackendName)),
       aiAvailable_(aiAvailable),
+      aiDetail_(aiAvailable ? "" : "AI is off (ai.backend = " + aiBackendName_ + ")"),
       stats_(settings_.idleAfterSecs * 1000) {}
 
 void Controller::setChangeListener(ChangeListener listener) {
@@ -53,10 +54,16 @@ void Controller::setChangeListener(ChangeListener listener) {
   listener_ = std::move(listener);
 }
 
-void Controller::setBackend(std::shared_ptr<Backend> backend) {
+void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason) {
   std::lock_guard<std::mutex> lock(mutex_);
   backend_ = std::move(backend);
   aiAvailable_ = backend_ != nullptr;
+  aiDetail_ = aiAvailable_ ? std::string() : std::move(unavailableReason);
+  if (!aiAvailable_ && aiDetail_.empty()) {
+    aiDetail_ = aiBackendName_ == "none"
+                    ? "AI is off (ai.backend = none): planning and drift rules work without it"
+                    : "the AI backend \"" + aiBackendName_ + "\" is not loaded";
+  }
 }
 
 void Controller::notifyListener(const State& state) const {
@@ -79,6 +86,7 @@ Snapshot Controller::snapshotLocked() const {
   snapshot.stats = stats_.stats();
   snapshot.reflection = reflection_;
   snapshot.lastCarryForward = lastCarryForward_;
+  snapshot.lastAllowedApps = lastAllowedApps_;
   snapshot.savedAtMs = clock_.nowUtcMs();
   return snapshot;
 }
@@ -127,6 +135,7 @@ std::string Controller::restore() {
   stats_.resume(snapshot->stats);
   reflection_ = snapshot->reflection;
   lastCarryForward_ = snapshot->lastCarryForward;
+  lastAllowedApps_ = snapshot->lastAllowedApps;
   if ((runtime_ == RuntimeState::Active || runtime_ == RuntimeState::Review) && !commitment_) {
     logger().warning("snapshot in %s without a commitment; starting locked", toString(runtime_));
     resetSessionLocked();
@@ -157,6 +166,10 @@ ActionResult Controller::enterPlanning() {
   if (runtime_ != RuntimeState::Locked) return illegalLocked("enter planning");
   runtime_ = RuntimeState::Planning;
   resetPlanningLocked();
+  historyApps_.clear();
+  for (const SessionSummary& summary : history(kHistorySessionsForApps)) {
+    for (const auto& bucket : summary.topBuckets) historyApps_.push_back(bucket.first);
+  }
   const AsyncToken tasksToken = tasks_.begin();
   const AsyncToken profileToken = profile_.begin();
   const std::string todoPath = settings_.todoTxtPath;
@@ -211,6 +224,7 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
 
   resetSessionLocked();
   resetPlanningLocked();
+  lastAllowedApps_ = commitment.allowedApps;
   commitment_ = std::move(commitment);
   deadlineMono_ = clock_.monotonicMs() + timeboxSecs * 1000;
   runtime_ = RuntimeState::Active;
@@ -358,6 +372,7 @@ void Controller::recordWindow(Observation raw) {
   const Health before = healthLocked();
   current_ = obs;
   lastObservationMono_ = clock_.monotonicMs();
+  if (obs.app != "unknown") recentApps_[obs.app] = lastObservationMono_;
   if (runtime_ == RuntimeState::Active) stats_.observe(obs);
 
   const bool visible = windowChanged || before != Health::Ok || runtime_ == RuntimeState::Active;
@@ -459,21 +474,24 @@ State Controller::stateLocked() const {
     // The local match of DESIGN §4 step 2; without a judge anything else is
     // "unknown" (step 5), and nothing is judged while evidence is not ok.
     if (state.evidence.health != Health::Ok || !current_) {
-      state.drift = DriftView{"unknown", "evidence is " + toString(state.evidence.health)};
+      state.drift = DriftView{"unknown", "evidence is " + toString(state.evidence.health), "", ""};
     } else if (away_) {
-      state.drift = DriftView{"unknown", "away"};
+      state.drift = DriftView{"unknown", "away", "", ""};
     } else if (isAllowedLocked(current_->app)) {
-      state.drift = DriftView{"ontask", current_->app + " is an allowed app"};
+      state.drift = DriftView{"ontask", current_->app + " is an allowed app", "", current_->app};
     } else {
-      state.drift = DriftView{"unknown", current_->app + " is not in the allowed apps"};
+      state.drift =
+          DriftView{"unknown", current_->app + " is not in the allowed apps", "", current_->app};
     }
   }
   state.stats = stats_.stats();
   state.reflection = reflection_;
   state.lastCarryForward = lastCarryForward_;
-  state.ai = AiView{aiBackendName_, aiAvailable_};
+  state.ai = AiView{aiBackendName_, aiAvailable_, aiDetail_};
   if (runtime_ == RuntimeState::Planning) {
     state.defaultAllowedApps = normaliseApps(settings_.defaultAllowedApps);
+    state.appChoices = appChoicesLocked();
+    state.lastAllowedApps = lastAllowedApps_;
     state.coach.status = std::string(toString(coach_.status()));
     state.coach.proposal = coach_.value();
     state.coach.error = coach_.error();
@@ -492,6 +510,26 @@ State Controller::stateLocked() const {
     if (profile) state.profile.bytes = profile->bytes;
   }
   return state;
+}
+
+std::vector<std::string> Controller::appChoicesLocked() const {
+  std::vector<std::pair<std::int64_t, std::string>> seen;
+  const std::int64_t since = clock_.monotonicMs() - kRecentAppsMs;
+  for (const auto& [app, atMono] : recentApps_) {
+    if (atMono >= since) seen.emplace_back(atMono, app);
+  }
+  std::sort(seen.begin(), seen.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> choices;
+  const auto offer = [&choices](const std::string& app) {
+    if (choices.size() < kMaxAppChoices && app != "unknown" &&
+        std::find(choices.begin(), choices.end(), app) == choices.end()) {
+      choices.push_back(app);
+    }
+  };
+  for (const auto& entry : seen) offer(entry.second);
+  for (const auto& app : historyApps_) offer(app);
+  return choices;
 }
 
 std::vector<SessionSummary> Controller::history(std::size_t n) const {

@@ -30,6 +30,14 @@ Poco::JSON::Object::Ptr commitmentJson(const Commitment& commitment, std::int64_
   Poco::JSON::Array::Ptr apps = new Poco::JSON::Array;
   for (const auto& app : commitment.allowedApps) apps->add(app);
   json->set("allowed_apps", apps);
+  Poco::JSON::Array::Ptr titles = new Poco::JSON::Array;
+  for (const auto& allowed : commitment.allowedTitles) {
+    Poco::JSON::Object::Ptr title = new Poco::JSON::Object;
+    title->set("app", allowed.app);
+    title->set("title", allowed.title);
+    titles->add(title);
+  }
+  json->set("allowed_titles", titles);
   return json;
 }
 
@@ -47,6 +55,13 @@ Poco::JSON::Object::Ptr statsJson(const SessionStats& stats) {
   json->set("drift_episodes", stats.driftEpisodes);
   json->set("drift_secs", stats.driftMs / 1000);
   json->set("away_secs", stats.awayMs / 1000);
+  json->set("corrections", stats.corrections);
+  Poco::JSON::Object::Ptr aiCalls = new Poco::JSON::Object;
+  for (const char* role : {"coach", "judge", "nudge", "reviewer"}) {
+    const auto it = stats.aiCalls.find(role);
+    aiCalls->set(role, it == stats.aiCalls.end() ? std::int64_t{0} : it->second);
+  }
+  json->set("ai_calls", aiCalls);
   return json;
 }
 
@@ -90,12 +105,19 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     Poco::JSON::Object::Ptr drift = new Poco::JSON::Object;
     drift->set("status", state.drift.status);
     drift->set("reason", state.drift.reason);
+    drift->set("nudge", state.drift.nudge);
+    drift->set("app", state.drift.app);
     json->set("drift", drift);
   }
   if (state.runtime == RuntimeState::Planning) {
-    Poco::JSON::Array::Ptr defaults = new Poco::JSON::Array;
-    for (const auto& app : state.defaultAllowedApps) defaults->add(app);
-    json->set("default_allowed_apps", defaults);
+    const auto list = [](const std::vector<std::string>& apps) {
+      Poco::JSON::Array::Ptr array = new Poco::JSON::Array;
+      for (const auto& app : apps) array->add(app);
+      return array;
+    };
+    json->set("default_allowed_apps", list(state.defaultAllowedApps));
+    json->set("app_choices", list(state.appChoices));
+    json->set("last_allowed_apps", list(state.lastAllowedApps));
     Poco::JSON::Object::Ptr coach = new Poco::JSON::Object;
     coach->set("status", state.coach.status);
     if (state.coach.proposal) {
@@ -138,6 +160,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
   Poco::JSON::Object::Ptr ai = new Poco::JSON::Object;
   ai->set("backend", state.ai.backend);
   ai->set("available", state.ai.available);
+  ai->set("detail", state.ai.detail);
   json->set("ai", ai);
   return json;
 }

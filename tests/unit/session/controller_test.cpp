@@ -498,5 +498,49 @@ TEST_F(ControllerTest, StateJsonCarriesTheDocumentedShape) {
   EXPECT_EQ(review->getObject("reflection")->getValue<std::string>("status"), "absent");
 }
 
+// ---- Planning helps choose allowed apps (issue 6 item 8) ----------------------------------
+
+TEST_F(ControllerTest, PlanningOffersRecentAppsThenAppsOfRecentSessions) {
+  SessionSummary earlier;
+  earlier.id = "s1";
+  earlier.topBuckets = {{"inkscape", 600}, {"code", 300}};
+  audit_.append(earlier);
+  controller_->recordWindow(window("Code", "index.js"));
+  clock_.advance(1000);
+  controller_->recordWindow(window("Firefox", "Gatsby docs"));
+  clock_.advance(1000);
+  controller_->recordWindow(window("", ""));  // an unreadable window is no choice
+  ASSERT_FALSE(controller_->enterPlanning());
+  // Most recent first, then the older sessions' apps, each app once.
+  EXPECT_THAT(controller_->state().appChoices, ElementsAre("firefox", "code", "inkscape"));
+}
+
+TEST_F(ControllerTest, AppsSeenLongAgoAreNoLongerOffered) {
+  controller_->recordWindow(window("Zoom", "Meeting"));
+  clock_.advance(Controller::kRecentAppsMs + 1);
+  controller_->recordWindow(window("Code", "index.js"));
+  ASSERT_FALSE(controller_->enterPlanning());
+  EXPECT_THAT(controller_->state().appChoices, ElementsAre("code"));
+}
+
+TEST_F(ControllerTest, TheLastAllowedListIsRememberedAcrossEndAndRestart) {
+  ASSERT_FALSE(controller_->enterPlanning());
+  EXPECT_TRUE(controller_->state().lastAllowedApps.empty());
+  ASSERT_FALSE(controller_->startCommitment(validRequest()));
+  ASSERT_FALSE(controller_->complete());
+  ASSERT_FALSE(controller_->end());
+  makeController();  // a restart reads the snapshot
+  controller_->restore();
+  ASSERT_FALSE(controller_->enterPlanning());
+  EXPECT_THAT(controller_->state().lastAllowedApps, ElementsAre("code - insiders", "qterminal"));
+}
+
+TEST_F(ControllerTest, StateSaysWhyAiIsUnavailableAndWhatToDo) {
+  EXPECT_FALSE(controller_->state().ai.available);
+  EXPECT_THAT(controller_->state().ai.detail, HasSubstr("ai.backend = none"));
+  controller_->setBackend(nullptr, "claude not found on PATH: install Claude Code");
+  EXPECT_EQ(controller_->state().ai.detail, "claude not found on PATH: install Claude Code");
+}
+
 }  // namespace
 }  // namespace antidrift

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -62,6 +63,12 @@ class Controller {
   /// most this often (ms): a bound on stats lost to a crash, not an fsync
   /// per heartbeat.
   static constexpr std::int64_t kHeartbeatPersistMs = 30'000;
+  /// Planning offers the apps seen within this many ms as allowed-app choices.
+  static constexpr std::int64_t kRecentAppsMs = 15 * 60'000;
+  /// …and the apps of this many recent sessions.
+  static constexpr std::size_t kHistorySessionsForApps = 5;
+  /// At most this many app choices are offered.
+  static constexpr std::size_t kMaxAppChoices = 16;
 
   /// Called after every change with the new State, never under the mutex.
   using ChangeListener = std::function<void(const State&)>;
@@ -76,8 +83,10 @@ class Controller {
   void setChangeListener(ChangeListener listener);
 
   /// Connects the AI backend (loaded by the daemon's PluginLoader); nullptr
-  /// means AI off. Call before other threads use the Controller.
-  void setBackend(std::shared_ptr<Backend> backend);
+  /// means AI off, and `unavailableReason` then says why and what to do (shown
+  /// in Planning up front, issue 6 item 8). Call before other threads use the
+  /// Controller.
+  void setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason = "");
 
   /// Loads the snapshot (DESIGN §9 "Restart"): an active session resumes with
   /// drift state reset; one whose deadline passed while the daemon was down
@@ -90,7 +99,9 @@ class Controller {
   // ---- Transitions (DESIGN §2). Each returns nullopt or why nothing changed.
 
   /// locked → planning. Resets the coach and starts the tasks (todo.txt)
-  /// and profile fetches on the executor (DESIGN §6).
+  /// and profile fetches on the executor (DESIGN §6); gathers the app
+  /// choices (apps seen in the last kRecentAppsMs, then apps of the last
+  /// kHistorySessionsForApps sessions in the audit log).
   [[nodiscard]] ActionResult enterPlanning();
   /// planning → locked.
   [[nodiscard]] ActionResult cancelPlanning();
@@ -155,6 +166,8 @@ class Controller {
 
  private:
   State stateLocked() const;
+  /// Planning's allowed-app choices: recent apps, then apps of recent sessions.
+  std::vector<std::string> appChoicesLocked() const;
   Health healthLocked() const;
   Snapshot snapshotLocked() const;
   void persistLocked();
@@ -181,6 +194,7 @@ class Controller {
   AuditSink& audit_;
   std::string aiBackendName_;
   bool aiAvailable_;
+  std::string aiDetail_;
   std::shared_ptr<Backend> backend_;
 
   mutable std::mutex mutex_;
@@ -200,6 +214,10 @@ class Controller {
   std::int64_t lastObservationMono_ = -1;  ///< monotonic ms of the last observation; -1 none
   std::int64_t lastPersistMono_ = 0;       ///< monotonic ms of the last snapshot write
   std::vector<std::string> runningSources_;
+  /// app → monotonic ms last seen, any runtime (Planning's app choices).
+  std::map<std::string, std::int64_t> recentApps_;
+  std::vector<std::string> historyApps_;      ///< apps of recent sessions, gathered in planning
+  std::vector<std::string> lastAllowedApps_;  ///< allowed apps of the last session started
   bool away_ = false;
   Health lastHealth_ = Health::Unavailable;
 

@@ -31,18 +31,20 @@ struct EvidenceView {
   bool away = false;                   ///< the person is idle past evidence.idle_after_s
 };
 
-/// The drift part of State. Until the drift engine exists (DESIGN §4) only
-/// the local match runs: "ontask" for an allowed app, "unknown" otherwise,
-/// and nothing while evidence health is not ok.
+/// The drift part of State (DESIGN §4, §5): what the drift engine decided,
+/// shown as it is (the State builder decides nothing).
 struct DriftView {
-  std::string status;  ///< "ontask" | "unknown" | "" when not active
-  std::string reason;  ///< human sentence, may be ""
+  std::string status;  ///< "ontask" | "judging" | "drifting" | "unknown" | "" when not active
+  std::string reason;  ///< human sentence, may be ""; for drifting, the rule's or judge's reason
+  std::string nudge;   ///< the soft "Heads up" advisory (seed 000); "" = none
+  std::string app;     ///< the app the status is about; "" when none
 };
 
 /// The AI part of State.
 struct AiView {
   std::string backend;     ///< configured ai.backend ("none" when off)
   bool available = false;  ///< a backend plugin is loaded and configured
+  std::string detail;      ///< when not available: why, and what to do; else ""
 };
 
 /// The planning coach (seed 003): status "idle" | "pending" | "ready" | "error".
@@ -81,9 +83,14 @@ struct State {
   std::string lastCarryForward;
   AiView ai;
   std::vector<std::string> defaultAllowedApps;  ///< planning only: drift.allowed_apps, normalised
-  CoachView coach;                              ///< planning only
-  TasksView tasks;                              ///< planning only
-  ProfileView profile;                          ///< planning only
+  /// planning only: apps seen in the last minutes, then apps of recent
+  /// sessions, most recent first, no duplicates (issue 6 item 8).
+  std::vector<std::string> appChoices;
+  /// planning only: the allowed apps of the last session started.
+  std::vector<std::string> lastAllowedApps;
+  CoachView coach;      ///< planning only
+  TasksView tasks;      ///< planning only
+  ProfileView profile;  ///< planning only
 };
 
 /// The State JSON of DESIGN §10, documented field by field in docs/API.md.
