@@ -17,10 +17,11 @@
 import * as active from './js/active.js';
 import { byId } from './js/dom.js';
 import * as locked from './js/locked.js';
-import { connect, loadState, onState } from './js/net.js';
+import { connect, loadState, onConnection, onState } from './js/net.js';
 import * as planning from './js/planning.js';
 import * as review from './js/review.js';
 import { acceptNewer, forgetVersion } from './js/store.js';
+import { refreshTab, setTabConnection } from './js/tab.js';
 
 const kTickMs = 250;
 
@@ -54,23 +55,38 @@ function render(state) {
     view.mount(state);
   }
   view.update(state);
+  refreshTab();
 }
 
-function setConnection(text) {
+const kConnectionWords = {
+  connecting: 'connecting…',
+  open: '',
+  lost: 'Lost contact with AntiDrift — reconnecting…',
+};
+
+/**
+ * The connection line in the top bar, and data-connection on <html>: while
+ * "lost", the style sheet greys out what the page can no longer vouch for
+ * (evidence health, focus, the drift tiers) until the stream is back.
+ */
+function setConnection(status) {
   const element = byId('connection');
-  element.textContent = text;
-  element.dataset.status = text ? 'problem' : 'ok';
+  const text = kConnectionWords[status];
+  if (element.textContent !== text) element.textContent = text;
+  element.dataset.status = status === 'open' ? 'ok' : 'problem';
+  document.documentElement.dataset.connection = status;
+  setTabConnection(status);
 }
 
 onState(accept);
-window.setInterval(active.tick, kTickMs);
-setConnection('connecting…');
+onConnection(setConnection);
+window.setInterval(() => {
+  active.tick();
+  refreshTab();
+}, kTickMs);
+setConnection('connecting');
 loadState();
 connect({
-  onOpen: () => {
-    // A restarted daemon may count versions from scratch.
-    forgetVersion();
-    setConnection('');
-  },
-  onError: () => setConnection('reconnecting…'),
+  // A restarted daemon may count versions from scratch.
+  onOpen: forgetVersion,
 });

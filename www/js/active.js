@@ -7,6 +7,7 @@
 import { byId, setHidden, setText } from './dom.js';
 import { formatClock } from './format.js';
 import { post } from './net.js';
+import { mountNotifyControl, notifyDrift } from './notify.js';
 import { latestState, serverNowMs } from './store.js';
 
 const kHealthWords = {
@@ -22,8 +23,21 @@ const kDriftWords = {
   drifting: 'Drifting',
 };
 
+/** The daemon's reason for a window that says nothing (empty, lock screen, away): one calm state. */
+const kWindowUnknown = 'window unknown';
+
+/** The last State rendered was drifting (or the view opened on a drift): no new notification. */
+let driftAnnounced = false;
+/** Heads-up message the person dismissed; it shows again once the message changes or returns. */
+let dismissedNudge = '';
+
 /** Wires the freshly cloned active template. */
-export function mount() {
+export function mount(state) {
+  // A page opened while already drifting shows the banner but raises no notification.
+  driftAnnounced = Boolean(state && state.drift && state.drift.status === 'drifting');
+  dismissedNudge = '';
+  wireDriftTiers();
+  mountNotifyControl();
   byId('complete').addEventListener('click', async (event) => {
     const button = event.currentTarget;
     button.disabled = true;
@@ -77,26 +91,70 @@ export function update(state) {
 
   const drift = state.drift || {};
   const driftStatus = byId('drift-status');
-  driftStatus.dataset.status = String(drift.status || '');
-  const words = kDriftWords[drift.status] || '';
   const reason = drift.reason ? String(drift.reason) : '';
-  setText('drift-status', words && reason ? `${words} · ${reason}` : (words || reason || '—'));
-  updateDriftTiers(drift);
+  if (drift.status === 'unknown' && reason === kWindowUnknown) {
+    driftStatus.dataset.status = 'window-unknown';
+    setText('drift-status', 'Window unknown');
+  } else {
+    driftStatus.dataset.status = String(drift.status || '');
+    const words = kDriftWords[drift.status] || '';
+    setText('drift-status', words && reason ? `${words} · ${reason}` : (words || reason || '—'));
+  }
+  updateDriftBanner(drift);
+  updateHeadsUp(drift);
   tick();
 }
 
+/** The banner's three actions (DESIGN §4) and the heads-up's Dismiss. */
+function wireDriftTiers() {
+  const action = (id, route) => {
+    byId(id).addEventListener('click', async (event) => {
+      const button = event.currentTarget;
+      button.disabled = true;
+      await post(route, {});
+      if (button.isConnected) button.disabled = false;
+    });
+  };
+  action('drift-refocus', '/drift/refocus');
+  action('drift-ontask', '/drift/ontask');
+  action('drift-end', '/abandon');
+  byId('heads-up-dismiss').addEventListener('click', () => {
+    dismissedNudge = byId('heads-up-text').textContent;
+    setHidden(byId('heads-up'), true);
+  });
+}
+
 /**
- * The two drift tiers of the active view. DESIGN §4: status "drifting"
- * shows the hard banner (reason; Back to task, This is on task, End
- * session). DESIGN §5 / seed 000: a non-empty drift.nudge shows the soft
- * "Heads up" line with a Dismiss control only, dismissed client-side and
- * keyed on the message text. Both arrive with later issues; until then the
- * State carries neither and both containers stay hidden.
+ * The hard tier (DESIGN §4): status "drifting" shows the banner with the
+ * daemon's reason verbatim and three actions. When it appears, focus moves
+ * to it (keyboard users land on its buttons); a new drift after the view
+ * mounted also raises a Web Notification when the person allowed them.
  */
-function updateDriftTiers(drift) {
-  void drift;
-  setHidden(byId('drift-banner'), true);
-  setHidden(byId('heads-up'), true);
+function updateDriftBanner(drift) {
+  const banner = byId('drift-banner');
+  const drifting = drift.status === 'drifting';
+  const reason = drift.reason ? String(drift.reason) : '';
+  setText('drift-reason', reason);
+  setText('drift-app', drift.app ? ` · ${String(drift.app)}` : '');
+  const appeared = drifting && banner.hidden;
+  setHidden(banner, !drifting);
+  if (appeared) banner.focus();
+  if (drifting && !driftAnnounced) notifyDrift(reason);
+  driftAnnounced = drifting;
+}
+
+/**
+ * The soft tier (DESIGN §5, seed 000 "Surfacing"): when not drifting and
+ * drift.nudge is non-empty, a muted "Heads up" line with Dismiss only.
+ * Dismissal is client-side and keyed on the message text: a different
+ * message, or the same one after it cleared, shows again.
+ */
+function updateHeadsUp(drift) {
+  const nudge = typeof drift.nudge === 'string' ? drift.nudge.trim() : '';
+  if (nudge !== dismissedNudge) dismissedNudge = '';
+  const show = drift.status !== 'drifting' && nudge !== '' && nudge !== dismissedNudge;
+  if (show) setText('heads-up-text', nudge);
+  setHidden(byId('heads-up'), !show);
 }
 
 /** Countdown and progress bar, computed locally from the last State; run every 250 ms. */

@@ -36,3 +36,14 @@ export const kOutcomeWords = {
   expired: "Time's up",
   abandoned: 'Ended early',
 };
+
+/** The apps in a comma-separated field: trimmed, lower-cased, empty ones and repeats dropped. */
+export function parseAppList(text) {
+  const apps = String(text).split(',').map((app) => app.trim().toLowerCase()).filter((app) => app !== '');
+  return [...new Set(apps)];
+}
+
+/** Apps as the field shows them: "code, qterminal". */
+export function joinAppList(apps) {
+  return apps.map(String).join(', ');
+}

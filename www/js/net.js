@@ -1,7 +1,9 @@
 /*
  * The page's two ways to the daemon (DESIGN §10): POSTs as JSON with the
  * page's token, and one EventSource that brings the whole State on every
- * change. Every State received goes to the handler set with onState().
+ * change. Every State received goes to the handler set with onState(); the
+ * state of the connection ("connecting", "open", "lost") to the one set
+ * with onConnection(), so the page can say at once that it lost the daemon.
  */
 
 import { clearError, errorElement, showError } from './dom.js';
@@ -10,12 +12,26 @@ const tokenMeta = document.querySelector('meta[name="antidrift-token"]');
 const kToken = tokenMeta ? tokenMeta.getAttribute('content') : '';
 const kSseRetryMs = 2000;
 
+/** What a button says when its request never reached the daemon. */
+export const kUnreachable =
+  'Lost contact with AntiDrift, so this did not reach it. Try again once it is back.';
+
 let stateHandler = () => {};
+let connectionHandler = () => {};
 let eventSource = null;
 
 /** Sets the function every State from the daemon (stream, /state, POST answer) goes to. */
 export function onState(handler) {
   stateHandler = handler;
+}
+
+/**
+ * Sets the function told about the connection: "connecting" before the
+ * stream first opens, "open" when it (re)opens or delivers a State, "lost"
+ * when it fails, the daemon says goodbye or a request cannot reach it.
+ */
+export function onConnection(handler) {
+  connectionHandler = handler;
 }
 
 /**
@@ -38,7 +54,8 @@ export async function post(path, body, onError) {
       credentials: 'same-origin',
     });
   } catch (error) {
-    report('Cannot reach the AntiDrift daemon.');
+    connectionHandler('lost');
+    report(kUnreachable);
     return null;
   }
   let data = null;
@@ -70,13 +87,17 @@ export async function loadState() {
 
 /**
  * Opens the event stream (closing an earlier one). `onOpen` runs when it
- * (re)connects, `onError` when it fails; the browser reconnects by itself,
- * and when it gives up (e.g. 503 with too many tabs) this retries after 2 s.
+ * (re)connects, before its first State. The browser reconnects by itself
+ * (every 2 s, the stream's `retry`); when it gives up (e.g. 503 with too
+ * many tabs) this retries after 2 s.
  */
-export function connect({ onOpen, onError }) {
+export function connect({ onOpen }) {
   if (eventSource) eventSource.close();
   eventSource = new EventSource('/events');
-  eventSource.addEventListener('open', onOpen);
+  eventSource.addEventListener('open', () => {
+    onOpen();
+    connectionHandler('open');
+  });
   eventSource.addEventListener('state', (event) => {
     let state;
     try {
@@ -84,12 +105,15 @@ export function connect({ onOpen, onError }) {
     } catch (error) {
       return;
     }
+    connectionHandler('open');
     stateHandler(state);
   });
+  // The daemon is shutting down: say so now, not when the socket closes.
+  eventSource.addEventListener('bye', () => connectionHandler('lost'));
   eventSource.addEventListener('error', () => {
-    onError();
+    connectionHandler('lost');
     if (eventSource.readyState === EventSource.CLOSED) {
-      window.setTimeout(() => connect({ onOpen, onError }), kSseRetryMs);
+      window.setTimeout(() => connect({ onOpen }), kSseRetryMs);
     }
   });
 }

@@ -7,6 +7,7 @@
  */
 
 import { byId, setHidden, setText, updateCarry } from './dom.js';
+import { joinAppList, parseAppList } from './format.js';
 import { post } from './net.js';
 import { latestState } from './store.js';
 
@@ -22,11 +23,14 @@ let sharpenInFlight = false;
 let sharpenError = '';
 /** Key of the rendered task list, so it is rebuilt only when it changes. */
 let renderedTasksKey = '';
+/** Key of the rendered app choices, so the chips are rebuilt only when they change. */
+let renderedChoicesKey = '';
 
 /** Wires the freshly cloned planning template and fills its inputs once. */
 export function mount(state) {
   appliedProposalKey = '';
   renderedTasksKey = '';
+  renderedChoicesKey = '';
   sharpenInFlight = false;
   sharpenError = '';
   const form = byId('commitment-form');
@@ -34,10 +38,12 @@ export function mount(state) {
     byId(id).addEventListener('input', checkPlanning);
   }
   byId('minutes').value = String(kDefaultMinutes);
-  // The configured defaults (drift.allowed_apps) are what an empty field
-  // means; show them so the person sees and can edit what will apply.
+  // The list used last time, else the configured defaults (drift.allowed_apps):
+  // shown so the person sees and can edit what will apply.
+  const last = Array.isArray(state.last_allowed_apps) ? state.last_allowed_apps : [];
   const defaults = Array.isArray(state.default_allowed_apps) ? state.default_allowed_apps : [];
-  byId('allowed-apps').value = defaults.map(String).join(', ');
+  byId('allowed-apps').value = joinAppList(last.length > 0 ? last : defaults);
+  byId('allowed-apps').addEventListener('input', updateAllowedApps);
   byId('intent').addEventListener('input', () => updateSharpen(latestState()));
   byId('intent').addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
@@ -58,6 +64,7 @@ export function mount(state) {
   });
   byId(aiAvailable(state) ? 'intent' : 'next-action').focus();
   checkPlanning();
+  updateAllowedApps();
 }
 
 /** Partial update: status lines, tasks, profile; inputs only for a new coach proposal. */
@@ -66,6 +73,7 @@ export function update(state) {
   updateAiVisibility(state);
   updateProfile(state.knowledge && state.knowledge.profile);
   updateTasks(state.tasks);
+  updateAppChoices(state.app_choices);
   updatePlanningCoach(state.coach);
   updateSharpen(state);
 }
@@ -76,13 +84,72 @@ function aiAvailable(state) {
 }
 
 /**
- * AI off: the intent box and Sharpen are of no use, so they collapse into
- * one muted line; tasks stay and fill the next action instead.
+ * Says up front which AI is in use (ai.backend). AI off: the intent box and
+ * Sharpen are of no use, so they collapse into one muted line with the
+ * reason and what to do (ai.detail); tasks stay and fill the next action.
  */
 function updateAiVisibility(state) {
   const aiOn = aiAvailable(state);
+  const ai = (state && state.ai) || {};
+  const backend = typeof ai.backend === 'string' && ai.backend ? ai.backend : 'none';
+  const detail = typeof ai.detail === 'string' ? ai.detail.trim() : '';
   setHidden(byId('intent-field'), !aiOn);
+  setHidden(byId('ai-on'), !aiOn);
   setHidden(byId('ai-off'), aiOn);
+  setText('ai-backend', backend);
+  let why = detail;
+  if (!why && backend === 'none') why = 'No AI backend is configured (ai.backend = none).';
+  else if (!why) why = `The ${backend} backend is not available.`;
+  else if (backend !== 'none') why = `${backend}: ${detail}`;
+  setText('ai-detail', aiOn ? '' : why);
+}
+
+/**
+ * Apps seen in the last minutes and in recent sessions (state.app_choices,
+ * most recent first) as chips that add or remove the app in the allowed-apps
+ * field. The chips are rebuilt only when the choices change; the field is
+ * written only when the person clicks one.
+ */
+function updateAppChoices(choices) {
+  const apps = Array.isArray(choices) ? choices.map(String).filter((app) => app !== '') : [];
+  const key = JSON.stringify(apps);
+  if (key !== renderedChoicesKey) {
+    renderedChoicesKey = key;
+    byId('app-choices-list').replaceChildren(...apps.map(appChoice));
+    setHidden(byId('app-choices'), apps.length === 0);
+    updateAllowedApps();
+  }
+}
+
+function appChoice(app) {
+  const item = document.createElement('li');
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'app-choice';
+  button.dataset.app = app.toLowerCase();
+  button.textContent = app;
+  button.addEventListener('click', () => {
+    const field = byId('allowed-apps');
+    const apps = parseAppList(field.value);
+    const name = button.dataset.app;
+    field.value = joinAppList(apps.includes(name) ? apps.filter((other) => other !== name) : [...apps, name]);
+    updateAllowedApps();
+  });
+  item.append(button);
+  return item;
+}
+
+/**
+ * After the allowed-apps field changed: each chip pressed when its app is
+ * in the field, and a warning (not a block) when the field is empty.
+ */
+function updateAllowedApps() {
+  const apps = parseAppList(byId('allowed-apps').value);
+  for (const chip of byId('app-choices-list').querySelectorAll('.app-choice')) {
+    const pressed = String(apps.includes(chip.dataset.app));
+    if (chip.getAttribute('aria-pressed') !== pressed) chip.setAttribute('aria-pressed', pressed);
+  }
+  setHidden(byId('allowed-apps-empty'), apps.length > 0);
 }
 
 /** Status "none" (no profile configured or readable) shows nothing. */
@@ -267,10 +334,9 @@ async function startCommitment() {
     success_condition: byId('success-condition').value.trim(),
     timebox_minutes: readMinutes(),
   };
-  const apps = byId('allowed-apps').value.split(',')
-    .map((app) => app.trim().toLowerCase())
-    .filter((app) => app !== '');
-  if (apps.length > 0) body.allowed_apps = apps;
+  // Sent even when empty: the field starts with the defaults, so an empty
+  // one means the person removed them (the warning under it says so).
+  body.allowed_apps = parseAppList(byId('allowed-apps').value);
   start.dataset.busy = 'true';
   start.disabled = true;
   await post('/commitment', body);

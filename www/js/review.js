@@ -44,8 +44,21 @@ export function update(state) {
   setText('drift-episodes', String(stats.drift_episodes || 0));
   setText('drift-time', formatClock(stats.drift_secs || 0));
   setText('away-time', formatClock(stats.away_secs || 0));
+  setText('corrections', String(stats.corrections || 0));
+  updateAiCalls(stats.ai_calls);
 
   updateRecap(state.reflection);
+}
+
+/** "AI calls: judge 3 · nudge 1 · coach 2" (stats.ai_calls); hidden when none were made. */
+function updateAiCalls(calls) {
+  const parts = [];
+  for (const role of ['judge', 'nudge', 'coach']) {
+    const count = calls ? Number(calls[role]) || 0 : 0;
+    if (count > 0) parts.push(`${role} ${count}`);
+  }
+  setText('ai-calls', parts.length > 0 ? `AI calls this session: ${parts.join(' · ')}` : '');
+  setHidden(byId('ai-calls'), parts.length === 0);
 }
 
 function bucketItem(bucket, largest) {
