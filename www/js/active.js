@@ -173,8 +173,8 @@ export function tick() {
   const text = formatClock(remainingSecs);
   setText('countdown', text);
   setText('countdown-label', remainingSecs > 0 ? 'left' : "time's up");
-  // Not mirrored into document.title: the X11 source would see the browser's
-  // window title change every second and report each change as evidence.
+  // document.title shows whole minutes only (js/tab.js): a window source
+  // would see a per-second title change and report each one as evidence.
 
   const totalMs = (commitment.timebox_secs || 0) * 1000;
   const startedAt = typeof commitment.started_at === 'number'
