@@ -34,15 +34,18 @@ export function makeTempDir(prefix) {
 /**
  * Starts the real daemon on port 0 with its own store dir and the given
  * extra `-D key=value` settings; with `configFile`, also `--config FILE`
- * (and no `ai.backend` default, so the file chooses the backend). Resolves
- * once it printed its listening line; rejects if it exits first or takes
- * longer than 20 s.
+ * (and no `ai.backend` default, so the file chooses the backend). A
+ * `store.dir` among the settings is used (and kept by stop()) instead of a
+ * fresh one, so a test can restart a daemon on the same store, token and
+ * `server.port`. Resolves once it printed its listening line; rejects if it
+ * exits first or takes longer than 20 s.
  */
 export async function startDaemon(extraSettings = {}, { configFile } = {}) {
   const bin = process.env.ANTIDRIFT_BIN;
   if (!bin) throw new Error('ANTIDRIFT_BIN is not set (path of the antidriftd binary)');
   if (!fs.existsSync(bin)) throw new Error(`ANTIDRIFT_BIN=${bin} does not exist`);
-  const storeDir = makeTempDir('antidrift-ui-store-');
+  const ownStore = !extraSettings['store.dir'];
+  const storeDir = ownStore ? makeTempDir('antidrift-ui-store-') : extraSettings['store.dir'];
   const settings = {
     'server.port': '0',
     'store.dir': storeDir,
@@ -128,7 +131,7 @@ export async function startDaemon(extraSettings = {}, { configFile } = {}) {
     }
     const result = await exited;
     if (timer) clearTimeout(timer);
-    fs.rmSync(storeDir, { recursive: true, force: true });
+    if (ownStore) fs.rmSync(storeDir, { recursive: true, force: true });
     fs.rmSync(env.XDG_CONFIG_HOME, { recursive: true, force: true });
     return result;
   }

@@ -204,4 +204,14 @@ describe('AntiDrift UI with the fake AI backend', () => {
 
     await cancelPlanningAndClose(page);
   });
+
+  test('planning names the AI in use up front, before any Sharpen', async () => {
+    const page = await openPlanningPage(suite);
+    await page.waitForSelector('#ai-on:not([hidden])');
+    assert.equal(await page.textContent('#ai-backend'), 'fake');
+    assert.equal(await page.isHidden('#ai-off'), true);
+    // The configured defaults fill the field, so there is nothing to warn about.
+    assert.equal(await page.isHidden('#allowed-apps-empty'), true);
+    await cancelPlanningAndClose(page);
+  });
 });

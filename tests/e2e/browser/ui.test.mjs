@@ -10,11 +10,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 
 import {
-  cancelPlanningAndClose, clockToSeconds, horizontalOverflow, openLockedPage, openPage,
-  openPlanningPage, renderedVersion, screenshot, useDaemonAndBrowser, waitForVersionAbove, waitForView,
+  cancelPlanningAndClose, clockToSeconds, horizontalOverflow, launchBrowser, makeTempDir, openLockedPage,
+  openPage, openPlanningPage, renderedVersion, screenshot, startDaemon, useDaemonAndBrowser,
+  waitForVersionAbove, waitForView,
 } from './harness.mjs';
 
 const kNextAction = 'Write the tokenizer for the config parser';
@@ -307,6 +308,107 @@ describe('AntiDrift UI, AI off', () => {
     assert.equal((await suite.daemon.getJson('/state')).body.commitment.allowed_apps.length, 0,
       'this daemon has no drift.allowed_apps defaults');
     assert.equal(await page.textContent('#active-allowed'), 'No allowed apps — nothing is judged on task');
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
+  });
+
+  test('planning says up front that AI is off and why', async () => {
+    const page = await openPlanningPage(suite);
+    await page.waitForSelector('#ai-off:not([hidden])');
+    assert.equal(await page.isHidden('#ai-on'), true);
+    assert.equal((await page.textContent('#ai-detail')).trim(),
+      'No AI backend is configured (ai.backend = none).');
+    await cancelPlanningAndClose(page);
+  });
+
+  test('an empty allowed-apps field warns but does not block Start', async () => {
+    const page = await openPlanningPage(suite);
+    // This daemon has no drift.allowed_apps defaults and no earlier list.
+    assert.equal(await page.inputValue('#allowed-apps'), '');
+    await page.waitForSelector('#allowed-apps-empty:not([hidden])');
+    assert.match(await page.textContent('#allowed-apps-empty'),
+      /nothing\s+will count as on task; every app will be judged/);
+    await page.fill('#allowed-apps', 'code');
+    await page.waitForSelector('#allowed-apps-empty', { state: 'hidden' });
+    await page.fill('#allowed-apps', ' , ');
+    await page.waitForSelector('#allowed-apps-empty:not([hidden])');
+    screenshots.push(await screenshot(page, 'ui-planning-empty-apps'));
+
+    await page.fill('#next-action', 'Answer the e-mail');
+    await page.fill('#success-condition', 'Sent');
+    assert.equal(await page.isDisabled('#start'), false, 'a warning, not a block');
+    await page.click('#start');
+    await waitForView(page, 'active');
+    assert.deepEqual((await suite.daemon.getJson('/state')).body.commitment.allowed_apps, []);
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
+  });
+});
+
+describe('AntiDrift UI when the daemon goes away', () => {
+  let workDir = null;
+  let storeDir = null;
+  let daemon = null;
+  let browser = null;
+  let port = '';
+
+  before(async () => {
+    workDir = makeTempDir('antidrift-ui-lost-');
+    storeDir = path.join(workDir, 'store');
+    daemon = await startDaemon({ 'store.dir': storeDir });
+    port = new URL(daemon.baseUrl).port;
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (daemon) await daemon.stop();
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+  });
+
+  test('says at once that it lost the daemon, greys out health and focus, and recovers', async () => {
+    assert.equal((await daemon.post('/planning')).status, 200);
+    const started = await daemon.post('/commitment', {
+      next_action: 'Outline the talk', success_condition: 'Five headings', timebox_minutes: 25,
+      allowed_apps: ['code'],
+    });
+    assert.equal(started.status, 200, started.text);
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'active');
+    assert.equal((await daemon.post('/evidence/window', { app: 'code', title: 'talk.md' })).status, 202);
+    await page.waitForSelector('#health[data-health="ok"]');
+    await page.waitForSelector('#drift-status[data-status="ontask"]');
+    await page.waitForFunction(() => document.documentElement.dataset.connection === 'open');
+    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
+    const greyed = () => page.$eval('#health', (element) => getComputedStyle(element).filter);
+    assert.equal(await greyed(), 'none');
+
+    // The daemon stops: the page says so within a few seconds, not "OK" and "On task".
+    await daemon.stop();
+    daemon = null;
+    await page.waitForFunction(
+      () => document.getElementById('connection').textContent === 'Lost contact with AntiDrift — reconnecting…',
+      null, { timeout: 3000 });
+    assert.equal(await page.getAttribute('html', 'data-connection'), 'lost');
+    assert.match(await greyed(), /grayscale/);
+    assert.match(await page.$eval('#drift-status', (element) => getComputedStyle(element).filter), /grayscale/);
+    assert.equal(await page.title(), 'Lost contact · AntiDrift');
+    // A button whose request cannot reach the daemon says so.
+    await page.click('#complete');
+    await page.waitForSelector('#view .error:not([hidden])');
+    assert.match(await page.textContent('#view .error'), /Lost contact with AntiDrift/);
+    console.log(`screenshot: ${await screenshot(page, 'ui-lost-daemon')}`);
+
+    // Back on the same port and store: the stream reconnects and the page recovers.
+    daemon = await startDaemon({ 'store.dir': storeDir, 'server.port': port });
+    await page.waitForFunction(() => document.documentElement.dataset.connection === 'open');
+    assert.equal(await page.textContent('#connection'), '');
+    await waitForView(page, 'active');
+    assert.equal(await greyed(), 'none');
+    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
+    assert.equal((await daemon.post('/evidence/window', { app: 'qterminal', title: 'make' })).status, 202);
+    await page.waitForFunction(() => document.getElementById('window-app').textContent === 'qterminal');
     assert.deepEqual(page.pageErrors, []);
     await page.close();
   });

@@ -1,0 +1,187 @@
+/*
+ * The active view (DESIGN §4, §11): next action, success condition, a
+ * countdown with a progress bar, the current window and evidence health, the
+ * drift tiers, Complete and Abandon.
+ */
+
+import { byId, setHidden, setText } from './dom.js';
+import { formatClock } from './format.js';
+import { post } from './net.js';
+import { mountNotifyControl, notifyDrift } from './notify.js';
+import { latestState, serverNowMs } from './store.js';
+
+const kHealthWords = {
+  ok: 'OK · seeing your windows',
+  stale: 'Stale · no recent window evidence',
+  unavailable: 'Unavailable · no window source',
+};
+
+const kDriftWords = {
+  ontask: 'On task',
+  unknown: 'Not judged',
+  judging: 'Checking…',
+  drifting: 'Drifting',
+};
+
+/** The daemon's reason for a window that says nothing (empty, lock screen, away): one calm state. */
+const kWindowUnknown = 'window unknown';
+
+/** The last State rendered was drifting (or the view opened on a drift): no new notification. */
+let driftAnnounced = false;
+/** Heads-up message the person dismissed; it shows again once the message changes or returns. */
+let dismissedNudge = '';
+
+/** Wires the freshly cloned active template. */
+export function mount(state) {
+  // A page opened while already drifting shows the banner but raises no notification.
+  driftAnnounced = Boolean(state && state.drift && state.drift.status === 'drifting');
+  dismissedNudge = '';
+  wireDriftTiers();
+  mountNotifyControl();
+  byId('complete').addEventListener('click', async (event) => {
+    const button = event.currentTarget;
+    button.disabled = true;
+    await post('/complete', {});
+    if (button.isConnected) button.disabled = false;
+  });
+  const confirmBox = byId('abandon-confirm');
+  byId('abandon').addEventListener('click', () => {
+    confirmBox.hidden = false;
+    byId('abandon-no').focus();
+  });
+  byId('abandon-no').addEventListener('click', () => {
+    confirmBox.hidden = true;
+    byId('abandon').focus();
+  });
+  confirmBox.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') byId('abandon-no').click();
+  });
+  byId('abandon-yes').addEventListener('click', async (event) => {
+    const button = event.currentTarget;
+    button.disabled = true;
+    await post('/abandon', {});
+    if (button.isConnected) {
+      button.disabled = false;
+      confirmBox.hidden = true;
+    }
+  });
+}
+
+/** Partial update from a new State. */
+export function update(state) {
+  const commitment = state.commitment || {};
+  setText('active-next-action', String(commitment.next_action || ''));
+  setText('active-success', String(commitment.success_condition || ''));
+  const allowed = Array.isArray(commitment.allowed_apps)
+    ? commitment.allowed_apps.map(String).filter((app) => app !== '') : [];
+  setText('active-allowed', allowed.length > 0
+    ? `On task in: ${allowed.join(', ')}`
+    : 'No allowed apps — nothing is judged on task');
+
+  const evidence = state.evidence || {};
+  const windowNow = evidence.current;
+  setText('window-app', windowNow ? String(windowNow.app || 'unknown') : '—');
+  setText('window-title', windowNow ? String(windowNow.title || '') : 'no window seen yet');
+
+  const health = byId('health');
+  const healthName = evidence.away ? 'away' : String(evidence.health || 'unavailable');
+  health.dataset.health = healthName;
+  setText('health', healthName === 'away' ? 'Away · not at the keyboard'
+    : (kHealthWords[healthName] || healthName));
+
+  const drift = state.drift || {};
+  const driftStatus = byId('drift-status');
+  const reason = drift.reason ? String(drift.reason) : '';
+  if (drift.status === 'unknown' && reason === kWindowUnknown) {
+    driftStatus.dataset.status = 'window-unknown';
+    setText('drift-status', 'Window unknown');
+  } else {
+    driftStatus.dataset.status = String(drift.status || '');
+    const words = kDriftWords[drift.status] || '';
+    setText('drift-status', words && reason ? `${words} · ${reason}` : (words || reason || '—'));
+  }
+  updateDriftBanner(drift);
+  updateHeadsUp(drift);
+  tick();
+}
+
+/** The banner's three actions (DESIGN §4) and the heads-up's Dismiss. */
+function wireDriftTiers() {
+  const action = (id, route) => {
+    byId(id).addEventListener('click', async (event) => {
+      const button = event.currentTarget;
+      button.disabled = true;
+      await post(route, {});
+      if (button.isConnected) button.disabled = false;
+    });
+  };
+  action('drift-refocus', '/drift/refocus');
+  action('drift-ontask', '/drift/ontask');
+  action('drift-end', '/abandon');
+  byId('heads-up-dismiss').addEventListener('click', () => {
+    dismissedNudge = byId('heads-up-text').textContent;
+    setHidden(byId('heads-up'), true);
+  });
+}
+
+/**
+ * The hard tier (DESIGN §4): status "drifting" shows the banner with the
+ * daemon's reason verbatim and three actions. When it appears, focus moves
+ * to it (keyboard users land on its buttons); a new drift after the view
+ * mounted also raises a Web Notification when the person allowed them.
+ */
+function updateDriftBanner(drift) {
+  const banner = byId('drift-banner');
+  const drifting = drift.status === 'drifting';
+  const reason = drift.reason ? String(drift.reason) : '';
+  setText('drift-reason', reason);
+  setText('drift-app', drift.app ? ` · ${String(drift.app)}` : '');
+  const appeared = drifting && banner.hidden;
+  setHidden(banner, !drifting);
+  if (appeared) banner.focus();
+  if (drifting && !driftAnnounced) notifyDrift(reason);
+  driftAnnounced = drifting;
+}
+
+/**
+ * The soft tier (DESIGN §5, seed 000 "Surfacing"): when not drifting and
+ * drift.nudge is non-empty, a muted "Heads up" line with Dismiss only.
+ * Dismissal is client-side and keyed on the message text: a different
+ * message, or the same one after it cleared, shows again.
+ */
+function updateHeadsUp(drift) {
+  const nudge = typeof drift.nudge === 'string' ? drift.nudge.trim() : '';
+  if (nudge !== dismissedNudge) dismissedNudge = '';
+  const show = drift.status !== 'drifting' && nudge !== '' && nudge !== dismissedNudge;
+  if (show) setText('heads-up-text', nudge);
+  setHidden(byId('heads-up'), !show);
+}
+
+/** Countdown and progress bar, computed locally from the last State; run every 250 ms. */
+export function tick() {
+  const current = latestState();
+  if (!current || !current.commitment || !byId('countdown')) return;
+  const commitment = current.commitment;
+  const now = serverNowMs();
+  let remainingMs;
+  if (typeof commitment.deadline === 'number') {
+    remainingMs = Math.max(0, commitment.deadline - now);
+  } else {
+    remainingMs = Math.max(0, (commitment.remaining_secs || 0) * 1000);
+  }
+  const remainingSecs = Math.ceil(remainingMs / 1000);
+  const text = formatClock(remainingSecs);
+  setText('countdown', text);
+  setText('countdown-label', remainingSecs > 0 ? 'left' : "time's up");
+  // document.title shows whole minutes only (js/tab.js): a window source
+  // would see a per-second title change and report each one as evidence.
+
+  const totalMs = (commitment.timebox_secs || 0) * 1000;
+  const startedAt = typeof commitment.started_at === 'number'
+    ? commitment.started_at : now - (totalMs - remainingMs);
+  const fraction = totalMs > 0 ? Math.min(1, Math.max(0, (now - startedAt) / totalMs)) : 0;
+  const percent = Math.round(fraction * 1000) / 10;
+  const progress = byId('progress');
+  progress.setAttribute('aria-valuenow', String(Math.round(percent)));
+  progress.firstElementChild.style.width = `${percent}%`;
+}

@@ -1,0 +1,49 @@
+/*
+ * Text formats shared by the views: clocks, durations, times of day and the
+ * words for session outcomes. Pure functions of their arguments.
+ */
+
+/** Seconds as m:ss, or h:mm:ss from one hour. */
+export function formatClock(totalSecs) {
+  const secs = Math.max(0, Math.floor(totalSecs));
+  const hours = Math.floor(secs / 3600);
+  const minutes = Math.floor((secs % 3600) / 60);
+  const seconds = String(secs % 60).padStart(2, '0');
+  if (hours > 0) return `${hours}:${String(minutes).padStart(2, '0')}:${seconds}`;
+  return `${minutes}:${seconds}`;
+}
+
+/** A session length: "5 s" under a minute, otherwise whole minutes ("12 min"). */
+export function formatDuration(totalSecs) {
+  const secs = Math.max(1, Math.round(totalSecs));
+  if (secs < 60) return `${secs} s`;
+  return `${Math.round(secs / 60)} min`;
+}
+
+/** A UTC ms time as "today 14:05" or "May 3 14:05"; "" for no time. */
+export function formatWhen(utcMs) {
+  if (typeof utcMs !== 'number' || utcMs <= 0) return '';
+  const date = new Date(utcMs);
+  const today = new Date();
+  const time = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  if (date.toDateString() === today.toDateString()) return `today ${time}`;
+  return `${date.toLocaleDateString([], { month: 'short', day: 'numeric' })} ${time}`;
+}
+
+/** The words for a session outcome (State `outcome`, SessionSummary `outcome`). */
+export const kOutcomeWords = {
+  completed: 'Completed',
+  expired: "Time's up",
+  abandoned: 'Ended early',
+};
+
+/** The apps in a comma-separated field: trimmed, lower-cased, empty ones and repeats dropped. */
+export function parseAppList(text) {
+  const apps = String(text).split(',').map((app) => app.trim().toLowerCase()).filter((app) => app !== '');
+  return [...new Set(apps)];
+}
+
+/** Apps as the field shows them: "code, qterminal". */
+export function joinAppList(apps) {
+  return apps.map(String).join(', ');
+}

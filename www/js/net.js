@@ -1,0 +1,119 @@
+/*
+ * The page's two ways to the daemon (DESIGN §10): POSTs as JSON with the
+ * page's token, and one EventSource that brings the whole State on every
+ * change. Every State received goes to the handler set with onState(); the
+ * state of the connection ("connecting", "open", "lost") to the one set
+ * with onConnection(), so the page can say at once that it lost the daemon.
+ */
+
+import { clearError, errorElement, showError } from './dom.js';
+
+const tokenMeta = document.querySelector('meta[name="antidrift-token"]');
+const kToken = tokenMeta ? tokenMeta.getAttribute('content') : '';
+const kSseRetryMs = 2000;
+
+/** What a button says when its request never reached the daemon. */
+export const kUnreachable =
+  'Lost contact with AntiDrift, so this did not reach it. Try again once it is back.';
+
+let stateHandler = () => {};
+let connectionHandler = () => {};
+let eventSource = null;
+
+/** Sets the function every State from the daemon (stream, /state, POST answer) goes to. */
+export function onState(handler) {
+  stateHandler = handler;
+}
+
+/**
+ * Sets the function told about the connection: "connecting" before the
+ * stream first opens, "open" when it (re)opens or delivers a State, "lost"
+ * when it fails, the daemon says goodbye or a request cannot reach it.
+ */
+export function onConnection(handler) {
+  connectionHandler = handler;
+}
+
+/**
+ * POSTs `body` as JSON with the page's token. A State in the answer is
+ * handed on at once (the event stream brings the same State shortly after).
+ * On failure the {"error"} sentence goes to `onError` (default: the mounted
+ * view's error line) and null is returned.
+ */
+export async function post(path, body, onError) {
+  const errorLine = errorElement();
+  const report = onError || ((message) => showError(message, errorLine));
+  if (!onError) clearError(errorLine);
+  let response;
+  try {
+    response = await fetch(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-AntiDrift-Token': kToken },
+      body: JSON.stringify(body || {}),
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
+  } catch (error) {
+    connectionHandler('lost');
+    report(kUnreachable);
+    return null;
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (error) {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = data && typeof data.error === 'string' && data.error
+      ? data.error
+      : `The daemon refused this (HTTP ${response.status}).`;
+    report(message);
+    return null;
+  }
+  if (data && typeof data.runtime === 'string') stateHandler(data);
+  return data || {};
+}
+
+/** GETs /state once and hands it on; a failure is left to the event stream to report. */
+export async function loadState() {
+  try {
+    const response = await fetch('/state', { cache: 'no-store' });
+    if (response.ok) stateHandler(await response.json());
+  } catch (error) {
+    // The event stream reports the connection problem.
+  }
+}
+
+/**
+ * Opens the event stream (closing an earlier one). `onOpen` runs when it
+ * (re)connects, before its first State. The browser reconnects by itself
+ * (every 2 s, the stream's `retry`); when it gives up (e.g. 503 with too
+ * many tabs) this retries after 2 s.
+ */
+export function connect({ onOpen }) {
+  if (eventSource) eventSource.close();
+  eventSource = new EventSource('/events');
+  eventSource.addEventListener('open', () => {
+    onOpen();
+    connectionHandler('open');
+  });
+  eventSource.addEventListener('state', (event) => {
+    let state;
+    try {
+      state = JSON.parse(event.data);
+    } catch (error) {
+      return;
+    }
+    connectionHandler('open');
+    stateHandler(state);
+  });
+  // The daemon is shutting down: say so now, not when the socket closes.
+  eventSource.addEventListener('bye', () => connectionHandler('lost'));
+  eventSource.addEventListener('error', () => {
+    connectionHandler('lost');
+    if (eventSource.readyState === EventSource.CLOSED) {
+      window.setTimeout(() => connect({ onOpen }), kSseRetryMs);
+    }
+  });
+}

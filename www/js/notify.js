@@ -1,0 +1,51 @@
+/*
+ * Web Notifications on a new drift (DESIGN §4: the banner is in a tab the
+ * person has just left). The page never asks unprompted: a small "Notify me
+ * on drift" control asks for permission when clicked.
+ */
+
+import { byId, setHidden, setText } from './dom.js';
+
+const kSupported = typeof window.Notification === 'function';
+
+/** Wires the "Notify me on drift" control of the active view and shows the current permission. */
+export function mountNotifyControl() {
+  const button = byId('notify-drift');
+  button.addEventListener('click', async () => {
+    try {
+      await Notification.requestPermission();
+    } catch (error) {
+      // An old callback-only implementation: the permission is read below anyway.
+    }
+    showPermission();
+  });
+  showPermission();
+}
+
+/** The control while permission is undecided; one quiet line once decided. */
+function showPermission() {
+  const permission = kSupported ? Notification.permission : 'unsupported';
+  setHidden(byId('notify-drift'), permission !== 'default');
+  let text = '';
+  if (permission === 'granted') text = 'Drift notifications on';
+  else if (permission === 'denied') text = 'Drift notifications blocked in this browser';
+  setText('notify-status', text);
+  setHidden(byId('notify-status'), text === '');
+}
+
+/**
+ * Raises one notification for a new drift with the daemon's reason (shown
+ * verbatim: notification bodies are plain text). Nothing without permission.
+ * Clicking it brings this tab forward.
+ */
+export function notifyDrift(reason) {
+  if (!kSupported || Notification.permission !== 'granted') return;
+  const notification = new Notification('Drifting · AntiDrift', {
+    body: reason,
+    tag: 'antidrift-drift',
+  });
+  notification.addEventListener('click', () => {
+    window.focus();
+    notification.close();
+  });
+}

@@ -1,0 +1,81 @@
+/*
+ * The page's face outside its own content: the tab title, the favicon and
+ * the alarm colour of the whole page. The title always ENDS with
+ * "AntiDrift": the daemon recognises a browser window whose title ends so as
+ * its own page and never calls it drift (issue 6). It changes at most once a
+ * minute while a session runs, so a window source does not see a new title
+ * every second.
+ */
+
+import { latestState, serverNowMs } from './store.js';
+
+const kName = 'AntiDrift';
+
+/** Calm (accent ring), alarm (red disc with "!") and lost (grey ring) icons. */
+const kIcons = {
+  calm: svgIcon('<circle cx="16" cy="16" r="11" fill="none" stroke="#2e6f8e" stroke-width="6"/>'),
+  alarm: svgIcon('<circle cx="16" cy="16" r="15" fill="#c0392b"/>'
+    + '<rect x="14" y="6" width="4" height="13" rx="2" fill="#fff"/>'
+    + '<circle cx="16" cy="24.5" r="2.5" fill="#fff"/>'),
+  lost: svgIcon('<circle cx="16" cy="16" r="11" fill="none" stroke="#8a9299" stroke-width="6"/>'),
+};
+
+/** Connection as reported by net.js: "connecting", "open" or "lost". */
+let connection = 'connecting';
+
+/** An SVG favicon as a data: URL (the daemon's CSP allows img-src data:). */
+function svgIcon(body) {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">${body}</svg>`;
+  return `data:image/svg+xml,${encodeURIComponent(svg)}`;
+}
+
+/** Remembers the connection state and refreshes the tab. */
+export function setTabConnection(status) {
+  connection = status;
+  refreshTab();
+}
+
+/** True while the latest State is an active session whose drift status is "drifting". */
+export function isDrifting(state) {
+  return Boolean(state && state.runtime === 'active' && state.drift
+    && state.drift.status === 'drifting');
+}
+
+/** The title before " · AntiDrift", or "" for the name alone. */
+function titlePrefix(state) {
+  if (connection === 'lost') return 'Lost contact';
+  if (!state) return '';
+  if (isDrifting(state)) return 'Drifting';
+  if (state.runtime === 'planning') return 'Planning';
+  if (state.runtime === 'review') return 'Review';
+  if (state.runtime === 'active' && state.commitment) {
+    const deadline = state.commitment.deadline;
+    const remainingSecs = typeof deadline === 'number'
+      ? Math.max(0, (deadline - serverNowMs()) / 1000) : Number(state.commitment.remaining_secs) || 0;
+    return remainingSecs > 0 ? `${Math.ceil(remainingSecs / 60)} min left` : "Time's up";
+  }
+  return '';
+}
+
+/**
+ * Title, favicon and data-alarm on <html> from the latest State and the
+ * connection. Cheap when nothing changed (writes only differences); called
+ * on every State, on connection changes and on the countdown tick.
+ */
+export function refreshTab() {
+  const state = latestState();
+  const prefix = titlePrefix(state);
+  const title = prefix ? `${prefix} · ${kName}` : kName;
+  if (document.title !== title) document.title = title;
+
+  let look = 'calm';
+  if (connection === 'lost') look = 'lost';
+  else if (isDrifting(state)) look = 'alarm';
+  const root = document.documentElement;
+  if (root.dataset.alarm !== String(look === 'alarm')) root.dataset.alarm = String(look === 'alarm');
+  const icon = document.querySelector('link[rel="icon"]');
+  if (icon && icon.dataset.look !== look) {
+    icon.dataset.look = look;
+    icon.href = kIcons[look];
+  }
+}
