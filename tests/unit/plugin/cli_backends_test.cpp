@@ -59,6 +59,15 @@ case "$(cat "$rec/mode")" in
     exit 1 ;;
   empty)
     printf '%s' '{"type":"result","is_error":false,"result":""}' ;;
+  verbose)
+    printf '%s\n' '[{"type":"system","subtype":"init","tools":[],"model":"m","result":"not this"},'
+    printf '%s\n' ' {"type":"assistant","message":{"content":[{"type":"text","text":"{\"next_action\":\"Echo\"}"}]}},'
+    printf '%s\n' ' {"type":"result","subtype":"success","is_error":false,"result":"{\"next_action\":\"Draft\"}","session_id":"s"}]' ;;
+  verbose_error)
+    printf '%s' '[{"type":"system","subtype":"init"},{"type":"result","subtype":"success","is_error":true,"result":"Not logged in · Please run /login"}]'
+    exit 1 ;;
+  verbose_no_result)
+    printf '%s' '[{"type":"system","subtype":"init"},{"type":"assistant","message":{}},"result",7]' ;;
   sleep)
     exec sleep 30 ;;
 esac
@@ -254,6 +263,17 @@ TEST_F(CliBackendTest, ClaudeOutputThatIsNoEnvelopeIsAnError) {
   EXPECT_EQ(errorOf(*claude, kPrompt), "claude printed no JSON result envelope");
   setMode("empty");
   EXPECT_EQ(errorOf(*claude, kPrompt), "claude returned an empty answer");
+}
+
+TEST_F(CliBackendTest, ClaudeVerboseArrayOfMessagesYieldsTheResultMessage) {
+  auto claude = load("claude");
+  ASSERT_NE(claude, nullptr);
+  setMode("verbose");
+  EXPECT_EQ(claude->complete(kPrompt, 10000), "{\"next_action\":\"Draft\"}");
+  setMode("verbose_error");
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude: Not logged in · Please run /login");
+  setMode("verbose_no_result");
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude printed no JSON result envelope");
 }
 
 TEST_F(CliBackendTest, ClaudeNonZeroExitNamesTheLastMessageLine) {
