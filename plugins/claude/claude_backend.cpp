@@ -30,6 +30,9 @@ namespace {
 using antidrift::BackendError;
 namespace runner = antidrift::runner;
 
+/// How to get the CLI, for the message of a missing command.
+const char* const kInstallAdvice = "install Claude Code (npm install -g @anthropic-ai/claude-code)";
+
 /// What the JSON result envelope on stdout says (the result object, or the
 /// result message of the verbose array); `valid` is false when stdout is
 /// neither.
@@ -110,18 +113,19 @@ class ClaudeBackend : public antidrift::Backend {
   std::string name() const override { return "claude"; }
 
   /// Reads "command" (default "claude"), "args" (extra, space-separated) and
-  /// "model". Throws BackendError on an invalid model name. When the command
-  /// is not found, logs one warning (antidrift.ai.claude) and still succeeds:
-  /// complete() then fails with "<command> not found" for the coach line.
+  /// "model". Throws BackendError on an invalid model name, and when the
+  /// command is not found (not on PATH, or a path that is not an executable
+  /// file), saying how to install it or what to set instead; the daemon then
+  /// runs with AI off and shows that message.
   void configure(const std::map<std::string, std::string>& settings) override {
     try {
       settings_ = runner::readCliSettings(settings, "claude");
     } catch (const std::exception& e) {
       throw BackendError(std::string("claude: ") + e.what());
     }
-    const std::string warning = runner::missingCommandWarning(settings_, "claude");
-    if (!warning.empty()) {
-      Poco::Logger::get("antidrift.ai.claude").warning(warning);
+    const std::string missing = runner::missingCommandMessage(settings_, "claude", kInstallAdvice);
+    if (!missing.empty()) {
+      throw BackendError(missing);
     }
   }
 
