@@ -10,11 +10,13 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include <Poco/Environment.h>
 #include <Poco/Exception.h>
 #include <Poco/File.h>
+#include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
 #include <Poco/Logger.h>
@@ -28,8 +30,12 @@ namespace {
 using antidrift::BackendError;
 namespace runner = antidrift::runner;
 
-/// What the JSON result envelope on stdout says; `valid` is false when stdout
-/// is not such an envelope.
+/// How to get the CLI, for the message of a missing command.
+const char* const kInstallAdvice = "install Claude Code (npm install -g @anthropic-ai/claude-code)";
+
+/// What the JSON result envelope on stdout says (the result object, or the
+/// result message of the verbose array); `valid` is false when stdout is
+/// neither.
 struct Envelope {
   bool valid = false;
   bool hasIsError = false;
@@ -38,11 +44,35 @@ struct Envelope {
   std::string result;
 };
 
+/// The result message of `output`: the object itself when the CLI printed one
+/// result object, or the LAST element whose "type" is "result" when it
+/// printed a JSON array of every session message (verbose output on in the
+/// user's settings or arguments, TECH-NOTES §5.1); null otherwise. Throws
+/// what Poco's parser throws on text that is not JSON.
+Poco::JSON::Object::Ptr resultMessage(const std::string& output) {
+  Poco::JSON::Parser parser;
+  const Poco::Dynamic::Var parsed = parser.parse(output);
+  if (parsed.type() == typeid(Poco::JSON::Object::Ptr)) {
+    return parsed.extract<Poco::JSON::Object::Ptr>();
+  }
+  if (parsed.type() != typeid(Poco::JSON::Array::Ptr)) {
+    return nullptr;
+  }
+  const Poco::JSON::Array::Ptr messages = parsed.extract<Poco::JSON::Array::Ptr>();
+  for (std::size_t i = messages.isNull() ? 0 : messages->size(); i > 0; --i) {
+    const Poco::JSON::Object::Ptr message = messages->getObject(static_cast<unsigned>(i - 1));
+    if (!message.isNull() && message->has("type") && message->get("type").isString() &&
+        message->getValue<std::string>("type") == "result") {
+      return message;
+    }
+  }
+  return nullptr;
+}
+
 Envelope parseEnvelope(const std::string& output) {
   Envelope envelope;
   try {
-    Poco::JSON::Parser parser;
-    Poco::JSON::Object::Ptr object = parser.parse(output).extract<Poco::JSON::Object::Ptr>();
+    const Poco::JSON::Object::Ptr object = resultMessage(output);
     if (object.isNull()) {
       return envelope;
     }
@@ -83,24 +113,27 @@ class ClaudeBackend : public antidrift::Backend {
   std::string name() const override { return "claude"; }
 
   /// Reads "command" (default "claude"), "args" (extra, space-separated) and
-  /// "model". Throws BackendError on an invalid model name. When the command
-  /// is not found, logs one warning (antidrift.ai.claude) and still succeeds:
-  /// complete() then fails with "<command> not found" for the coach line.
+  /// "model". Throws BackendError on an invalid model name, and when the
+  /// command is not found (not on PATH, or a path that is not an executable
+  /// file), saying how to install it or what to set instead; the daemon then
+  /// runs with AI off and shows that message.
   void configure(const std::map<std::string, std::string>& settings) override {
     try {
       settings_ = runner::readCliSettings(settings, "claude");
     } catch (const std::exception& e) {
       throw BackendError(std::string("claude: ") + e.what());
     }
-    const std::string warning = runner::missingCommandWarning(settings_, "claude");
-    if (!warning.empty()) {
-      Poco::Logger::get("antidrift.ai.claude").warning(warning);
+    const std::string missing = runner::missingCommandMessage(settings_, "claude", kInstallAdvice);
+    if (!missing.empty()) {
+      throw BackendError(missing);
     }
   }
 
   /// Runs `claude -p --output-format json --tools "" --no-session-persistence
   /// --strict-mcp-config [--model M] [extra]` with `prompt` on stdin and returns
-  /// the envelope's "result". Success needs exit 0 and "is_error": false.
+  /// the envelope's "result" (from the one result object, or from the last
+  /// "type": "result" element when the CLI prints the verbose array of every
+  /// session message). Success needs exit 0 and "is_error": false.
   std::string complete(const std::string& prompt, std::int64_t timeoutMs) override {
     try {
       return run(prompt, timeoutMs);

@@ -25,6 +25,9 @@ namespace {
 using antidrift::BackendError;
 namespace runner = antidrift::runner;
 
+/// How to get the CLI, for the message of a missing command.
+const char* const kInstallAdvice = "install Codex (npm install -g @openai/codex)";
+
 /// The content of `path`, or "" when it does not exist.
 std::string readIfPresent(const std::string& path) {
   if (!Poco::File(path).exists()) {
@@ -47,18 +50,19 @@ class CodexBackend : public antidrift::Backend {
   std::string name() const override { return "codex"; }
 
   /// Reads "command" (default "codex"), "args" (extra, space-separated) and
-  /// "model". Throws BackendError on an invalid model name. When the command
-  /// is not found, logs one warning (antidrift.ai.codex) and still succeeds:
-  /// complete() then fails with "<command> not found" for the coach line.
+  /// "model". Throws BackendError on an invalid model name, and when the
+  /// command is not found (not on PATH, or a path that is not an executable
+  /// file), saying how to install it or what to set instead; the daemon then
+  /// runs with AI off and shows that message.
   void configure(const std::map<std::string, std::string>& settings) override {
     try {
       settings_ = runner::readCliSettings(settings, "codex");
     } catch (const std::exception& e) {
       throw BackendError(std::string("codex: ") + e.what());
     }
-    const std::string warning = runner::missingCommandWarning(settings_, "codex");
-    if (!warning.empty()) {
-      Poco::Logger::get("antidrift.ai.codex").warning(warning);
+    const std::string missing = runner::missingCommandMessage(settings_, "codex", kInstallAdvice);
+    if (!missing.empty()) {
+      throw BackendError(missing);
     }
   }
 

@@ -1,13 +1,11 @@
 #include "antidrift/ai/coach.h"
 
 #include <cmath>
-#include <exception>
 
 #include <Poco/Exception.h>
 #include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
-#include <Poco/String.h>
 
+#include "ai/role_call.h"
 #include "ai/text_sanitize.h"
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
@@ -15,8 +13,6 @@
 
 namespace antidrift::ai {
 namespace {
-
-constexpr std::size_t kMaxErrorMessageChars = 200;
 
 AiError invalid(const std::string& reason) {
   return AiError{AiErrorKind::InvalidProposal, "invalid proposal: " + reason};
@@ -38,8 +34,7 @@ std::optional<std::string> textField(const Poco::JSON::Object& object, const std
     reason = key + " must be a string";
     return std::nullopt;
   }
-  std::string text =
-      Poco::trim(detail::sanitizeText(value.extract<std::string>(), detail::LineBreaks::Drop));
+  std::string text = detail::singleLine(value.extract<std::string>());
   if (text.empty()) {
     reason = key + " is empty";
     return std::nullopt;
@@ -49,19 +44,6 @@ std::optional<std::string> textField(const Poco::JSON::Object& object, const std
     return std::nullopt;
   }
   return text;
-}
-
-std::string shortMessage(std::string_view raw, std::string_view fallback) {
-  std::string message = Poco::trim(detail::sanitizeText(raw, detail::LineBreaks::Drop));
-  if (message.empty()) return std::string(fallback);
-  std::size_t chars = 0;
-  for (std::size_t i = 0; i < message.size(); ++i) {
-    if ((static_cast<unsigned char>(message[i]) & 0xC0) != 0x80 &&
-        ++chars > kMaxErrorMessageChars) {
-      return message.substr(0, i) + "…";
-    }
-  }
-  return message;
 }
 
 }  // namespace
@@ -96,20 +78,10 @@ std::string buildCoachPrompt(std::string_view intent, const CoachGrounding& grou
 }
 
 Expected<Proposal> parseProposal(std::string_view json) {
-  Poco::JSON::Object::Ptr object;
-  try {
-    Poco::JSON::Parser parser;
-    const Poco::Dynamic::Var parsed = parser.parse(std::string(json));
-    if (parsed.type() != typeid(Poco::JSON::Object::Ptr)) return invalid("not a JSON object");
-    object = parsed.extract<Poco::JSON::Object::Ptr>();
-  } catch (const Poco::Exception&) {
-    return invalid("not valid JSON");
-  } catch (const std::exception&) {
-    return invalid("not valid JSON");
-  }
-  if (object.isNull()) return invalid("not a JSON object");
-
   std::string reason;
+  const Poco::JSON::Object::Ptr object = detail::parseObject(json, reason);
+  if (object.isNull()) return invalid(reason);
+
   std::optional<std::string> nextAction = textField(*object, "next_action", reason);
   if (!nextAction) return invalid(reason);
   std::optional<std::string> successCondition = textField(*object, "success_condition", reason);
@@ -139,15 +111,10 @@ Expected<Proposal> parseProposal(std::string_view json) {
 
 Expected<Proposal> coach(Backend& backend, std::string_view intent, const CoachGrounding& grounding,
                          std::int64_t timeoutMs) {
-  std::string output;
-  try {
-    output = backend.complete(buildCoachPrompt(intent, grounding), timeoutMs);
-  } catch (const BackendError& error) {
-    return AiError{AiErrorKind::BackendFailed, shortMessage(error.what(), "the AI backend failed")};
-  } catch (...) {
-    return AiError{AiErrorKind::BackendFailed, "the AI backend failed unexpectedly"};
-  }
-  return lastValid<Proposal>(output,
+  const Expected<std::string> output =
+      detail::completeSafely(backend, buildCoachPrompt(intent, grounding), timeoutMs);
+  if (!output) return output.error();
+  return lastValid<Proposal>(output.value(),
                              [](const std::string& candidate) { return parseProposal(candidate); });
 }
 

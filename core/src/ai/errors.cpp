@@ -16,6 +16,10 @@ std::string_view toString(AiErrorKind kind) {
       return "invalid_verdict";
     case AiErrorKind::InvalidReflection:
       return "invalid_reflection";
+    case AiErrorKind::AmbiguousVerdict:
+      return "ambiguous_verdict";
+    case AiErrorKind::InvalidNudge:
+      return "invalid_nudge";
   }
   return "unknown";
 }

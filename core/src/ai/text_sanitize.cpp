@@ -1,5 +1,6 @@
 #include "ai/text_sanitize.h"
 
+#include <Poco/String.h>
 #include <Poco/UTF8Encoding.h>
 
 namespace antidrift::ai::detail {
@@ -89,6 +90,21 @@ std::size_t countChars(std::string_view text) {
     if (!isContinuation(static_cast<unsigned char>(c))) ++count;
   }
   return count;
+}
+
+std::string singleLine(std::string_view raw) {
+  return Poco::trim(sanitizeText(raw, LineBreaks::Drop));
+}
+
+std::string capChars(std::string text, std::size_t maxChars) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!isContinuation(static_cast<unsigned char>(text[i])) && ++chars > maxChars) {
+      text.resize(i);
+      return text + "…";
+    }
+  }
+  return text;
 }
 
 }  // namespace antidrift::ai::detail

@@ -29,4 +29,12 @@ std::size_t prefixBytesOnBoundary(std::string_view text, std::size_t maxBytes);
 /// Number of characters (code points) in valid UTF-8 `text`. Pure.
 std::size_t countChars(std::string_view text);
 
+/// `raw` as one trimmed line: sanitizeText(raw, LineBreaks::Drop), then
+/// leading and trailing whitespace removed. Pure; thread-safe.
+std::string singleLine(std::string_view raw);
+
+/// Valid UTF-8 `text` cut after `maxChars` characters (code points), with "…"
+/// appended when anything was cut; unchanged when it is not longer. Pure.
+std::string capChars(std::string text, std::size_t maxChars);
+
 }  // namespace antidrift::ai::detail

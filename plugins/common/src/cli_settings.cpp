@@ -35,14 +35,15 @@ CliSettings readCliSettings(const std::map<std::string, std::string>& settings,
   return result;
 }
 
-std::string missingCommandWarning(const CliSettings& settings, const std::string& backendName) {
+std::string missingCommandMessage(const CliSettings& settings, const std::string& backendName,
+                                  const std::string& installAdvice) {
   if (!resolveExecutable(settings.command).empty()) {
     return "";
   }
   const bool isPath = settings.command.find('/') != std::string::npos;
-  return settings.command + (isPath ? " not found" : " not found on PATH") +
-         "; the coach will report it when asked (install the CLI or set ai." + backendName +
-         ".command)";
+  return settings.command + (isPath ? " not found or not executable: " : " not found on PATH: ") +
+         installAdvice + " and restart AntiDrift, or set ai." + backendName +
+         ".command / ai.backend";
 }
 
 }  // namespace antidrift::runner

@@ -59,6 +59,15 @@ case "$(cat "$rec/mode")" in
     exit 1 ;;
   empty)
     printf '%s' '{"type":"result","is_error":false,"result":""}' ;;
+  verbose)
+    printf '%s\n' '[{"type":"system","subtype":"init","tools":[],"model":"m","result":"not this"},'
+    printf '%s\n' ' {"type":"assistant","message":{"content":[{"type":"text","text":"{\"next_action\":\"Echo\"}"}]}},'
+    printf '%s\n' ' {"type":"result","subtype":"success","is_error":false,"result":"{\"next_action\":\"Draft\"}","session_id":"s"}]' ;;
+  verbose_error)
+    printf '%s' '[{"type":"system","subtype":"init"},{"type":"result","subtype":"success","is_error":true,"result":"Not logged in · Please run /login"}]'
+    exit 1 ;;
+  verbose_no_result)
+    printf '%s' '[{"type":"system","subtype":"init"},{"type":"assistant","message":{}},"result",7]' ;;
   sleep)
     exec sleep 30 ;;
 esac
@@ -256,6 +265,17 @@ TEST_F(CliBackendTest, ClaudeOutputThatIsNoEnvelopeIsAnError) {
   EXPECT_EQ(errorOf(*claude, kPrompt), "claude returned an empty answer");
 }
 
+TEST_F(CliBackendTest, ClaudeVerboseArrayOfMessagesYieldsTheResultMessage) {
+  auto claude = load("claude");
+  ASSERT_NE(claude, nullptr);
+  setMode("verbose");
+  EXPECT_EQ(claude->complete(kPrompt, 10000), "{\"next_action\":\"Draft\"}");
+  setMode("verbose_error");
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude: Not logged in · Please run /login");
+  setMode("verbose_no_result");
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude printed no JSON result envelope");
+}
+
 TEST_F(CliBackendTest, ClaudeNonZeroExitNamesTheLastMessageLine) {
   auto claude = load("claude");
   ASSERT_NE(claude, nullptr);
@@ -277,46 +297,61 @@ TEST_F(CliBackendTest, ClaudeTimesOutByTheDeadline) {
             300 + 2000);
 }
 
-TEST_F(CliBackendTest, MissingCliIsReportedByName) {
-  auto claude = load("claude", {{"command", "antidrift-missing-claude"}});
-  ASSERT_NE(claude, nullptr);
-  EXPECT_EQ(errorOf(*claude, kPrompt), "antidrift-missing-claude not found");
-  auto codex = load("codex", {{"command", "/nonexistent/bin/codex"}});
-  ASSERT_NE(codex, nullptr);
-  EXPECT_EQ(errorOf(*codex, kPrompt), "codex not found");
-}
-
-TEST_F(CliBackendTest, AMissingCliIsOneWarningAtConfigureNotAFailure) {
+TEST_F(CliBackendTest, AMissingCliFailsConfigureSayingWhatToDo) {
   const std::string emptyDirectory = directory_.file("empty-bin");
   Poco::File(emptyDirectory).createDirectories();
-  {
-    LogCapture claudeLog("antidrift.ai.claude");
-    LogCapture codexLog("antidrift.ai.codex");
-    ASSERT_EQ(::setenv("PATH", emptyDirectory.c_str(), 1), 0);
-    auto claude = load("claude");
-    auto codex = load("codex", {{"command", "/nonexistent/bin/codex"}});
-    ASSERT_EQ(::setenv("PATH", (bin_ + ":" + savedPath_).c_str(), 1), 0);
-    ASSERT_NE(claude, nullptr);
-    ASSERT_NE(codex, nullptr);
-    EXPECT_THAT(claudeLog.messages(),
-                ElementsAre("claude not found on PATH; the coach will report it when asked "
-                            "(install the CLI or set ai.claude.command)"));
-    EXPECT_THAT(codexLog.messages(),
-                ElementsAre("/nonexistent/bin/codex not found; the coach will report it when "
-                            "asked (install the CLI or set ai.codex.command)"));
-    // The coach line still says why when asked.
-    EXPECT_EQ(errorOf(*codex, kPrompt), "codex not found");
-  }
-  {
-    LogCapture claudeLog("antidrift.ai.claude");
-    LogCapture codexLog("antidrift.ai.codex");
-    auto claude = load("claude");
-    auto codex = load("codex");
-    ASSERT_NE(claude, nullptr);
-    ASSERT_NE(codex, nullptr);
-    EXPECT_THAT(claudeLog.messages(), ::testing::IsEmpty());
-    EXPECT_THAT(codexLog.messages(), ::testing::IsEmpty());
-  }
+  ASSERT_EQ(::setenv("PATH", emptyDirectory.c_str(), 1), 0);
+  const LoadResult claude = loader_.load("claude", kPluginDir, {});
+  const LoadResult codex = loader_.load("codex", kPluginDir, {});
+  ASSERT_EQ(::setenv("PATH", (bin_ + ":" + savedPath_).c_str(), 1), 0);
+  EXPECT_FALSE(claude.loaded());
+  EXPECT_EQ(claude.error,
+            "claude not found on PATH: install Claude Code (npm install -g "
+            "@anthropic-ai/claude-code) and restart AntiDrift, or set ai.claude.command / "
+            "ai.backend");
+  EXPECT_FALSE(codex.loaded());
+  EXPECT_EQ(codex.error,
+            "codex not found on PATH: install Codex (npm install -g @openai/codex) and restart "
+            "AntiDrift, or set ai.codex.command / ai.backend");
+}
+
+TEST_F(CliBackendTest, AConfiguredCommandThatIsMissingOrNotExecutableFailsConfigure) {
+  LoadResult result = loader_.load("claude", kPluginDir, {{"command", "antidrift-missing-claude"}});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_THAT(result.error, StartsWith("antidrift-missing-claude not found on PATH: install "
+                                       "Claude Code"));
+  result = loader_.load("codex", kPluginDir, {{"command", "/nonexistent/bin/codex"}});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_EQ(result.error,
+            "/nonexistent/bin/codex not found or not executable: install Codex (npm install -g "
+            "@openai/codex) and restart AntiDrift, or set ai.codex.command / ai.backend");
+  const std::string notExecutable = directory_.file("claude-not-executable");
+  std::ofstream(notExecutable) << "#!/bin/sh\n";
+  result = loader_.load("claude", kPluginDir, {{"command", notExecutable}});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_THAT(result.error, StartsWith(notExecutable + " not found or not executable: "));
+}
+
+TEST_F(CliBackendTest, AFoundCliConfiguresWithoutWarnings) {
+  LogCapture claudeLog("antidrift.ai.claude");
+  LogCapture codexLog("antidrift.ai.codex");
+  auto claude = load("claude");
+  auto codex = load("codex");
+  ASSERT_NE(claude, nullptr);
+  ASSERT_NE(codex, nullptr);
+  EXPECT_THAT(claudeLog.messages(), ::testing::IsEmpty());
+  EXPECT_THAT(codexLog.messages(), ::testing::IsEmpty());
+}
+
+TEST_F(CliBackendTest, ACliRemovedAfterConfigureIsReportedByName) {
+  auto claude = load("claude");
+  auto codex = load("codex");
+  ASSERT_NE(claude, nullptr);
+  ASSERT_NE(codex, nullptr);
+  Poco::File(Poco::Path(bin_, "claude").toString()).remove();
+  Poco::File(Poco::Path(bin_, "codex").toString()).remove();
+  EXPECT_EQ(errorOf(*claude, kPrompt), "claude not found");
+  EXPECT_EQ(errorOf(*codex, kPrompt), "codex not found");
 }
 
 TEST_F(CliBackendTest, CommandMayBeAnAbsolutePath) {

@@ -20,6 +20,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "antidrift/ai/judge.h"
+#include "antidrift/ai/nudge.h"
 #include "antidrift/backend.h"
 #include "support/temp_dir.h"
 
@@ -144,6 +146,33 @@ TEST(PluginLoaderTest, ShippedExampleResponsesConfigure) {
   EXPECT_THAT(result.backend->complete("ROLE: judge\n", 1000), HasSubstr("\"on_task\": true"));
   EXPECT_THAT(result.backend->complete("ROLE: coach\nsomething else", 1000),
               HasSubstr("\"next_action\""));
+}
+
+TEST(PluginLoaderTest, ShippedExampleAnswersTheJudgeAndNudgeRolesInTheirContracts) {
+  PluginLoader loader;
+  LoadResult result = loader.load("fake", kFakeDir, fakeSettings(FAKE_EXAMPLE_RESPONSES));
+  ASSERT_TRUE(result.loaded()) << result.error;
+  Backend& fake = *result.backend;
+
+  ai::JudgeInput judged{"Draft the summary", "Three paragraphs", "firefox",
+                        "Cat videos - YouTube — Mozilla Firefox"};
+  const ai::Expected<ai::Verdict> drift = ai::judge(fake, judged, 1000);
+  ASSERT_TRUE(drift.hasValue()) << drift.error().message;
+  EXPECT_FALSE(drift.value().onTask);
+  EXPECT_EQ(drift.value().reason, "A YouTube video does not move the report forward.");
+  judged.title = "report.odt - LibreOffice Writer";
+  const ai::Expected<ai::Verdict> onTask = ai::judge(fake, judged, 1000);
+  ASSERT_TRUE(onTask.hasValue()) << onTask.error().message;
+  EXPECT_TRUE(onTask.value().onTask);
+
+  ai::NudgeInput nudged{"Draft the summary", "Three paragraphs", {"report.odt", "r/cats - Reddit"}};
+  const ai::Expected<std::string> headsUp = ai::nudge(fake, nudged, 1000);
+  ASSERT_TRUE(headsUp.hasValue()) << headsUp.error().message;
+  EXPECT_EQ(headsUp.value(), "Reddit threads have taken over from the report.");
+  nudged.recentTitles = {"report.odt", "summary.odt"};
+  const ai::Expected<std::string> silent = ai::nudge(fake, nudged, 1000);
+  ASSERT_TRUE(silent.hasValue()) << silent.error().message;
+  EXPECT_EQ(silent.value(), "");
 }
 
 TEST(PluginLoaderTest, FakeConfigureErrorsNameTheResponsesFile) {

@@ -20,11 +20,13 @@ enum class AiErrorKind {
   InvalidProposal,    ///< JSON found, but no object is a valid coach Proposal (seed 003)
   InvalidVerdict,     ///< JSON found, but no object is a valid drift Verdict (DESIGN §4)
   InvalidReflection,  ///< JSON found, but no object is a valid Reflection (seed 004)
+  AmbiguousVerdict,   ///< the answer holds valid drift Verdicts that disagree (issue 6)
+  InvalidNudge,       ///< JSON found, but no object is a valid nudge answer (seed 000)
 };
 
 /// Stable snake_case name of `kind` ("backend_failed", "empty_response", "no_json",
-/// "invalid_proposal", "invalid_verdict", "invalid_reflection") for logs and
-/// tests. Pure; thread-safe.
+/// "invalid_proposal", "invalid_verdict", "invalid_reflection",
+/// "ambiguous_verdict", "invalid_nudge") for logs and tests. Pure; thread-safe.
 std::string_view toString(AiErrorKind kind);
 
 /// One AI failure. `message` is a short human sentence, safe to show in the

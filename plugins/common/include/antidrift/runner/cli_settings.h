@@ -28,13 +28,17 @@ struct CliSettings {
 CliSettings readCliSettings(const std::map<std::string, std::string>& settings,
                             const std::string& defaultCommand);
 
-/// The warning a CLI backend logs once at configure() when `settings.command`
-/// cannot be run (resolveExecutable finds nothing), e.g. "claude not found on
-/// PATH; the coach will report it when asked (install the CLI or set
-/// ai.claude.command)"; "" when the command is found. `backendName` is the
-/// plugin's name ("claude", "codex"). Configure still succeeds: each
-/// complete() then fails with "<command> not found", which the coach line
-/// shows. Thread-safe; throws only std::bad_alloc.
-std::string missingCommandWarning(const CliSettings& settings, const std::string& backendName);
+/// Why `settings.command` cannot be run, and what to do, as one sentence for
+/// the BackendError a CLI backend throws from configure() (the daemon then
+/// runs with AI off and shows it, issue 6 item 8); "" when resolveExecutable
+/// finds the command. A bare name reads e.g. "claude not found on PATH:
+/// install Claude Code (npm install -g @anthropic-ai/claude-code) and restart
+/// AntiDrift, or set ai.claude.command / ai.backend"; a path reads
+/// "<path> not found or not executable: …" with the same advice.
+/// `backendName` is the plugin's name ("claude", "codex"); `installAdvice`
+/// says how to install the CLI ("install Claude Code (npm install -g …)").
+/// Thread-safe; throws only std::bad_alloc.
+std::string missingCommandMessage(const CliSettings& settings, const std::string& backendName,
+                                  const std::string& installAdvice);
 
 }  // namespace antidrift::runner

@@ -1,0 +1,44 @@
+#include "ai/role_call.h"
+
+#include <exception>
+#include <typeinfo>
+
+#include <Poco/Exception.h>
+#include <Poco/JSON/Parser.h>
+
+#include "ai/text_sanitize.h"
+
+namespace antidrift::ai::detail {
+
+Expected<std::string> completeSafely(Backend& backend, const std::string& prompt,
+                                     std::int64_t timeoutMs) {
+  try {
+    return backend.complete(prompt, timeoutMs);
+  } catch (const BackendError& error) {
+    std::string message = capChars(singleLine(error.what()), kMaxErrorMessageChars);
+    if (message.empty()) message = "the AI backend failed";
+    return AiError{AiErrorKind::BackendFailed, std::move(message)};
+  } catch (...) {
+    return AiError{AiErrorKind::BackendFailed, "the AI backend failed unexpectedly"};
+  }
+}
+
+Poco::JSON::Object::Ptr parseObject(std::string_view json, std::string& reason) {
+  try {
+    Poco::JSON::Parser parser;
+    const Poco::Dynamic::Var parsed = parser.parse(std::string(json));
+    if (parsed.type() != typeid(Poco::JSON::Object::Ptr)) {
+      reason = "not a JSON object";
+      return nullptr;
+    }
+    Poco::JSON::Object::Ptr object = parsed.extract<Poco::JSON::Object::Ptr>();
+    if (object.isNull()) reason = "not a JSON object";
+    return object;
+  } catch (const Poco::Exception&) {
+  } catch (const std::exception&) {
+  }
+  reason = "not valid JSON";
+  return nullptr;
+}
+
+}  // namespace antidrift::ai::detail

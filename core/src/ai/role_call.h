@@ -1,0 +1,33 @@
+/// @file role_call.h
+/// Private helpers shared by the AI roles (coach, judge, nudge; DESIGN §8):
+/// the backend call that never throws, and reading one JSON object.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <Poco/JSON/Object.h>
+
+#include "antidrift/ai/errors.h"
+#include "antidrift/backend.h"
+
+namespace antidrift::ai::detail {
+
+/// Longest backend error message passed on to the caller, in characters.
+inline constexpr std::size_t kMaxErrorMessageChars = 200;
+
+/// `backend.complete(prompt, timeoutMs)` (timeoutMs in milliseconds) as a
+/// value: the raw answer, or BackendFailed with the BackendError's message as
+/// one line capped at kMaxErrorMessageChars ("the AI backend failed" when it
+/// is blank); any other exception from a misbehaving plugin → BackendFailed
+/// "the AI backend failed unexpectedly" (its text may hold raw CLI output).
+/// Blocking; thread-safe if the backend is; never throws.
+Expected<std::string> completeSafely(Backend& backend, const std::string& prompt,
+                                     std::int64_t timeoutMs);
+
+/// Parses `json` as one JSON object. Returns null and sets `reason` ("not
+/// valid JSON" or "not a JSON object") otherwise. Pure; never throws.
+Poco::JSON::Object::Ptr parseObject(std::string_view json, std::string& reason);
+
+}  // namespace antidrift::ai::detail
