@@ -44,7 +44,6 @@
 #include "server/activitywatch_api.h"
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -55,14 +54,13 @@
 #include <Poco/Environment.h>
 #include <Poco/Exception.h>
 #include <Poco/JSON/Array.h>
-#include <Poco/JSON/Parser.h>
-#include <Poco/JSON/Stringifier.h>
 #include <Poco/NumberParser.h>
-#include <Poco/TextConverter.h>
 #include <Poco/Timestamp.h>
-#include <Poco/UTF8Encoding.h>
 #include <Poco/UUID.h>
 #include <Poco/UUIDGenerator.h>
+
+#include "server/http/body.h"
+#include "server/http/responses.h"
 
 #ifndef ANTIDRIFT_VERSION
 #define ANTIDRIFT_VERSION "0"
@@ -78,71 +76,8 @@ constexpr const char* kCompatibleVersion = "v0.12.0";
 /// Largest event duration taken into account, seconds (one day).
 constexpr double kMaxDurationSecs = 86400.0;
 
-/// A request the client got wrong; its what() is the {"error"} sentence.
-class BadInput : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
-
-std::string stringify(const Poco::Dynamic::Var& value) {
-  std::ostringstream out;
-  Poco::JSON::Stringifier::stringify(value, out);
-  return out.str();
-}
-
 ActivityWatchApi::Reply errorReply(int status, const std::string& message) {
-  Poco::JSON::Object body;
-  body.set("error", message);
-  std::ostringstream out;
-  body.stringify(out);
-  return {status, out.str(), {}};
-}
-
-bool isValidUtf8(const std::string& text) {
-  Poco::UTF8Encoding utf8;
-  Poco::TextConverter converter(utf8, utf8);
-  std::string copy;
-  return converter.convert(text, copy) == 0;
-}
-
-/// Parses a request body that must be one JSON value (object or array).
-Poco::Dynamic::Var parseBody(const std::string& text) {
-  if (!isValidUtf8(text)) {
-    throw BadInput("the request body is not valid UTF-8");
-  }
-  const std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) {
-    throw BadInput("the request body is empty; a JSON object or array is required");
-  }
-  if (text[first] != '{' && text[first] != '[') {
-    throw BadInput("the request body must be a JSON object or array");
-  }
-  try {
-    Poco::JSON::Parser parser;
-    return parser.parse(text);
-  } catch (const Poco::Exception&) {
-    throw BadInput("malformed JSON");
-  }
-}
-
-Poco::JSON::Object::Ptr requireObject(const Poco::Dynamic::Var& value, const std::string& what) {
-  if (value.type() != typeid(Poco::JSON::Object::Ptr)) {
-    throw BadInput(what + " must be a JSON object");
-  }
-  return value.extract<Poco::JSON::Object::Ptr>();
-}
-
-/// A string field, nullopt when absent or null; BadInput when another type.
-std::optional<std::string> optionalString(const Poco::JSON::Object& object,
-                                          const std::string& field, const std::string& name) {
-  if (!object.has(field) || object.get(field).isEmpty()) {
-    return std::nullopt;
-  }
-  const Poco::Dynamic::Var value = object.get(field);
-  if (!value.isString()) {
-    throw BadInput(name + " must be a string");
-  }
-  return value.extract<std::string>();
+  return {status, http::errorJson(message), {}};
 }
 
 /// A number field in seconds, 0 when absent, not a number or out of range.
@@ -182,8 +117,7 @@ std::vector<std::string> splitSegments(std::string_view rest) {
 
 ActivityWatchApi::Reply notAllowed(const std::string& method, const std::string& path,
                                    const std::string& allow) {
-  ActivityWatchApi::Reply reply = errorReply(
-      405, "method " + sanitizeTitle(method) + " is not allowed on " + sanitizeTitle(path));
+  ActivityWatchApi::Reply reply = errorReply(405, http::methodNotAllowedMessage(method, path));
   reply.allow = allow;
   return reply;
 }
@@ -244,7 +178,7 @@ std::optional<std::int64_t> ActivityWatchApi::parseTimestampMs(const std::string
 ActivityWatchApi::Reply ActivityWatchApi::handle(const std::string& method, const std::string& path,
                                                  const Query& query, const std::string& body) {
   if (!handles(path) || path.size() <= kPrefix.size()) {
-    return errorReply(404, "no such route: " + sanitizeTitle(method) + " " + sanitizeTitle(path));
+    return errorReply(404, http::noSuchRouteMessage(method, path));
   }
   const std::vector<std::string> segments =
       splitSegments(std::string_view(path).substr(kPrefix.size()));
@@ -259,8 +193,9 @@ ActivityWatchApi::Reply ActivityWatchApi::handle(const std::string& method, cons
     if (segments[0] == "buckets" && segments.size() >= 2 && !segments[1].empty()) {
       const std::string& id = segments[1];
       if (id.size() > kMaxBucketIdBytes || sanitizeTitle(id) != id) {
-        throw BadInput("the bucket id must be at most " + std::to_string(kMaxBucketIdBytes) +
-                       " bytes of UTF-8 without control characters");
+        throw http::BadRequest("the bucket id must be at most " +
+                               std::to_string(kMaxBucketIdBytes) +
+                               " bytes of UTF-8 without control characters");
       }
       if (segments.size() == 2) {
         if (method == "GET") return getBucket(id);
@@ -280,10 +215,10 @@ ActivityWatchApi::Reply ActivityWatchApi::handle(const std::string& method, cons
         return method == "GET" ? Reply{200, "0", {}} : notAllowed(method, path, "GET");
       }
     }
-  } catch (const BadInput& error) {
+  } catch (const http::BadRequest& error) {
     return errorReply(400, error.what());
   }
-  return errorReply(404, "no such route: " + sanitizeTitle(method) + " " + sanitizeTitle(path));
+  return errorReply(404, http::noSuchRouteMessage(method, path));
 }
 
 ActivityWatchApi::Reply ActivityWatchApi::info() const {
@@ -292,9 +227,7 @@ ActivityWatchApi::Reply ActivityWatchApi::info() const {
   body.set("version", options_.version);
   body.set("testing", false);
   body.set("device_id", deviceId_);
-  std::ostringstream out;
-  body.stringify(out);
-  return {200, out.str(), {}};
+  return {200, http::toJsonText(body), {}};
 }
 
 Poco::JSON::Object::Ptr ActivityWatchApi::bucketJson(const std::string& id,
@@ -316,9 +249,7 @@ ActivityWatchApi::Reply ActivityWatchApi::listBuckets() const {
   for (const auto& [id, bucket] : buckets_) {
     body.set(id, bucketJson(id, bucket));
   }
-  std::ostringstream out;
-  body.stringify(out);
-  return {200, out.str(), {}};
+  return {200, http::toJsonText(body), {}};
 }
 
 ActivityWatchApi::Reply ActivityWatchApi::getBucket(const std::string& id) const {
@@ -327,22 +258,23 @@ ActivityWatchApi::Reply ActivityWatchApi::getBucket(const std::string& id) const
   if (found == buckets_.end()) {
     return errorReply(404, "no such bucket: " + id);
   }
-  return {200, stringify(bucketJson(id, found->second)), {}};
+  return {200, http::toJsonText(bucketJson(id, found->second)), {}};
 }
 
 ActivityWatchApi::Reply ActivityWatchApi::createBucket(const std::string& id,
                                                        const std::string& body) {
-  const Poco::JSON::Object::Ptr json = requireObject(parseBody(body), "the request body");
+  const Poco::JSON::Object::Ptr json = http::requireObject(
+      http::parseJsonBody(body, http::BodyShape::ObjectOrArray), "the request body");
   Bucket bucket;
-  const auto type = optionalString(*json, "type", "type");
+  const auto type = http::optionalString(*json, "type", "type");
   if (!type || type->empty()) {
-    throw BadInput("type is required");
+    throw http::BadRequest("type is required");
   }
   bucket.type = sanitizeText(*type, kMaxBucketIdBytes);
   bucket.client =
-      sanitizeText(optionalString(*json, "client", "client").value_or(""), kMaxBucketIdBytes);
-  bucket.hostname =
-      sanitizeText(optionalString(*json, "hostname", "hostname").value_or(""), kMaxBucketIdBytes);
+      sanitizeText(http::optionalString(*json, "client", "client").value_or(""), kMaxBucketIdBytes);
+  bucket.hostname = sanitizeText(http::optionalString(*json, "hostname", "hostname").value_or(""),
+                                 kMaxBucketIdBytes);
   bucket.created = nowIso();
   std::lock_guard<std::mutex> lock(mutex_);
   if (buckets_.count(id) != 0) {
@@ -383,17 +315,17 @@ ActivityWatchApi::Reply ActivityWatchApi::heartbeat(const std::string& id, const
     }
   }
   if (!pulsetime) {
-    throw BadInput("pulsetime is required: a number of seconds >= 0");
+    throw http::BadRequest("pulsetime is required: a number of seconds >= 0");
   }
-  const Poco::Dynamic::Var event = parseBody(body);
+  const Poco::Dynamic::Var event = http::parseJsonBody(body, http::BodyShape::ObjectOrArray);
   const Effect effect = interpretEvent(bucketType(id), event);
   apply(effect);
-  return {200, stringify(event), {}};
+  return {200, http::toJsonText(event), {}};
 }
 
 ActivityWatchApi::Reply ActivityWatchApi::insertEvents(const std::string& id,
                                                        const std::string& body) {
-  const Poco::Dynamic::Var parsed = parseBody(body);
+  const Poco::Dynamic::Var parsed = http::parseJsonBody(body, http::BodyShape::ObjectOrArray);
   std::vector<Poco::Dynamic::Var> events;
   if (parsed.type() == typeid(Poco::JSON::Array::Ptr)) {
     const Poco::JSON::Array::Ptr array = parsed.extract<Poco::JSON::Array::Ptr>();
@@ -412,36 +344,36 @@ ActivityWatchApi::Reply ActivityWatchApi::insertEvents(const std::string& id,
   for (const Effect& effect : effects) {
     apply(effect);
   }
-  return {200, events.empty() ? std::string("null") : stringify(events.back()), {}};
+  return {200, events.empty() ? std::string("null") : http::toJsonText(events.back()), {}};
 }
 
 ActivityWatchApi::Effect ActivityWatchApi::interpretEvent(const std::optional<std::string>& type,
                                                           const Poco::Dynamic::Var& event) {
-  const Poco::JSON::Object::Ptr object = requireObject(event, "each event");
+  const Poco::JSON::Object::Ptr object = http::requireObject(event, "each event");
   Poco::JSON::Object::Ptr data = new Poco::JSON::Object;
   if (object->has("data") && !object->get("data").isEmpty()) {
-    data = requireObject(object->get("data"), "data");
+    data = http::requireObject(object->get("data"), "data");
   }
   const bool windowBucket = type && *type == "currentwindow";
   const bool afkBucket = type && *type == "afkstatus";
   const bool hasWindowData = data->has("app") && data->get("app").isString() &&
                              data->has("title") && data->get("title").isString();
-  const auto status = afkBucket || !type ? optionalString(*data, "status", "data.status")
+  const auto status = afkBucket || !type ? http::optionalString(*data, "status", "data.status")
                                          : std::optional<std::string>();
 
   Effect effect;
   if (windowBucket || hasWindowData) {
-    const auto app = optionalString(*data, "app", "data.app");
+    const auto app = http::optionalString(*data, "app", "data.app");
     if (!app) {
-      throw BadInput("data.app is required: a string");
+      throw http::BadRequest("data.app is required: a string");
     }
     effect.kind = Effect::Kind::Window;
     effect.observation.app = *app;
-    effect.observation.title = optionalString(*data, "title", "data.title").value_or("");
+    effect.observation.title = http::optionalString(*data, "title", "data.title").value_or("");
     effect.observation.source = kSource;
     // Seen last at the end of the (possibly pre-merged) span; a missing or
     // malformed timestamp means "now" (the Controller's receipt time).
-    const auto timestamp = optionalString(*object, "timestamp", "timestamp");
+    const auto timestamp = http::optionalString(*object, "timestamp", "timestamp");
     const std::optional<std::int64_t> startMs =
         timestamp ? parseTimestampMs(*timestamp) : std::nullopt;
     effect.observation.atMs =
@@ -451,7 +383,7 @@ ActivityWatchApi::Effect ActivityWatchApi::interpretEvent(const std::optional<st
   }
   if (afkBucket || (!type && status && (*status == "afk" || *status == "not-afk"))) {
     if (!status || (*status != "afk" && *status != "not-afk")) {
-      throw BadInput("data.status must be \"afk\" or \"not-afk\"");
+      throw http::BadRequest("data.status must be \"afk\" or \"not-afk\"");
     }
     effect.kind = Effect::Kind::Away;
     effect.away = *status == "afk";

@@ -100,7 +100,7 @@ class ActivityWatchApi {
   };
 
   /// Reads one event according to the bucket type (or, for an unknown
-  /// bucket, the shape of its data). Throws std::invalid_argument (a
+  /// bucket, the shape of its data). Throws http::BadRequest (a
   /// sentence for the client) for an event that is not an object or whose
   /// data has the wrong type. Pure.
   static Effect interpretEvent(const std::optional<std::string>& bucketType,

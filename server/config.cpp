@@ -9,6 +9,7 @@
 #include <Poco/Net/IPAddress.h>
 #include <Poco/NumberParser.h>
 #include <Poco/Path.h>
+#include <Poco/RegularExpression.h>
 #include <Poco/String.h>
 #include <Poco/StringTokenizer.h>
 
@@ -123,6 +124,34 @@ std::vector<std::string> readAppList(const AbstractConfiguration& config, const 
     }
   }
   return apps;
+}
+
+/// The list at `key` when the key is set (an empty value is an empty list),
+/// else `fallback`: a set list replaces the default rather than adding to it.
+std::vector<std::string> readAppListOr(const AbstractConfiguration& config, const std::string& key,
+                                       const std::vector<std::string>& fallback) {
+  return config.hasProperty(key) ? readAppList(config, key) : fallback;
+}
+
+/// Every `<root>.<name> = <pattern>` over `patterns` (a key in the file
+/// replaces the default of the same name; an empty pattern stays, meaning
+/// "rule off"). Each non-empty pattern must compile as PCRE, else a
+/// ConfigError naming its key.
+void readPatterns(const AbstractConfiguration& config, const std::string& root,
+                  std::map<std::string, std::string>& patterns) {
+  std::map<std::string, std::string> found;
+  collectLeaves(config, root, "", found);
+  for (auto& [name, pattern] : found) {
+    if (!pattern.empty()) {
+      try {
+        Poco::RegularExpression compiled(pattern, Poco::RegularExpression::RE_UTF8);
+      } catch (const Poco::Exception& error) {
+        throw ConfigError(root + "." + name + " is not a valid pattern: " + error.message() +
+                          " in \"" + pattern + "\"");
+      }
+    }
+    patterns[name] = std::move(pattern);
+  }
 }
 
 }  // namespace
@@ -240,8 +269,27 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   result.settings.idleAfterSecs = readInteger(config, "evidence.idle_after_s", 180, 1, 86400);
   result.x11 = readBool(config, "evidence.x11", true);
   result.settings.defaultAllowedApps = readAppList(config, "drift.allowed_apps");
+  result.settings.blockedApps = readAppList(config, "drift.blocked_apps");
+  readPatterns(config, "drift.blocked_titles", result.settings.blockedTitles);
+  result.settings.titleSensitiveApps =
+      readAppListOr(config, "drift.title_sensitive_apps", result.settings.titleSensitiveApps);
+  result.settings.lockScreenApps =
+      readAppListOr(config, "drift.lock_screen_apps", result.settings.lockScreenApps);
+  result.settings.judgeDebounceSecs =
+      readInteger(config, "drift.judge_debounce_s", result.settings.judgeDebounceSecs, 0, 86400);
+  result.settings.nudgeDebounceSecs =
+      readInteger(config, "nudge.debounce_s", result.settings.nudgeDebounceSecs, 0, 86400);
+  readPatterns(config, "privacy.redact", result.settings.redactPatterns);
+  result.settings.neverSendApps =
+      readAppListOr(config, "privacy.never_send_apps", result.settings.neverSendApps);
   result.settings.todoTxtPath = readPath(config, "tasks.todo_txt", "");
   result.settings.profilePath = readPath(config, "knowledge.profile", "");
+
+  result.notifyDesktop = readBool(config, "notify.desktop", result.notifyDesktop);
+  result.notifyCommand = readPath(config, "notify.command", result.notifyCommand);
+  if (result.notifyCommand.empty()) {
+    throw ConfigError("notify.command must not be empty");
+  }
   return result;
 }
 

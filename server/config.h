@@ -55,16 +55,29 @@ struct DaemonConfig {
   std::string pluginDir;             ///< ai.plugin_dir: where antidrift-<name>.so live
   /// ai.<backend>.* with the prefix stripped, plus "timeout_s" (backend.h `configure`).
   std::map<std::string, std::string> aiBackendSettings;
-  bool x11 = true;    ///< evidence.x11: use the X11 source when $DISPLAY is set
-  Settings settings;  ///< the core's part (heartbeat, idle, allowed apps, timeouts, paths)
+  bool x11 = true;  ///< evidence.x11: use the X11 source when $DISPLAY is set
+  /// notify.desktop: call notifyCommand when a new drift starts (DESIGN §4).
+  bool notifyDesktop = false;
+  /// notify.command: the notify-send compatible program run for a drift
+  /// (looked up on $PATH; "~" expanded). Not empty.
+  std::string notifyCommand = "notify-send";
+  /// The core's part: heartbeat, idle, allowed apps, timeouts, paths, and
+  /// the drift.*, nudge.* and privacy.* keys (settings.h has their defaults).
+  /// Every pattern (drift.blocked_titles.*, privacy.redact.*) compiles.
+  Settings settings;
 };
 
 /// Reads and validates every daemon key of `config` (DESIGN §12). Relative
 /// and `~` paths are expanded with Poco::Path::expand. `$ANTIDRIFT_AI_BACKEND`
 /// (in `env`) overrides ai.backend unless "ai.backend" is in
 /// `commandLineKeys` (keys given with `-D`, which always win).
+/// Lists of apps are normalised (normaliseApp); a list key that is set
+/// replaces its default. Pattern keys (`drift.blocked_titles.<name>`,
+/// `privacy.redact.<name>`) override the default of the same name and must
+/// compile with Poco::RegularExpression.
 /// Throws ConfigError naming the first bad key (e.g. `server.port must be an
-/// integer from 0 to 65535, got "http"`). Pure apart from reading `config`.
+/// integer from 0 to 65535, got "http"`, `privacy.redact.x is not a valid
+/// pattern: …`). Pure apart from reading `config`.
 DaemonConfig readDaemonConfig(const Poco::Util::AbstractConfiguration& config,
                               const ConfigEnvironment& env,
                               const std::set<std::string>& commandLineKeys = {});

@@ -14,6 +14,8 @@
 #include "antidrift/session/controller.h"
 #include "antidrift/session/state.h"
 #include "server/activitywatch_api.h"
+#include "server/http/body.h"
+#include "server/http/static_files.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
 
@@ -25,7 +27,7 @@ class HTTPServerResponse;
 namespace antidrift {
 
 /// Largest request body accepted, bytes (DESIGN §10); larger → 413.
-inline constexpr std::size_t kMaxBodyBytes = 64 * 1024;
+using http::kMaxBodyBytes;
 
 /// Every route of docs/API.md. One instance serves all connections: handle()
 /// is thread-safe (the Controller, the broadcaster and the guard are).
@@ -39,7 +41,9 @@ inline constexpr std::size_t kMaxBodyBytes = 64 * 1024;
 /// served by ActivityWatchApi. After answering a too-large body the handler drains up to
 /// 1 MiB of it (bounded by the socket's receive timeout) and closes the
 /// connection, so the answer is not lost to a TCP reset.
-/// Every error answer is `{"error": "<sentence>"}`. ActionError kinds map
+/// Bodies, answers and the page's files are the shared server/http part
+/// (body.h, responses.h, static_files.h). Every error answer is
+/// `{"error": "<sentence>"}`. ActionError kinds map
 /// to Validation and NotPlanning → 400, IllegalTransition → 409 and
 /// Storage → 503 (both with `"state"`, the unchanged runtime).
 class HttpApi {
@@ -111,6 +115,7 @@ class HttpApi {
   SseBroadcaster& broadcaster_;
   const RequestGuard& guard_;
   Options options_;
+  http::StaticFiles staticFiles_;
   ActivityWatchApi activityWatch_;
   Poco::Logger& logger_;
 };

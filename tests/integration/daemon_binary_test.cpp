@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,14 +13,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <Poco/AutoPtr.h>
 #include <Poco/File.h>
 #include <Poco/Pipe.h>
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
 #include <Poco/StreamCopier.h>
+#include <Poco/Util/PropertyFileConfiguration.h>
 
+#include "antidrift/settings.h"
 #include "antidrift/store/audit_log.h"
 #include "http_test_support.h"
+#include "server/config.h"
 #include "support/temp_dir.h"
 
 #ifndef ANTIDRIFTD_PATH
@@ -173,6 +178,16 @@ TEST_F(DaemonBinaryTest, TheExampleConfigurationIsValidAndDocumentsEveryKey) {
                           "evidence.idle_after_s",
                           "evidence.x11",
                           "drift.allowed_apps",
+                          "drift.blocked_apps",
+                          "drift.blocked_titles.",
+                          "drift.title_sensitive_apps",
+                          "drift.lock_screen_apps",
+                          "drift.judge_debounce_s",
+                          "nudge.debounce_s",
+                          "privacy.redact.",
+                          "privacy.never_send_apps",
+                          "notify.desktop",
+                          "notify.command",
                           "tasks.todo_txt",
                           "knowledge.profile",
                           "logging.loggers.root.channel",
@@ -180,6 +195,35 @@ TEST_F(DaemonBinaryTest, TheExampleConfigurationIsValidAndDocumentsEveryKey) {
                           "ANTIDRIFT_AI_BACKEND"}) {
     EXPECT_NE(example.find(key), std::string::npos) << key;
   }
+}
+
+TEST(ExampleConfiguration, ItsCommentedDefaultsAreTheBuiltInOnes) {
+  // Uncomment every "#drift.", "#privacy." key of the example (the defaults
+  // and samples it shows) and read them as a user's file would be read.
+  std::istringstream example(test::readWholeFile(ANTIDRIFT_EXAMPLE_CONFIG));
+  std::string uncommented;
+  bool continued = false;
+  for (std::string line; std::getline(example, line);) {
+    const bool key = line.rfind("#drift.", 0) == 0 || line.rfind("#privacy.", 0) == 0;
+    if (key || (continued && line.rfind("#  ", 0) == 0)) {
+      uncommented += line.substr(1) + "\n";
+      continued = !line.empty() && line.back() == '\\';
+    }
+  }
+  Poco::AutoPtr<Poco::Util::PropertyFileConfiguration> config(
+      new Poco::Util::PropertyFileConfiguration);
+  std::istringstream in(uncommented);
+  config->load(in);
+  ConfigEnvironment env;
+  env.home = "/home/person";
+  const DaemonConfig read = readDaemonConfig(*config, env);
+  const Settings defaults;
+  EXPECT_EQ(read.settings.titleSensitiveApps, defaults.titleSensitiveApps);
+  EXPECT_EQ(read.settings.lockScreenApps, defaults.lockScreenApps);
+  EXPECT_EQ(read.settings.neverSendApps, defaults.neverSendApps);
+  EXPECT_EQ(read.settings.redactPatterns.at("email"), defaults.redactPatterns.at("email"));
+  EXPECT_EQ(read.settings.redactPatterns.at("digits"), defaults.redactPatterns.at("digits"));
+  EXPECT_EQ(read.settings.blockedTitles.at("video"), "youtube\\.com|netflix");
 }
 
 TEST_F(DaemonBinaryTest, HelpListsTheOptions) {

@@ -198,6 +198,88 @@ TEST_F(ConfigTest, EmptyStoreDirIsAnError) {
   EXPECT_THAT(errorOf(), HasSubstr("store.dir must not be empty"));
 }
 
+TEST_F(ConfigTest, DriftNudgePrivacyAndNotifyDefaultsAreThoseOfSettings) {
+  const DaemonConfig config = read();
+  const Settings defaults;
+  EXPECT_TRUE(config.settings.blockedApps.empty());
+  EXPECT_TRUE(config.settings.blockedTitles.empty());
+  EXPECT_EQ(config.settings.titleSensitiveApps, defaults.titleSensitiveApps);
+  EXPECT_EQ(config.settings.lockScreenApps, defaults.lockScreenApps);
+  EXPECT_EQ(config.settings.judgeDebounceSecs, 10);
+  EXPECT_EQ(config.settings.nudgeDebounceSecs, 300);
+  EXPECT_EQ(config.settings.redactPatterns, defaults.redactPatterns);
+  EXPECT_EQ(config.settings.neverSendApps, defaults.neverSendApps);
+  EXPECT_FALSE(config.notifyDesktop);
+  EXPECT_EQ(config.notifyCommand, "notify-send");
+}
+
+TEST_F(ConfigTest, ReadsDriftNudgePrivacyAndNotifyKeys) {
+  config_->setString("drift.blocked_apps", "Steam, discord,steam");
+  config_->setString("drift.blocked_titles.video", "(?i)youtube|netflix");
+  config_->setString("drift.blocked_titles.news.sites", "reddit\\.com");
+  config_->setString("drift.title_sensitive_apps", "Firefox");
+  config_->setString("drift.lock_screen_apps", "my-locker");
+  config_->setString("drift.judge_debounce_s", "0");
+  config_->setString("nudge.debounce_s", "30");
+  config_->setString("privacy.redact.ticket", "JIRA-\\d+");
+  config_->setString("privacy.never_send_apps", "Signal");
+  config_->setString("notify.desktop", "true");
+  config_->setString("notify.command", "/usr/local/bin/my-notify");
+
+  const DaemonConfig config = read();
+  EXPECT_THAT(config.settings.blockedApps, ElementsAre("steam", "discord"));
+  EXPECT_THAT(config.settings.blockedTitles,
+              UnorderedElementsAre(Pair("video", "(?i)youtube|netflix"),
+                                   Pair("news.sites", "reddit\\.com")));
+  EXPECT_THAT(config.settings.titleSensitiveApps, ElementsAre("firefox"));
+  EXPECT_THAT(config.settings.lockScreenApps, ElementsAre("my-locker"));
+  EXPECT_EQ(config.settings.judgeDebounceSecs, 0);
+  EXPECT_EQ(config.settings.nudgeDebounceSecs, 30);
+  EXPECT_EQ(config.settings.redactPatterns.at("ticket"), "JIRA-\\d+");
+  EXPECT_EQ(config.settings.redactPatterns.size(), 3u);  // email and digits stay
+  EXPECT_THAT(config.settings.neverSendApps, ElementsAre("signal"));
+  EXPECT_TRUE(config.notifyDesktop);
+  EXPECT_EQ(config.notifyCommand, "/usr/local/bin/my-notify");
+}
+
+TEST_F(ConfigTest, ASetListReplacesItsDefaultEvenWhenEmpty) {
+  config_->setString("drift.lock_screen_apps", "");
+  config_->setString("privacy.never_send_apps", " ");
+  const DaemonConfig config = read();
+  EXPECT_TRUE(config.settings.lockScreenApps.empty());
+  EXPECT_TRUE(config.settings.neverSendApps.empty());
+}
+
+TEST_F(ConfigTest, ARedactKeyOverridesItsDefaultAndEmptySwitchesItOff) {
+  config_->setString("privacy.redact.digits", "");
+  config_->setString("privacy.redact.email", "@");
+  const DaemonConfig config = read();
+  EXPECT_THAT(config.settings.redactPatterns,
+              UnorderedElementsAre(Pair("digits", ""), Pair("email", "@")));
+}
+
+TEST_F(ConfigTest, ABadPatternNamesItsKey) {
+  config_->setString("privacy.redact.x", "(unclosed");
+  EXPECT_THAT(errorOf(), HasSubstr("privacy.redact.x is not a valid pattern: "));
+  config_->remove("privacy.redact.x");
+  config_->setString("drift.blocked_titles.games", "[a-");
+  EXPECT_THAT(errorOf(), HasSubstr("drift.blocked_titles.games is not a valid pattern: "));
+}
+
+TEST_F(ConfigTest, DebouncesAreNonNegativeIntegersAndNotifyIsChecked) {
+  config_->setString("drift.judge_debounce_s", "-1");
+  EXPECT_THAT(errorOf(), HasSubstr("drift.judge_debounce_s must be an integer from 0"));
+  config_->setString("drift.judge_debounce_s", "5");
+  config_->setString("nudge.debounce_s", "soon");
+  EXPECT_THAT(errorOf(), HasSubstr("nudge.debounce_s must be an integer from 0"));
+  config_->setString("nudge.debounce_s", "5");
+  config_->setString("notify.desktop", "maybe");
+  EXPECT_THAT(errorOf(), HasSubstr("notify.desktop must be true or false"));
+  config_->setString("notify.desktop", "yes");
+  config_->setString("notify.command", " ");
+  EXPECT_THAT(errorOf(), HasSubstr("notify.command must not be empty"));
+}
+
 TEST(DefaultConfigFile, FoundUnderXdgConfigHomeElseHomeDotConfig) {
   const std::string root = Poco::TemporaryFile::tempName();
   Poco::TemporaryFile::registerForDeletion(root);
