@@ -2,9 +2,7 @@
 
 #include <cstdint>
 
-#include <Poco/String.h>
-#include <Poco/UTF8String.h>
-
+#include "antidrift/text/normalize.h"
 #include "text/utf8.h"
 
 namespace antidrift {
@@ -39,8 +37,7 @@ std::string sanitizeText(std::string_view raw, std::size_t maxBytes) {
 }
 
 std::string normaliseApp(std::string_view raw) {
-  std::string app = Poco::trim(sanitizeTitle(raw));
-  app = Poco::UTF8::toLower(app);
+  std::string app = text::foldCase(sanitizeTitle(raw));
   return app.empty() ? std::string("unknown") : app;
 }
 
