@@ -5,7 +5,7 @@
 set -euo pipefail
 
 profile=${1:-run}
-packages=(cmake g++ make libpoco-dev libx11-dev libxss-dev googletest libgtest-dev libgmock-dev)
+packages=(cmake g++ make libpoco-dev libutf8proc-dev pkg-config libx11-dev libxss-dev googletest libgtest-dev libgmock-dev)
 if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
   command -v node >/dev/null 2>&1 || packages+=(nodejs)

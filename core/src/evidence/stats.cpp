@@ -1,8 +1,15 @@
 #include "antidrift/evidence/stats.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace antidrift {
+namespace {
+
+// What normaliseApp() names an empty window class.
+constexpr std::string_view kUnknownApp = "unknown";
+
+}  // namespace
 
 std::vector<std::pair<std::string, std::int64_t>> SessionStats::topBucketsSecs(
     std::size_t n) const {
@@ -23,6 +30,7 @@ StatsAccumulator::StatsAccumulator(std::int64_t idleAfterMs) : idleAfterMs_(idle
 void StatsAccumulator::resume(const SessionStats& stats) {
   stats_ = stats;
   last_.reset();
+  lastKnownApp_.reset();
   creditedUntilMs_ = 0;
   away_ = false;
 }
@@ -40,7 +48,10 @@ void StatsAccumulator::credit(std::int64_t untilMs) {
 
 void StatsAccumulator::observe(const Observation& obs) {
   const std::int64_t at = std::max(obs.atMs, creditedUntilMs_);
-  if (last_ && last_->app != obs.app) stats_.switches += 1;
+  if (obs.app != kUnknownApp) {  // an unreadable window is no switch, to or from it
+    if (lastKnownApp_ && *lastKnownApp_ != obs.app) stats_.switches += 1;
+    lastKnownApp_ = obs.app;
+  }
   if (last_ || away_) {
     credit(at);
   } else {

@@ -48,5 +48,31 @@ TEST(NormaliseApp, LowerCasesTrimsAndNamesTheEmptyClassUnknown) {
   EXPECT_EQ(normaliseApp("ÉDITEUR"), "éditeur");
 }
 
+TEST(NormaliseApp, MatchesThePlainFormDespiteInvisibleCharactersAndDecomposedAccents) {
+  EXPECT_EQ(normaliseApp("Code\u200B"), "code");
+  EXPECT_EQ(normaliseApp("\uFEFFCode\u200E"), "code");
+  EXPECT_EQ(normaliseApp("cod\u0065\u0301"), normaliseApp("cod\u00E9"));
+  EXPECT_EQ(normaliseApp("cod\u0065\u0301"), "cod\u00E9");
+  EXPECT_EQ(normaliseApp("CODE\u00A0-\u2003Insiders"), "code - insiders");
+}
+
+TEST(NormaliseApp, CaseFoldsBeyondAscii) {
+  EXPECT_EQ(normaliseApp("KATE\u0130"), normaliseApp("katei\u0307"));  // İ folds to i + dot
+  EXPECT_EQ(normaliseApp("STRASSE"), normaliseApp("Stra\u00DFe"));
+}
+
+TEST(NormaliseApp, AnAppOfOnlyInvisibleCharactersIsUnknown) {
+  EXPECT_EQ(normaliseApp("\u200B\u200D"), "unknown");
+  EXPECT_EQ(normaliseApp("\u00A0\u3000"), "unknown");
+  EXPECT_EQ(normaliseApp("\x01\x02"), "unknown");
+}
+
+TEST(NormaliseApp, IsIdempotentAndKeepsInvalidBytesVisible) {
+  EXPECT_EQ(normaliseApp("a\xff"), "a" + kReplacement);
+  for (const char* raw : {"Firefox Developer Edition", "Co\u200Bde", "\xff\xfe", "  "}) {
+    EXPECT_EQ(normaliseApp(normaliseApp(raw)), normaliseApp(raw)) << raw;
+  }
+}
+
 }  // namespace
 }  // namespace antidrift

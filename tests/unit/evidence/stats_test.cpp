@@ -29,6 +29,54 @@ TEST(StatsAccumulator, CreditsGapsToTheEarlierAppAndCountsSwitches) {
   EXPECT_EQ(stats.stats().switches, 2);
 }
 
+TEST(StatsAccumulator, AnUnknownWindowBetweenTwoOfTheSameAppIsNoSwitch) {
+  StatsAccumulator stats(60'000);
+  stats.observe(at(0, "code"));
+  stats.observe(at(1'000, "unknown"));
+  stats.observe(at(1'200, "code"));
+  EXPECT_EQ(stats.stats().switches, 0);
+}
+
+TEST(StatsAccumulator, AnUnknownWindowBetweenTwoAppsIsOneSwitch) {
+  StatsAccumulator stats(60'000);
+  stats.observe(at(0, "code"));
+  stats.observe(at(1'000, "unknown"));
+  stats.observe(at(1'200, "firefox"));
+  EXPECT_EQ(stats.stats().switches, 1);
+}
+
+TEST(StatsAccumulator, UnknownWindowsAloneOrFirstAreNoSwitch) {
+  StatsAccumulator stats(60'000);
+  stats.observe(at(0, "unknown"));
+  stats.observe(at(1'000, "code"));
+  stats.observe(at(2'000, "unknown"));
+  stats.observe(at(3'000, "unknown"));
+  stats.observe(at(4'000, "code"));
+  EXPECT_EQ(stats.stats().switches, 0);
+  stats.observe(at(5'000, "firefox"));
+  stats.observe(at(6'000, "unknown"));
+  stats.observe(at(7'000, "code"));
+  EXPECT_EQ(stats.stats().switches, 2);
+}
+
+TEST(StatsAccumulator, TimeInAnUnknownWindowIsStillCredited) {
+  StatsAccumulator stats(60'000);
+  stats.observe(at(0, "code"));
+  stats.observe(at(10'000, "unknown"));
+  stats.observe(at(12'000, "code"));
+  stats.settle(20'000);
+  EXPECT_THAT(stats.stats().topBucketsSecs(9), ElementsAre(Pair("code", 18), Pair("unknown", 2)));
+}
+
+TEST(StatsAccumulator, ResumeForgetsTheLastKnownApp) {
+  StatsAccumulator stats(60'000);
+  stats.observe(at(0, "code"));
+  stats.resume(stats.stats());
+  stats.observe(at(1'000, "unknown"));
+  stats.observe(at(2'000, "firefox"));
+  EXPECT_EQ(stats.stats().switches, 0);  // nothing known since the restart
+}
+
 TEST(StatsAccumulator, OutOfOrderObservationsAddNoTime) {
   StatsAccumulator stats(60'000);
   stats.observe(at(10'000, "a"));
@@ -100,13 +148,16 @@ TEST(StatsAccumulator, ReplayOfRealActivityWatchDataAddsUp) {
   StatsAccumulator stats(cap);
   std::int64_t expectedMs = 0;
   std::int64_t expectedSwitches = 0;
+  std::string lastKnownApp;
   for (std::size_t i = 0; i < observations.size(); ++i) {
     stats.observe(observations[i]);
     if (i > 0) {
       const auto gap = observations[i].atMs - observations[i - 1].atMs;
       expectedMs += std::min(std::max<std::int64_t>(gap, 0), cap);
-      if (observations[i].app != observations[i - 1].app) ++expectedSwitches;
     }
+    if (observations[i].app == "unknown") continue;
+    if (!lastKnownApp.empty() && observations[i].app != lastKnownApp) ++expectedSwitches;
+    lastKnownApp = observations[i].app;
   }
   std::int64_t totalMs = 0;
   for (const auto& [app, ms] : stats.stats().bucketsMs) totalMs += ms;

@@ -33,8 +33,13 @@ std::string sanitizeText(std::string_view raw, std::size_t maxBytes);
 /// boundary. Pure; thread-safe; never throws.
 std::string sanitizeTitle(std::string_view raw);
 
-/// Normalises a window class: sanitised like a title, trimmed, ASCII
-/// lower-cased; an empty result becomes "unknown". Pure; thread-safe.
+/// Normalises a window class so that one app has one name (DESIGN §3; issue 6
+/// item 3): sanitised like a title (sanitizeTitle), then in the one normal form
+/// of text::normalizeUnicode (NFC, zero-width and bidi characters removed,
+/// white space folded and trimmed) and case-folded (text::foldCase); an empty
+/// result becomes "unknown". So "Code\u200B" and a decomposed "Codé" name the
+/// same app as "code" and "codé". Allowed, blocked and never-send lists are
+/// compared in this form. Pure; thread-safe; never throws.
 std::string normaliseApp(std::string_view raw);
 
 }  // namespace antidrift

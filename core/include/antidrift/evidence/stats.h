@@ -16,10 +16,10 @@ namespace antidrift {
 /// Statistics of one session. Values are plain data, copied freely.
 struct SessionStats {
   std::map<std::string, std::int64_t> bucketsMs;  ///< app → time spent, ms (away excluded)
-  std::int64_t switches = 0;                      ///< changes of app between observations
-  std::int64_t driftEpisodes = 0;                 ///< times drift status became "drifting"
-  std::int64_t driftMs = 0;                       ///< time spent drifting, ms
-  std::int64_t awayMs = 0;                        ///< time the person was away, ms
+  std::int64_t switches = 0;       ///< changes of known app (an "unknown" window is none)
+  std::int64_t driftEpisodes = 0;  ///< times drift status became "drifting"
+  std::int64_t driftMs = 0;        ///< time spent drifting, ms
+  std::int64_t awayMs = 0;         ///< time the person was away, ms
   /// "This is on task" presses: drift verdicts the person corrected (the
   /// false-positive count, issue 6 item 6).
   std::int64_t corrections = 0;
@@ -36,8 +36,12 @@ struct SessionStats {
 /// only up to `idleAfterMs`: a longer gap means the evidence was gone, and
 /// the excess is not counted. Time while away goes to `awayMs`, never into a
 /// bucket (DESIGN §3), so buckets + away add up to the session wherever
-/// evidence was fresh. Not thread-safe: the Controller owns one under its
-/// mutex.
+/// evidence was fresh. A switch is a change of *known* app: an observation
+/// whose app is "unknown" (an empty class) is never a switch, and the next
+/// known app is compared with the last known one, so code → unknown → code is
+/// no switch and code → unknown → firefox is one (issue 6 item 3: a class that
+/// appears a moment after an empty one on the same window is not a switch).
+/// Not thread-safe: the Controller owns one under its mutex.
 class StatsAccumulator {
  public:
   /// `idleAfterMs`: the largest gap credited to a bucket (evidence.idle_after_s × 1000).
@@ -48,8 +52,9 @@ class StatsAccumulator {
   /// not counted.
   void resume(const SessionStats& stats);
 
-  /// Records an observation at `obs.atMs` (UTC ms). Observations older than
-  /// the last one are ignored for time credit.
+  /// Records an observation at `obs.atMs` (UTC ms); counts a switch when its
+  /// known app differs from the last known app. Observations older than the
+  /// last one are ignored for time credit.
   void observe(const Observation& obs);
 
   /// Marks the person away (`away` true) or back at `atMs` (UTC ms). Time up
@@ -78,6 +83,7 @@ class StatsAccumulator {
   std::int64_t idleAfterMs_;
   SessionStats stats_;
   std::optional<Observation> last_;
+  std::optional<std::string> lastKnownApp_;  ///< the last app that was not "unknown"
   std::int64_t creditedUntilMs_ = 0;
   bool away_ = false;
 };

@@ -1,0 +1,93 @@
+/// @file rules.h
+/// The local drift rules: what kind of window an observation shows, and the
+/// hard rules that need no AI (DESIGN §4 step 1; issue 6 items 3 and 5).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "antidrift/evidence/observation.h"
+#include "antidrift/settings.h"
+
+namespace Poco {
+class RegularExpression;
+}
+
+namespace antidrift::drift {
+
+/// What kind of window an observation shows (issue 6 items 3 and 8).
+enum class WindowKind {
+  Normal,      ///< an ordinary window: the drift rules apply
+  Unreadable,  ///< app "unknown" and an empty title: says nothing, never judged
+  LockScreen,  ///< a lock screen or screensaver: says nothing, never judged
+  OwnPage,     ///< AntiDrift's own page in a browser tab: neutral, never drift
+};
+
+/// The local rules compiled from the settings. Immutable after construction,
+/// so one instance may be used from many threads at once (const methods
+/// only); cheap to copy (compiled patterns are shared).
+class Rules {
+ public:
+  /// Compiles settings.blockedApps, blockedTitles (name → PCRE,
+  /// case-insensitive, UTF-8; empty = off), titleSensitiveApps,
+  /// lockScreenApps and neverSendApps (core/include/antidrift/settings.h). App
+  /// names go through normaliseApp(); blank entries are ignored. Throws
+  /// std::invalid_argument naming the key ("drift.blocked_titles.<name>:
+  /// <reason>") for a pattern that does not compile (DESIGN §4 step 1).
+  explicit Rules(const Settings& settings);
+
+  /// Unreadable: app "unknown" and an empty title (only white space or
+  /// invisible characters counts as empty) — a window that cannot be read;
+  /// LockScreen: app in lockScreenApps; OwnPage: AntiDrift's own page in a
+  /// browser tab (a title-sensitive app whose normalizeTitle() is "antidrift"
+  /// or ends with it after a non-alphanumeric character); else Normal. Checked
+  /// in that order. `obs.app` is already normalised (issue 6 items 3 and 8).
+  WindowKind classify(const Observation& obs) const;
+
+  /// A hard rule that fires (DESIGN §4 step 1): "<app> is blocked during
+  /// focus" for an app in blockedApps, else "the title matches the blocked
+  /// pattern \"<name>\"" for the first blockedTitles pattern (in name order)
+  /// found in the title (in text::normalizeUnicode form); nullopt otherwise.
+  /// `obs.app` is already normalised. Never throws for any title.
+  std::optional<std::string> blockedReason(const Observation& obs) const;
+
+  /// True when `app` (already normalised) is judged per normalised title
+  /// (drift.title_sensitive_apps; DESIGN §4 step 3).
+  bool isTitleSensitive(std::string_view app) const;
+
+  /// True when `app` (already normalised) is judged by local rules only: its
+  /// titles never go to the AI (privacy.never_send_apps; DESIGN §8).
+  bool neverSend(std::string_view app) const;
+
+ private:
+  using AppSet = std::set<std::string, std::less<>>;
+
+  /// One compiled drift.blocked_titles entry.
+  struct TitlePattern {
+    std::string name;
+    std::shared_ptr<const Poco::RegularExpression> regex;
+  };
+
+  AppSet blockedApps_;
+  std::vector<TitlePattern> blockedTitles_;  ///< in name order
+  AppSet titleSensitiveApps_;
+  AppSet lockScreenApps_;
+  AppSet neverSendApps_;
+};
+
+/// True for a private-browsing window: the title contains "Private Browsing",
+/// "Incognito" or "InPrivate" (case-insensitive, in text::foldCase form), or
+/// the app (raw or normalised) is Tor Browser ("tor browser", "torbrowser").
+/// Issue 6 item 5. Pure; thread-safe; never throws.
+bool isPrivateWindow(std::string_view app, std::string_view title);
+
+/// What replaces a private window's title on entry (never stored, shown,
+/// logged or sent; issue 6 item 5).
+inline constexpr std::string_view kPrivateWindowTitle = "Private browsing window";
+
+}  // namespace antidrift::drift

@@ -1,0 +1,32 @@
+/// @file title_normalizer.h
+/// The key form of a window title, shared by the verdict cache and the nudge
+/// ring (issue 6 item 2; DESIGN §4 step 3, §5).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace antidrift::drift {
+
+/// Reduces a window title to what stays the same while the person stays on
+/// the same page or file, so a title that changes every second (a clock, an
+/// unread counter, VS Code's unsaved marker) yields one key (issue 6 item 2):
+/// - Unicode: text::foldCase (NFC, zero-width and bidi characters removed,
+///   white space folded to single spaces, trimmed, case-folded);
+/// - the browser's own suffix dropped (" - Mozilla Firefox", " — Firefox
+///   Developer Edition", " - Mozilla Firefox Private Browsing", " - Google
+///   Chrome", " - Chromium", " - Brave", " - Microsoft Edge", " - Vivaldi",
+///   " - Opera", " — Tor Browser", " — LibreWolf"; "-", "–" or "—");
+/// - unsaved-file markers removed (a leading "● " or "*", a trailing "*");
+/// - unread counters removed ("(3) Facebook" → "facebook"; "[3]", "(99+)");
+/// - clock times ("12:34", "12:34:56", "9:05 PM"), percentages ("45%",
+///   "45.5 %", "7,5%") and progress counters ("3/10", "[3/10]", "(3 of 10)")
+///   removed; dates such as "28/06/2020" are kept;
+/// - separators (-, –, —, |, ·, •, :) left doubled or dangling at either end
+///   by those removals dropped.
+/// The result may be empty (a title that was only a clock). Idempotent.
+/// Pure; thread-safe (the patterns are compiled once, used const); never
+/// throws (bar std::bad_alloc).
+std::string normalizeTitle(std::string_view title);
+
+}  // namespace antidrift::drift

@@ -1,0 +1,55 @@
+/// @file verdict_cache.h
+/// The session's cache of DriftJudge verdicts (DESIGN §4 step 3; issue 6
+/// item 2).
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <string>
+#include <unordered_map>
+
+#include "antidrift/drift/rules.h"
+#include "antidrift/evidence/observation.h"
+
+namespace antidrift::drift {
+
+/// A verdict as cached for the session (DESIGN §4 step 3).
+struct CachedVerdict {
+  bool onTask = false;  ///< true: on task; false: drifting
+  std::string reason;   ///< the judge's one short sentence (may be empty when on task)
+};
+
+/// The cache key: the app, or for a title-sensitive app app + '\n' +
+/// normalizeTitle(title), so one browser is judged per page while a title that
+/// changes every second keeps one key (DESIGN §4 step 3; issue 6 item 2).
+/// `obs.app` is already normalised. Pure; thread-safe.
+std::string verdictKey(const Rules& rules, const Observation& obs);
+
+/// Verdicts by key for one session, at most kMaxEntries of them. Not
+/// synchronised: the owner's mutex guards it (the Controller's, CONVENTIONS
+/// "Concurrency").
+class VerdictCache {
+ public:
+  /// The most entries kept; past this the oldest inserted is evicted.
+  static constexpr std::size_t kMaxEntries = 1024;
+
+  /// The verdict for `key`, or nullptr when absent. The pointer is valid until
+  /// the next put() or clear().
+  const CachedVerdict* find(const std::string& key) const;
+
+  /// Inserts or replaces the verdict for `key`. A replaced entry keeps its age;
+  /// a new one past kMaxEntries evicts the oldest inserted.
+  void put(const std::string& key, CachedVerdict verdict);
+
+  /// Forgets every verdict (a new session).
+  void clear();
+
+  /// Number of verdicts held (≤ kMaxEntries).
+  std::size_t size() const;
+
+ private:
+  std::unordered_map<std::string, CachedVerdict> verdicts_;
+  std::deque<std::string> insertionOrder_;  ///< oldest first; same keys as verdicts_
+};
+
+}  // namespace antidrift::drift

@@ -1,0 +1,103 @@
+#include "antidrift/drift/rules.h"
+
+#include <stdexcept>
+
+#include <Poco/Exception.h>
+#include <Poco/RegularExpression.h>
+
+#include "antidrift/drift/title_normalizer.h"
+#include "antidrift/text/normalize.h"
+
+namespace antidrift::drift {
+namespace {
+
+// The names of the apps in `rawApps`, normalised; blank entries (which
+// normaliseApp() would turn into "unknown") are left out.
+std::set<std::string, std::less<>> normaliseApps(const std::vector<std::string>& rawApps) {
+  std::set<std::string, std::less<>> apps;
+  for (const std::string& raw : rawApps) {
+    if (text::normalizeUnicode(sanitizeTitle(raw)).empty()) continue;
+    apps.insert(normaliseApp(raw));
+  }
+  return apps;
+}
+
+bool isAsciiAlphanumeric(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// True for the normalised title of AntiDrift's own page: "antidrift", or a
+// title ending in it as a word ("drifting — antidrift").
+bool isOwnPageKey(std::string_view key) {
+  constexpr std::string_view kName = "antidrift";
+  if (key.size() < kName.size() || key.substr(key.size() - kName.size()) != kName) return false;
+  return key.size() == kName.size() || !isAsciiAlphanumeric(key[key.size() - kName.size() - 1]);
+}
+
+}  // namespace
+
+Rules::Rules(const Settings& settings)
+    : blockedApps_(normaliseApps(settings.blockedApps)),
+      titleSensitiveApps_(normaliseApps(settings.titleSensitiveApps)),
+      lockScreenApps_(normaliseApps(settings.lockScreenApps)),
+      neverSendApps_(normaliseApps(settings.neverSendApps)) {
+  for (const auto& [name, pattern] : settings.blockedTitles) {  // std::map: name order
+    if (pattern.empty()) continue;                              // rule off
+    try {
+      blockedTitles_.push_back(TitlePattern{
+          name,
+          std::make_shared<const Poco::RegularExpression>(
+              pattern, Poco::RegularExpression::RE_CASELESS | Poco::RegularExpression::RE_UTF8)});
+    } catch (const Poco::Exception& error) {
+      throw std::invalid_argument("drift.blocked_titles." + name + ": " + error.message());
+    }
+  }
+}
+
+WindowKind Rules::classify(const Observation& obs) const {
+  if (obs.app == "unknown" && text::normalizeUnicode(obs.title).empty()) {
+    return WindowKind::Unreadable;
+  }
+  if (lockScreenApps_.count(obs.app) > 0) return WindowKind::LockScreen;
+  if (isTitleSensitive(obs.app) && isOwnPageKey(normalizeTitle(obs.title))) {
+    return WindowKind::OwnPage;
+  }
+  return WindowKind::Normal;
+}
+
+std::optional<std::string> Rules::blockedReason(const Observation& obs) const {
+  if (blockedApps_.count(obs.app) > 0) return obs.app + " is blocked during focus";
+  if (blockedTitles_.empty()) return std::nullopt;
+  const std::string title = text::normalizeUnicode(obs.title);  // valid UTF-8
+  for (const TitlePattern& pattern : blockedTitles_) {
+    Poco::RegularExpression::Match match;
+    try {
+      if (pattern.regex->match(title, 0, match) > 0) {
+        return "the title matches the blocked pattern \"" + pattern.name + "\"";
+      }
+    } catch (const Poco::RegularExpressionException&) {
+      // PCRE's match or recursion limit on a pathological title: no match.
+    }
+  }
+  return std::nullopt;
+}
+
+bool Rules::isTitleSensitive(std::string_view app) const {
+  return titleSensitiveApps_.count(app) > 0;
+}
+
+bool Rules::neverSend(std::string_view app) const {
+  return neverSendApps_.count(app) > 0;
+}
+
+bool isPrivateWindow(std::string_view app, std::string_view title) {
+  const std::string normalisedApp = normaliseApp(app);
+  if (normalisedApp == "tor browser" || normalisedApp == "torbrowser") return true;
+  const std::string folded = text::foldCase(title);
+  for (const char* marker : {"private browsing", "incognito", "inprivate"}) {
+    if (folded.find(marker) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace antidrift::drift

@@ -1,0 +1,91 @@
+#include "antidrift/drift/title_normalizer.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Poco/Exception.h>
+#include <Poco/RegularExpression.h>
+
+#include "antidrift/text/normalize.h"
+
+namespace antidrift::drift {
+namespace {
+
+using Poco::RegularExpression;
+
+// One step of the normalisation: every match of `regex` becomes `replacement`.
+struct Step {
+  std::unique_ptr<RegularExpression> regex;
+  std::string replacement;
+};
+
+// The steps run on foldCase()d text (lower case, NFC, single ASCII spaces)
+// without PCRE's UTF-8 mode: every multi-byte character is an alternative of
+// literal bytes, and ASCII bytes never occur inside a UTF-8 sequence. In
+// order: the browser suffix first (so a counter before it becomes a prefix),
+// then markers, counters, clocks, percentages; separators last.
+std::vector<Step> compileSteps() {
+  const std::string dash = "(?:-|\xE2\x80\x93|\xE2\x80\x94)";  // -, en dash, em dash
+  const std::string separator =
+      "(?:-|\xE2\x80\x93|\xE2\x80\x94|\\||\xC2\xB7|\xE2\x80\xA2|:)";  // and | · • :
+  const std::pair<std::string, std::string> steps[] = {
+      // The browser's own suffix, with its private-browsing variants.
+      {"\\s*" + dash +
+           "\\s*(?:mozilla firefox|firefox developer edition|firefox nightly|firefox|"
+           "google chrome|chromium|brave|microsoft edge|vivaldi|opera|tor browser|librewolf)"
+           "(?:\\s*\\(?(?:private browsing|incognito|inprivate)\\)?)?\\s*$",
+       ""},
+      // Unsaved-file markers: "● " or "*" in front, "*" at the end.
+      {"^(?:\xE2\x97\x8F|\\*)\\s*", ""},
+      {"\\s*\\*$", ""},
+      // Progress counters in brackets: "[3/10]", "(3 of 10)".
+      {"[\\(\\[]\\s*\\d+\\s*(?:/|of)\\s*\\d+\\s*[\\)\\]]", " "},
+      // Unread counters: "(3)", "[3]", "(99+)".
+      {"[\\(\\[]\\d+\\+?[\\)\\]]", " "},
+      // Clock times: "9:05", "12:34:56", "9:05 pm", "9:05 p.m.".
+      {"(?<![\\w:.,])(?:[01]?\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d)?(?:\\s*[ap]\\.?m\\b\\.?)?"
+       "(?![\\w:])",
+       " "},
+      // Percentages: "45%", "45.5 %", "7,5%".
+      {"(?<![\\w.,])\\d+(?:[.,]\\d+)?\\s*%", " "},
+      // Bare progress counters "3/10", "3 / 10", but no part of a date.
+      {"(?<![\\w/.,])\\d+\\s*/\\s*\\d+(?![\\w/.,])", " "},
+      // Brackets emptied by the removals above.
+      {"\\(\\s*\\)|\\[\\s*\\]", " "},
+      // Runs of white space left by the removals.
+      {"\\s{2,}", " "},
+      // A separator doubled by a removal ("a - 12:34 - b"): keep the first.
+      {"(\\s*" + separator + ")(?:\\s*" + separator + ")+(?=\\s|$)", "$1"},
+      // Separators dangling at either end.
+      {"^(?:\\s|" + separator + ")+", ""},
+      {"(?:\\s|" + separator + ")+$", ""},
+  };
+  std::vector<Step> compiled;
+  for (const auto& [regex, replacement] : steps) {
+    compiled.push_back(Step{std::make_unique<RegularExpression>(regex), replacement});
+  }
+  return compiled;
+}
+
+const std::vector<Step>& steps() {
+  static const std::vector<Step> compiled = compileSteps();  // thread-safe initialisation
+  return compiled;
+}
+
+}  // namespace
+
+std::string normalizeTitle(std::string_view title) {
+  std::string key = text::foldCase(title);
+  for (const Step& step : steps()) {
+    try {
+      step.regex->subst(key, step.replacement, RegularExpression::RE_GLOBAL);
+    } catch (const Poco::RegularExpressionException&) {
+      // PCRE's match limit on a pathological title: leave this step out.
+    }
+  }
+  return text::foldCase(key);  // NFC again after the removals; trims
+}
+
+}  // namespace antidrift::drift

@@ -1,0 +1,42 @@
+#include "antidrift/drift/verdict_cache.h"
+
+#include <utility>
+
+#include "antidrift/drift/title_normalizer.h"
+
+namespace antidrift::drift {
+
+std::string verdictKey(const Rules& rules, const Observation& obs) {
+  if (!rules.isTitleSensitive(obs.app)) return obs.app;
+  return obs.app + '\n' + normalizeTitle(obs.title);
+}
+
+const CachedVerdict* VerdictCache::find(const std::string& key) const {
+  const auto found = verdicts_.find(key);
+  return found == verdicts_.end() ? nullptr : &found->second;
+}
+
+void VerdictCache::put(const std::string& key, CachedVerdict verdict) {
+  const auto found = verdicts_.find(key);
+  if (found != verdicts_.end()) {
+    found->second = std::move(verdict);
+    return;
+  }
+  if (verdicts_.size() >= kMaxEntries) {
+    verdicts_.erase(insertionOrder_.front());
+    insertionOrder_.pop_front();
+  }
+  verdicts_.emplace(key, std::move(verdict));
+  insertionOrder_.push_back(key);
+}
+
+void VerdictCache::clear() {
+  verdicts_.clear();
+  insertionOrder_.clear();
+}
+
+std::size_t VerdictCache::size() const {
+  return verdicts_.size();
+}
+
+}  // namespace antidrift::drift

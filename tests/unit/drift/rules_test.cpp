@@ -1,0 +1,213 @@
+#include "antidrift/drift/rules.h"
+
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace antidrift::drift {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Optional;
+
+Observation window(const std::string& rawApp, const std::string& title) {
+  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test"};
+}
+
+TEST(Rules, AnOrdinaryWindowIsNormalAndNotBlocked) {
+  const Rules rules{Settings{}};
+  EXPECT_EQ(rules.classify(window("code", "index.js - chango.dev")), WindowKind::Normal);
+  EXPECT_EQ(rules.blockedReason(window("code", "index.js")), std::nullopt);
+}
+
+TEST(Rules, ABlockedAppDriftsWithItsName) {
+  Settings settings;
+  settings.blockedApps = {"Steam", "Discord"};
+  const Rules rules{settings};
+  EXPECT_THAT(rules.blockedReason(window("steam", "Library")),
+              Optional(std::string("steam is blocked during focus")));
+  EXPECT_THAT(rules.blockedReason(window(" DISCORD ", "")),
+              Optional(std::string("discord is blocked during focus")));
+  EXPECT_EQ(rules.blockedReason(window("code", "steam")), std::nullopt);
+}
+
+TEST(Rules, AppListsMatchOnTheOneNormalForm) {
+  Settings settings;
+  settings.blockedApps = {"Co\u200Bd\u0065\u0301"};  // zero-width space, decomposed é
+  settings.neverSendApps = {"KeePass\u200EXC"};
+  settings.titleSensitiveApps = {"FIREFOX\u00A0DEVELOPER  EDITION"};
+  settings.lockScreenApps = {"\uFEFFi3lock"};
+  const Rules rules{settings};
+  EXPECT_THAT(rules.blockedReason(window("cod\u00E9", "")),
+              Optional(std::string("cod\u00E9 is blocked during focus")));
+  EXPECT_TRUE(rules.neverSend(normaliseApp("keepassxc")));
+  EXPECT_TRUE(rules.isTitleSensitive(normaliseApp("Firefox Developer Edition")));
+  EXPECT_EQ(rules.classify(window("i3lock", "")), WindowKind::LockScreen);
+}
+
+TEST(Rules, BlankListEntriesAreIgnoredNotReadAsUnknown) {
+  Settings settings;
+  settings.blockedApps = {"", "  ", "\u200B"};
+  settings.neverSendApps = {""};
+  const Rules rules{settings};
+  EXPECT_EQ(rules.blockedReason(window("", "a title")), std::nullopt);
+  EXPECT_FALSE(rules.neverSend("unknown"));
+}
+
+TEST(Rules, ABlockedTitleDriftsWithThePatternsName) {
+  Settings settings;
+  settings.blockedTitles = {{"social", "facebook|twitter"}, {"video", R"(\byoutube\b)"}};
+  const Rules rules{settings};
+  EXPECT_THAT(rules.blockedReason(window("firefox", "(2) Facebook - Mozilla Firefox")),
+              Optional(std::string("the title matches the blocked pattern \"social\"")));
+  EXPECT_THAT(rules.blockedReason(window("chromium", "Cats - YOUTUBE")),
+              Optional(std::string("the title matches the blocked pattern \"video\"")));
+  EXPECT_EQ(rules.blockedReason(window("firefox", "YouTubers of note")), std::nullopt);
+}
+
+TEST(Rules, TheBlockedAppRuleComesBeforeTitlesAndPatternsGoInNameOrder) {
+  Settings settings;
+  settings.blockedApps = {"steam"};
+  settings.blockedTitles = {{"b-second", "game"}, {"a-first", "game"}};
+  const Rules rules{settings};
+  EXPECT_THAT(rules.blockedReason(window("steam", "game")),
+              Optional(std::string("steam is blocked during focus")));
+  EXPECT_THAT(rules.blockedReason(window("firefox", "game")),
+              Optional(std::string("the title matches the blocked pattern \"a-first\"")));
+}
+
+TEST(Rules, BlockedTitlesMatchUnicodeCaseInsensitivelyOnTheNormalForm) {
+  Settings settings;
+  settings.blockedTitles = {{"news", "caf\u00E9 news"}};
+  const Rules rules{settings};
+  EXPECT_TRUE(rules.blockedReason(window("firefox", "CAF\u00C9 NEWS")).has_value());
+  EXPECT_TRUE(rules.blockedReason(window("firefox", "Cafe\u0301\u200B  news")).has_value());
+}
+
+TEST(Rules, AnEmptyPatternIsOff) {
+  Settings settings;
+  settings.blockedTitles = {{"off", ""}};
+  const Rules rules{settings};
+  EXPECT_EQ(rules.blockedReason(window("firefox", "anything")), std::nullopt);
+  EXPECT_EQ(rules.blockedReason(window("firefox", "")), std::nullopt);
+}
+
+TEST(Rules, APatternThatDoesNotCompileIsAClearErrorNamingTheKey) {
+  Settings settings;
+  settings.blockedTitles = {{"fine", "ok"}, {"broken", "(unclosed"}};
+  try {
+    const Rules rules{settings};
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("drift.blocked_titles.broken: "));
+    EXPECT_GT(std::string(error.what()).size(),
+              std::string("drift.blocked_titles.broken: ").size());
+  }
+}
+
+TEST(Rules, APathologicalTitleIsNoMatchNotACrash) {
+  Settings settings;
+  settings.blockedTitles = {{"backtrack", "(a+)+$"}};
+  const Rules rules{settings};
+  EXPECT_EQ(rules.blockedReason(window("firefox", std::string(200, 'a') + "!")), std::nullopt);
+  EXPECT_EQ(rules.blockedReason(window("firefox", "\xff\xfe")), std::nullopt);
+}
+
+TEST(Rules, AnEmptyClassWithAnEmptyTitleIsUnreadable) {
+  const Rules rules{Settings{}};
+  EXPECT_EQ(rules.classify(window("", "")), WindowKind::Unreadable);
+  EXPECT_EQ(rules.classify(window("", " \u200B ")), WindowKind::Unreadable);
+  EXPECT_EQ(rules.classify(window("", "Save Document?")), WindowKind::Normal);
+  EXPECT_EQ(rules.classify(window("code", "")), WindowKind::Normal);
+}
+
+TEST(Rules, LockScreensHaveDefaultsForX11AndWindows) {
+  const Rules rules{Settings{}};
+  for (const char* locker : {"i3lock", "XScreenSaver", "light-locker", "LockApp.exe",
+                             "kscreenlocker_greet", "xsecurelock", "LogonUI.exe"}) {
+    EXPECT_EQ(rules.classify(window(locker, "")), WindowKind::LockScreen) << locker;
+  }
+  Settings settings;
+  settings.lockScreenApps = {"my-locker"};
+  const Rules custom{settings};
+  EXPECT_EQ(custom.classify(window("my-locker", "Locked")), WindowKind::LockScreen);
+  EXPECT_EQ(custom.classify(window("i3lock", "")), WindowKind::Normal);
+}
+
+TEST(Rules, AntiDriftsOwnPageInABrowserIsNeutral) {
+  const Rules rules{Settings{}};
+  EXPECT_EQ(rules.classify(window("firefox", "AntiDrift — Mozilla Firefox")), WindowKind::OwnPage);
+  EXPECT_EQ(rules.classify(window("Chromium", "AntiDrift - Chromium")), WindowKind::OwnPage);
+  EXPECT_EQ(rules.classify(window("firefox", "(1) Drifting · AntiDrift - Mozilla Firefox")),
+            WindowKind::OwnPage);
+  EXPECT_EQ(rules.classify(window("firefox", "NotAntiDrift - Mozilla Firefox")),
+            WindowKind::Normal);
+  EXPECT_EQ(rules.classify(window("firefox", "AntiDrift issues - Mozilla Firefox")),
+            WindowKind::Normal);
+  EXPECT_EQ(rules.classify(window("code", "antidrift")), WindowKind::Normal);  // not a browser
+}
+
+TEST(Rules, TitleSensitiveAppsDefaultToBrowsers) {
+  const Rules rules{Settings{}};
+  for (const char* browser : {"firefox", "firefox-esr", "navigator", "chromium", "google-chrome",
+                              "brave-browser", "tor browser"}) {
+    EXPECT_TRUE(rules.isTitleSensitive(browser)) << browser;
+  }
+  EXPECT_FALSE(rules.isTitleSensitive("code"));
+  EXPECT_FALSE(rules.isTitleSensitive("unknown"));
+}
+
+TEST(Rules, NeverSendAppsDefaultToPasswordManagers) {
+  const Rules rules{Settings{}};
+  EXPECT_TRUE(rules.neverSend("keepassxc"));
+  EXPECT_TRUE(rules.neverSend("bitwarden"));
+  EXPECT_FALSE(rules.neverSend("code"));
+}
+
+TEST(Rules, IsSafeForConcurrentConstUseAndCheapToCopy) {
+  Settings settings;
+  settings.blockedTitles = {{"social", "facebook"}};
+  const Rules original{settings};
+  const Rules rules = original;  // copies share the compiled patterns
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 500; ++i) {
+        if (!rules.blockedReason(window("firefox", "Facebook"))) ++wrong[t];
+        if (rules.classify(window("firefox", "AntiDrift")) != WindowKind::OwnPage) ++wrong[t];
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int count : wrong) EXPECT_EQ(count, 0);
+}
+
+TEST(IsPrivateWindow, SpotsEachBrowsersPrivateMode) {
+  EXPECT_TRUE(isPrivateWindow("firefox", "Bank — Mozilla Firefox Private Browsing"));
+  EXPECT_TRUE(isPrivateWindow("firefox", "Bank - Mozilla Firefox (Private\u00A0Browsing)"));
+  EXPECT_TRUE(isPrivateWindow("chromium", "New Tab - Chromium (Incognito)"));
+  EXPECT_TRUE(isPrivateWindow("microsoft-edge", "Bank - [InPrivate] - Microsoft Edge"));
+  EXPECT_TRUE(isPrivateWindow("firefox", "INCOGNITO"));
+  EXPECT_TRUE(isPrivateWindow("Tor Browser", "Anything"));
+  EXPECT_TRUE(isPrivateWindow("torbrowser", ""));
+  EXPECT_TRUE(isPrivateWindow(normaliseApp("Tor Browser"), "Anything"));
+}
+
+TEST(IsPrivateWindow, LeavesOrdinaryWindowsAlone) {
+  EXPECT_FALSE(isPrivateWindow("firefox", "Privacy settings - Mozilla Firefox"));
+  EXPECT_FALSE(isPrivateWindow("code", "browsing.js"));
+  EXPECT_FALSE(isPrivateWindow("tor", "tor.log"));
+  EXPECT_FALSE(isPrivateWindow("", ""));
+}
+
+TEST(IsPrivateWindow, ThePlaceholderStillReadsAsPrivateSoReplacingTwiceIsHarmless) {
+  EXPECT_EQ(kPrivateWindowTitle, "Private browsing window");
+  EXPECT_TRUE(isPrivateWindow("firefox", std::string(kPrivateWindowTitle)));
+}
+
+}  // namespace
+}  // namespace antidrift::drift

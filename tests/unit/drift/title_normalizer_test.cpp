@@ -1,0 +1,222 @@
+#include "antidrift/drift/title_normalizer.h"
+
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <Poco/JSON/Parser.h>
+
+namespace antidrift::drift {
+namespace {
+
+// The window events of the real ActivityWatch export (../shared/data, read by
+// path, never copied), oldest first, as (app, title).
+std::vector<std::pair<std::string, std::string>> loadExport() {
+  const std::string path = ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json";
+  std::ifstream file(path);
+  if (!file) {
+    ADD_FAILURE() << "missing the real ActivityWatch export " << path
+                  << " (it lives in ../shared/data beside the repository)";
+    return {};
+  }
+  Poco::JSON::Parser parser;
+  const auto root = parser.parse(file).extract<Poco::JSON::Object::Ptr>();
+  const auto buckets = root->getObject("buckets");
+  const auto events = buckets->getObject(*buckets->getNames().begin())->getArray("events");
+  std::vector<std::pair<std::string, std::string>> windows;
+  for (std::size_t i = events->size(); i-- > 0;) {  // newest first in the file
+    const auto data = events->getObject(static_cast<unsigned>(i))->getObject("data");
+    windows.emplace_back(data->getValue<std::string>("app"), data->getValue<std::string>("title"));
+  }
+  return windows;
+}
+
+TEST(NormalizeTitle, DropsVsCodesUnsavedMarker) {
+  EXPECT_EQ(normalizeTitle("● index.js — chango.dev — Visual Studio Code - Insiders"),
+            normalizeTitle("index.js — chango.dev — Visual Studio Code - Insiders"));
+  EXPECT_EQ(normalizeTitle("● index.js — chango.dev — Visual Studio Code - Insiders"),
+            "index.js — chango.dev — visual studio code - insiders");
+}
+
+TEST(NormalizeTitle, DropsLeadingAndTrailingAsterisks) {
+  EXPECT_EQ(normalizeTitle("*CV.svg - Inkscape"), "cv.svg - inkscape");
+  EXPECT_EQ(normalizeTitle("notes.txt* - Mousepad"), "notes.txt* - mousepad");  // not at an end
+  EXPECT_EQ(normalizeTitle("notes.txt *"), "notes.txt");
+  EXPECT_EQ(normalizeTitle("*Untitled Document 1 - gedit"), "untitled document 1 - gedit");
+}
+
+TEST(NormalizeTitle, DropsUnreadCounters) {
+  EXPECT_EQ(normalizeTitle("(3) Facebook"), "facebook");
+  EXPECT_EQ(normalizeTitle("(2) Facebook — Mozilla Firefox"),
+            normalizeTitle("(5) Facebook — Mozilla Firefox"));
+  EXPECT_EQ(normalizeTitle("(5) Facebook — Mozilla Firefox"), "facebook");
+  EXPECT_EQ(normalizeTitle("[3] Slack"), "slack");
+  EXPECT_EQ(normalizeTitle("Inbox (99+) - Gmail - Google Chrome"), "inbox - gmail");
+}
+
+TEST(NormalizeTitle, DropsTheBrowsersOwnSuffixWithEitherDash) {
+  const std::vector<std::string> suffixes = {"Mozilla Firefox",
+                                             "Firefox Developer Edition",
+                                             "Mozilla Firefox Private Browsing",
+                                             "Google Chrome",
+                                             "Chromium",
+                                             "Brave",
+                                             "Microsoft Edge",
+                                             "Vivaldi",
+                                             "Opera",
+                                             "Tor Browser",
+                                             "LibreWolf",
+                                             "Firefox Nightly"};
+  for (const std::string& suffix : suffixes) {
+    for (const std::string dash : {" - ", " — ", " – "}) {
+      EXPECT_EQ(normalizeTitle("GitHub · Where software is built" + dash + suffix),
+                "github · where software is built")
+          << dash << suffix;
+    }
+  }
+  EXPECT_EQ(normalizeTitle("Docs — LibreWolf"), "docs");
+  EXPECT_EQ(normalizeTitle("Docs—LibreWolf"), "docs");
+  EXPECT_EQ(normalizeTitle("Microsoft\u200B Edge help - Microsoft\u200B Edge"),
+            "microsoft edge help");  // Edge writes its name with a zero-width space
+}
+
+TEST(NormalizeTitle, KeepsABrowserNameThatIsNotASuffix) {
+  EXPECT_EQ(normalizeTitle("Mozilla Firefox"), "mozilla firefox");
+  EXPECT_EQ(normalizeTitle("Opera tickets - Google Chrome"), "opera tickets");
+  EXPECT_EQ(normalizeTitle("index.js - Visual Studio Code"), "index.js - visual studio code");
+}
+
+TEST(NormalizeTitle, DropsClockTimes) {
+  EXPECT_EQ(normalizeTitle("user@host: ~/src — 12:34"), "user@host: ~/src");
+  EXPECT_EQ(normalizeTitle("user@host: ~/src — 12:34:56"), "user@host: ~/src");
+  EXPECT_EQ(normalizeTitle("Meeting at 9:05 PM - Calendar"), "meeting at - calendar");
+  EXPECT_EQ(normalizeTitle("Meeting at 9:05 p.m. - Calendar"), "meeting at - calendar");
+  EXPECT_EQ(normalizeTitle("[12:34] build"), "build");
+}
+
+TEST(NormalizeTitle, ATerminalWithATickingClockHasOneKey) {
+  std::set<std::string> keys;
+  for (int second = 0; second < 120; ++second) {
+    const int minute = 58 + second / 60;
+    char clock[16];
+    std::snprintf(clock, sizeof clock, "%02d:%02d:%02d", 23 + minute / 60, minute % 60,
+                  second % 60);
+    keys.insert(normalizeTitle(std::string("user@host: ~/src/antidrift — ") + clock));
+  }
+  EXPECT_EQ(keys, std::set<std::string>{"user@host: ~/src/antidrift"});
+}
+
+TEST(NormalizeTitle, KeepsNumbersThatAreNotClocks) {
+  EXPECT_EQ(normalizeTitle("0:0:git - \"dev-pc\""), "0:0:git - \"dev-pc\"");  // qterminal
+  EXPECT_EQ(normalizeTitle("Python 3.11 docs"), "python 3.11 docs");
+  EXPECT_EQ(normalizeTitle("Issue #3720 · gatsbyjs/gatsby"), "issue #3720 · gatsbyjs/gatsby");
+  EXPECT_EQ(normalizeTitle("Score 25:61"), "score 25:61");  // not a time of day
+}
+
+TEST(NormalizeTitle, DropsPercentages) {
+  EXPECT_EQ(normalizeTitle("Downloading 45% - Transmission"), "downloading - transmission");
+  EXPECT_EQ(normalizeTitle("Downloading 45.5 % - Transmission"), "downloading - transmission");
+  EXPECT_EQ(normalizeTitle("45% — Rendering"), "rendering");
+}
+
+TEST(NormalizeTitle, DropsProgressCountersButKeepsDates) {
+  EXPECT_EQ(normalizeTitle("Lesson 3/10"), "lesson");
+  EXPECT_EQ(normalizeTitle("[3/10] Building"), "building");
+  EXPECT_EQ(normalizeTitle("(3 of 10) Course - Brave"), "course");
+  EXPECT_EQ(normalizeTitle("Especial - 28/06/2020 - YouTube"), "especial - 28/06/2020 - youtube");
+  EXPECT_EQ(normalizeTitle("gatsbyjs/gatsby-v2/3 - GitHub"), "gatsbyjs/gatsby-v2/3 - github");
+}
+
+TEST(NormalizeTitle, TrimsSeparatorsLeftDanglingOrDoubled) {
+  EXPECT_EQ(normalizeTitle("12:34 — vim"), "vim");
+  EXPECT_EQ(normalizeTitle("vim | 45%"), "vim");
+  EXPECT_EQ(normalizeTitle("a - 12:34 - b"), "a - b");
+  EXPECT_EQ(normalizeTitle("a · 3/10 · b"), "a · b");
+}
+
+TEST(NormalizeTitle, FoldsWhiteSpaceUnicodeAndCase) {
+  EXPECT_EQ(normalizeTitle("  Caf\u0065\u0301\u200B \t  Menu  "), "caf\u00E9 menu");
+  EXPECT_EQ(normalizeTitle("\u202EBANK\u202C\u00A0Login"), "bank login");
+  EXPECT_EQ(normalizeTitle("Año — 中文"), "año — 中文");
+}
+
+TEST(NormalizeTitle, ATitleOfOnlyNoiseIsEmpty) {
+  EXPECT_EQ(normalizeTitle(""), "");
+  EXPECT_EQ(normalizeTitle("12:34:56"), "");
+  EXPECT_EQ(normalizeTitle("(3) — Mozilla Firefox"), "");
+  EXPECT_EQ(normalizeTitle("\u200B \u200F"), "");
+}
+
+TEST(NormalizeTitle, SurvivesInvalidUtf8AndHugeInput) {
+  EXPECT_EQ(normalizeTitle("a\xff (3)"), "a\xEF\xBF\xBD");
+  const std::string huge(100'000, '(');
+  EXPECT_EQ(normalizeTitle(huge), huge);
+  std::string digits;
+  for (int i = 0; i < 5000; ++i) digits += "1 ";
+  EXPECT_FALSE(normalizeTitle(digits).empty());
+}
+
+TEST(NormalizeTitleOnRealData, VsCodeUnsavedMarkersAndCountersCollapse) {
+  const auto windows = loadExport();
+  ASSERT_FALSE(windows.empty());
+  std::size_t markedTitles = 0;
+  std::size_t facebookTitles = 0;
+  for (const auto& [app, title] : windows) {
+    const std::string marker = "\u25CF ";
+    if (title.rfind(marker, 0) == 0) {
+      ++markedTitles;
+      EXPECT_EQ(normalizeTitle(title), normalizeTitle(title.substr(marker.size()))) << title;
+    }
+    if (title.find(") Facebook - Firefox Developer Edition") != std::string::npos &&
+        title.front() == '(') {
+      ++facebookTitles;
+      EXPECT_EQ(normalizeTitle(title), "facebook") << title;
+    }
+  }
+  EXPECT_GT(markedTitles, 10u);
+  EXPECT_GT(facebookTitles, 1u);
+}
+
+TEST(NormalizeTitleOnRealData, FirefoxSuffixIsDroppedFromEveryBrowserTitle) {
+  for (const auto& [app, title] : loadExport()) {
+    if (app != "Firefox Developer Edition") continue;
+    const std::string key = normalizeTitle(title);
+    if (title == "Firefox Developer Edition") {  // a new tab: the name is all there is
+      EXPECT_EQ(key, "firefox developer edition");
+      continue;
+    }
+    EXPECT_EQ(key.find("firefox developer edition"), std::string::npos) << title;
+    EXPECT_EQ(normalizeTitle(key), key) << title;  // idempotent
+  }
+}
+
+TEST(NormalizeTitleOnRealData, FarFewerKeysThanRawTitles) {
+  const auto windows = loadExport();
+  ASSERT_FALSE(windows.empty());
+  std::set<std::string> rawTitles;
+  std::set<std::string> keys;
+  std::size_t rawChanges = 0;
+  std::size_t keyChanges = 0;
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    const auto& [app, title] = windows[i];
+    rawTitles.insert(title);
+    keys.insert(normalizeTitle(title));
+    if (i > 0 && windows[i - 1].second != title) {
+      ++rawChanges;
+      if (normalizeTitle(windows[i - 1].second) != normalizeTitle(title)) ++keyChanges;
+    }
+  }
+  std::cout << "distinct raw titles " << rawTitles.size() << ", distinct normalised titles "
+            << keys.size() << "; title changes " << rawChanges << ", key changes " << keyChanges
+            << "\n";
+  EXPECT_LE(keys.size() * 100, rawTitles.size() * 92);  // at least 8 % fewer keys
+  EXPECT_LE(keyChanges * 100, rawChanges * 85);         // at least 15 % fewer changes
+}
+
+}  // namespace
+}  // namespace antidrift::drift
