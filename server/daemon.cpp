@@ -33,6 +33,7 @@
 #include "antidrift/store/snapshot.h"
 #include "server/api_server.h"
 #include "server/http_api.h"
+#include "server/notify/desktop_notifier.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
 #include "server/store_lock.h"
@@ -430,6 +431,12 @@ int Daemon::serve() {
   }
 
   const AiSetup ai = loadAi();
+  // Declared before the controller, so it outlives every listener call.
+  std::unique_ptr<notify::DesktopNotifier> notifier;
+  if (config_.notifyDesktop) {
+    notifier = std::make_unique<notify::DesktopNotifier>(config_.notifyCommand);
+    log.information("desktop notifications on (notify.command = " + config_.notifyCommand + ")");
+  }
   Controller controller(config_.settings, clock, executor, snapshots, audit, ai.backendName,
                         ai.available);
   controller.setBackend(ai.backend);
@@ -438,9 +445,12 @@ int Daemon::serve() {
       [&controller] { controller.tick(); });
   RequestGuard guard(token.token);
   HttpApi api(controller, broadcaster, guard, HttpApi::Options{config_.wwwDir});
-  controller.setChangeListener([&api, &ticker](const State& state) {
+  controller.setChangeListener([&api, &ticker, &notifier](const State& state) {
     api.publish(state);
     ticker.wake();
+    if (notifier) {
+      notifier->onState(state);
+    }
   });
 
   try {
