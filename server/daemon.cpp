@@ -344,7 +344,8 @@ AiSetup Daemon::loadAi() {
   AiSetup setup;
   setup.backendName = config_.aiBackend;
   if (config_.aiBackend == "none") {
-    log.information("AI is off (ai.backend = none)");
+    setup.detail = "AI is off (ai.backend = none)";
+    log.information(setup.detail);
     return setup;
   }
   plugin::PluginLoader loader;
@@ -355,6 +356,7 @@ AiSetup Daemon::loadAi() {
     // warning, and the daemon runs without AI.
     log.warning("AI backend \"" + config_.aiBackend + "\" not loaded: " + result.error +
                 "; running without AI");
+    setup.detail = result.error + " — the daemon runs without AI";
     return setup;
   }
   log.information("AI backend \"" + config_.aiBackend + "\" loaded from " + config_.pluginDir);
