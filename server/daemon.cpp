@@ -33,6 +33,7 @@
 #include "antidrift/store/snapshot.h"
 #include "server/api_server.h"
 #include "server/http_api.h"
+#include "server/notify/desktop_notifier.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
 #include "server/store_lock.h"
@@ -343,7 +344,8 @@ AiSetup Daemon::loadAi() {
   AiSetup setup;
   setup.backendName = config_.aiBackend;
   if (config_.aiBackend == "none") {
-    log.information("AI is off (ai.backend = none)");
+    setup.detail = "AI is off (ai.backend = none)";
+    log.information(setup.detail);
     return setup;
   }
   plugin::PluginLoader loader;
@@ -354,6 +356,7 @@ AiSetup Daemon::loadAi() {
     // warning, and the daemon runs without AI.
     log.warning("AI backend \"" + config_.aiBackend + "\" not loaded: " + result.error +
                 "; running without AI");
+    setup.detail = result.error + " — the daemon runs without AI";
     return setup;
   }
   log.information("AI backend \"" + config_.aiBackend + "\" loaded from " + config_.pluginDir);
@@ -430,6 +433,12 @@ int Daemon::serve() {
   }
 
   const AiSetup ai = loadAi();
+  // Declared before the controller, so it outlives every listener call.
+  std::unique_ptr<notify::DesktopNotifier> notifier;
+  if (config_.notifyDesktop) {
+    notifier = std::make_unique<notify::DesktopNotifier>(config_.notifyCommand);
+    log.information("desktop notifications on (notify.command = " + config_.notifyCommand + ")");
+  }
   Controller controller(config_.settings, clock, executor, snapshots, audit, ai.backendName,
                         ai.available);
   controller.setBackend(ai.backend);
@@ -438,9 +447,12 @@ int Daemon::serve() {
       [&controller] { controller.tick(); });
   RequestGuard guard(token.token);
   HttpApi api(controller, broadcaster, guard, HttpApi::Options{config_.wwwDir});
-  controller.setChangeListener([&api, &ticker](const State& state) {
+  controller.setChangeListener([&api, &ticker, &notifier](const State& state) {
     api.publish(state);
     ticker.wake();
+    if (notifier) {
+      notifier->onState(state);
+    }
   });
 
   try {

@@ -26,6 +26,11 @@ struct AiSetup {
   /// mapped for the process's life, so it may outlive the loader; keep it
   /// alive until the executor has been shut down.
   std::shared_ptr<Backend> backend;
+  /// Why AI is unavailable and what that means, one short sentence for the
+  /// page: "AI is off (ai.backend = none)", or the plugin's load or
+  /// configure error followed by " — the daemon runs without AI"; "" when
+  /// the backend loaded.
+  std::string detail;
 };
 
 /// The daemon. Options: `--config FILE` (else the XDG default file, else

@@ -1,0 +1,85 @@
+/// @file desktop_notifier.h
+/// The daemon's desktop notification for a new drift (DESIGN §4, last
+/// paragraph; `notify.desktop`, `notify.command`): runs
+/// `notify-send -a AntiDrift "AntiDrift: you drifted" "<reason>"` once per
+/// drift episode, off the caller's thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <Poco/Logger.h>
+
+#include "antidrift/session/state.h"
+#include "server/notify/episode_tracker.h"
+
+namespace antidrift::notify {
+
+/// Fed every State (the Controller's change listener); sends one desktop
+/// notification per new drift episode (EpisodeTracker). The command runs on
+/// the notifier's own worker thread through Poco::Process (argv, never a
+/// shell) and is reaped there; at most kMaxPending notifications wait (the
+/// oldest is dropped), so onState() never blocks on a slow or hung command.
+/// A command that cannot be found is logged once on the logger
+/// "antidrift.notify"; other failures are logged once at warning, later
+/// ones at debug. Start it after the daemon forked (it owns a thread).
+class DesktopNotifier {
+ public:
+  /// `-a` value: the application name shown by the notification server.
+  static constexpr const char* kAppName = "AntiDrift";
+  /// The notification's summary line; the body is the drift reason.
+  static constexpr const char* kSummary = "AntiDrift: you drifted";
+  /// Notifications waiting for the worker, at most.
+  static constexpr std::size_t kMaxPending = 2;
+  /// A command still running after this is killed (and reaped).
+  static constexpr std::chrono::seconds kCommandTimeout{10};
+
+  /// `command`: notify.command (a program on $PATH or a path). Starts the
+  /// worker thread.
+  explicit DesktopNotifier(std::string command);
+  /// Stops the worker: pending notifications are dropped, a running command
+  /// is waited for (at most kCommandTimeout).
+  ~DesktopNotifier();
+  DesktopNotifier(const DesktopNotifier&) = delete;
+  DesktopNotifier& operator=(const DesktopNotifier&) = delete;
+
+  /// Looks at one State; queues a notification when it starts a new drift
+  /// episode. Thread-safe; takes a short lock and never waits for the
+  /// command. Call with States in the order they were made.
+  void onState(const State& state);
+
+  /// The arguments after the command for a drift with `reason`:
+  /// {"-a", kAppName, kSummary, reason}; the reason is one argv element,
+  /// verbatim. Pure.
+  static std::vector<std::string> argumentsFor(const std::string& reason);
+
+  /// Blocks until nothing is pending or running, at most `timeout`; true
+  /// when idle. For tests.
+  bool waitUntilIdleForTest(std::chrono::milliseconds timeout);
+
+ private:
+  void work();
+  void run(const std::string& reason);
+  bool commandFound() const;
+
+  const std::string command_;
+  Poco::Logger& logger_;
+  std::mutex mutex_;
+  std::condition_variable wake_;     ///< the worker: pending or stopping
+  std::condition_variable idle_;     ///< waitUntilIdleForTest
+  EpisodeTracker tracker_;           // guarded by mutex_
+  std::deque<std::string> pending_;  // reasons, guarded by mutex_
+  bool running_ = false;             // guarded by mutex_
+  bool stopping_ = false;            // guarded by mutex_
+  bool missingLogged_ = false;       // worker thread only
+  bool failureLogged_ = false;       // worker thread only
+  std::thread worker_;
+};
+
+}  // namespace antidrift::notify

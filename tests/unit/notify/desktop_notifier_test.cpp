@@ -1,0 +1,126 @@
+#include "server/notify/desktop_notifier.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Poco/Environment.h>
+#include <Poco/Path.h>
+
+#include "support/temp_dir.h"
+// Last: it includes Xlib (see its header).
+#include "support/xvfb_session.h"
+
+namespace antidrift::notify {
+namespace {
+
+using ::testing::ElementsAre;
+
+constexpr std::chrono::milliseconds kWait = std::chrono::seconds(15);
+
+State drifting(std::int64_t episodes, const std::string& reason) {
+  State state;
+  state.runtime = RuntimeState::Active;
+  state.commitment = Commitment{};
+  state.commitment->id = "session-1";
+  state.drift.status = "drifting";
+  state.drift.reason = reason;
+  state.stats.driftEpisodes = episodes;
+  return state;
+}
+
+TEST(DesktopNotifier, ArgumentsAreTheAppNameTheSummaryAndTheReasonAsOneElement) {
+  EXPECT_THAT(DesktopNotifier::argumentsFor("a; $(rm -rf ~) \"b\""),
+              ElementsAre("-a", "AntiDrift", "AntiDrift: you drifted", "a; $(rm -rf ~) \"b\""));
+}
+
+TEST(DesktopNotifier, RunsTheCommandOncePerEpisodeWithArgvVerbatim) {
+  test::TempDirectory directory;
+  const std::string command = directory.file("fake-notify");
+  const std::string log = directory.file("calls.log");
+  test::writeWholeFile(command, "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + log + "'\n");
+  ASSERT_EQ(::chmod(command.c_str(), 0700), 0);
+
+  DesktopNotifier notifier(command);
+  notifier.onState(drifting(1, "steam is blocked during focus; $(echo not run)"));
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  notifier.onState(drifting(1, "steam is blocked during focus; $(echo not run)"));
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  notifier.onState(drifting(2, "second"));
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+
+  EXPECT_THAT(test::readLines(log),
+              ElementsAre("-a", "AntiDrift", "AntiDrift: you drifted",
+                          "steam is blocked during focus; $(echo not run)", "-a", "AntiDrift",
+                          "AntiDrift: you drifted", "second"));
+}
+
+TEST(DesktopNotifier, AMissingCommandNeitherThrowsNorBlocks) {
+  DesktopNotifier notifier("/nonexistent/notify-send");
+  notifier.onState(drifting(1, "first"));
+  notifier.onState(drifting(2, "second"));
+  EXPECT_TRUE(notifier.waitUntilIdleForTest(kWait));
+}
+
+/// A private session bus (dbus-run-session) with dunst as the notification
+/// server on an Xvfb display, and dbus-monitor recording every Notify call.
+TEST(DesktopNotifierWithDunst, TheNotifyCallCarriesTheReason) {
+  Poco::Path found;
+  for (const char* tool : {"dbus-run-session", "dbus-monitor", "dunst", "notify-send"}) {
+    ASSERT_TRUE(Poco::Path::find(Poco::Environment::get("PATH", ""), tool, found))
+        << tool << " is missing: run scripts/deps.sh test";
+  }
+  test::XServer display;
+  ASSERT_EQ(display.start(false), "");
+  // The inner shell ends when its stdin (a pipe from this test) closes — at the
+  // end of the test or when the test process dies — so dbus-run-session sees
+  // its program exit and stops the bus itself (a SIGTERM to it would leave
+  // the bus daemon running, holding the test's output pipe open).
+  const std::string script =
+      "echo \"$DBUS_SESSION_BUS_ADDRESS\"; "
+      "dunst </dev/null >/dev/null 2>&1 & server=$!; "
+      "dbus-monitor 'interface=org.freedesktop.Notifications,member=Notify' </dev/null & "
+      "monitor=$!; read -r line; kill $monitor $server; wait";
+  test::Child session("dbus-run-session", {"--", "sh", "-c", script}, display.name(), true, true);
+  std::string address;
+  ASSERT_TRUE(session.readLine(address, test::kDeadline));
+  ASSERT_EQ(address.rfind("unix:", 0), 0u) << address;
+  // dbus-monitor is recording once it has dropped its own name.
+  std::string line;
+  while (line.find("member=NameLost") == std::string::npos) {
+    ASSERT_TRUE(session.readLine(line, test::kDeadline)) << "dbus-monitor did not start";
+  }
+  const std::string savedAddress = Poco::Environment::get("DBUS_SESSION_BUS_ADDRESS", "");
+  Poco::Environment::set("DBUS_SESSION_BUS_ADDRESS", address);
+
+  const std::string reason = "YouTube is not the quarterly report; $(echo stays text)";
+  {
+    DesktopNotifier notifier("notify-send");
+    notifier.onState(drifting(1, reason));
+    EXPECT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  }
+  Poco::Environment::set("DBUS_SESSION_BUS_ADDRESS", savedAddress);
+
+  std::vector<std::string> call;
+  const auto deadline = std::chrono::steady_clock::now() + test::kDeadline;
+  bool sawReason = false;
+  while (!sawReason && std::chrono::steady_clock::now() < deadline) {
+    if (!session.readLine(line, std::chrono::milliseconds(test::remainingMs(deadline)))) {
+      break;
+    }
+    call.push_back(line);
+    sawReason = line == "   string \"" + reason + "\"";
+  }
+  ASSERT_TRUE(sawReason) << "dbus-monitor saw no Notify call carrying the reason";
+  EXPECT_THAT(call, ::testing::Contains(::testing::HasSubstr("member=Notify")));
+  EXPECT_THAT(call, ::testing::Contains("   string \"AntiDrift\""));
+  EXPECT_THAT(call, ::testing::Contains("   string \"AntiDrift: you drifted\""));
+}
+
+}  // namespace
+}  // namespace antidrift::notify
