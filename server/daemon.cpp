@@ -441,7 +441,7 @@ int Daemon::serve() {
   }
   Controller controller(config_.settings, clock, executor, snapshots, audit, ai.backendName,
                         ai.available);
-  controller.setBackend(ai.backend);
+  controller.setBackend(ai.backend, ai.detail);
   Ticker ticker(
       clock, [&controller] { return controller.nextWakeMonotonicMs(); },
       [&controller] { controller.tick(); });

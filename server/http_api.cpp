@@ -80,6 +80,8 @@ const HttpApi::Route HttpApi::kRoutes[] = {
     {"POST", "/commitment", &HttpApi::postCommitment, Access::Token},
     {"POST", "/complete", &HttpApi::postComplete, Access::Token},
     {"POST", "/abandon", &HttpApi::postAbandon, Access::Token},
+    {"POST", "/drift/refocus", &HttpApi::postDriftRefocus, Access::Token},
+    {"POST", "/drift/ontask", &HttpApi::postDriftOnTask, Access::Token},
     {"POST", "/end", &HttpApi::postEnd, Access::Token},
     {"POST", "/evidence/window", &HttpApi::postEvidenceWindow, Access::Token},
     {"POST", "/coach", &HttpApi::postCoach, Access::Token},
@@ -336,6 +338,14 @@ void HttpApi::postComplete(Exchange& exchange) {
 
 void HttpApi::postAbandon(Exchange& exchange) {
   answerAction(exchange, controller_.abandon());
+}
+
+void HttpApi::postDriftRefocus(Exchange& exchange) {
+  answerAction(exchange, controller_.refocus());
+}
+
+void HttpApi::postDriftOnTask(Exchange& exchange) {
+  answerAction(exchange, controller_.markOnTask());
 }
 
 void HttpApi::postEnd(Exchange& exchange) {

@@ -102,6 +102,8 @@ class HttpApi {
   void postCommitment(Exchange& exchange);
   void postComplete(Exchange& exchange);
   void postAbandon(Exchange& exchange);
+  void postDriftRefocus(Exchange& exchange);  ///< "Back to task" (DESIGN §4)
+  void postDriftOnTask(Exchange& exchange);   ///< "This is on task" (DESIGN §4)
   void postEnd(Exchange& exchange);
   void postEvidenceWindow(Exchange& exchange);
   void postCoach(Exchange& exchange);

@@ -102,6 +102,7 @@ class HttpSessionTest : public ::testing::Test {
     options.requestTimeout = requestTimeout();
     options.threads = 16;
     options.wwwDir = "www";
+    options.settings.blockedApps = {"steam"};
     options.wwwFiles = {
         {"index.html",
          "<!doctype html><meta name=\"antidrift-token\" content=\"{{ANTIDRIFT_TOKEN}}\">\n"},
@@ -239,6 +240,33 @@ TEST_F(HttpSessionTest, AbandonAndCancelAreRoutes) {
   const Reply abandoned = post("/abandon");
   EXPECT_EQ(abandoned.status, 200);
   EXPECT_EQ(abandoned.field("outcome"), "abandoned");
+}
+
+TEST_F(HttpSessionTest, TheDriftBannerActionsAreRoutes) {
+  // Outside active: 409 with the state, nothing changes.
+  for (const std::string route : {"/drift/refocus", "/drift/ontask"}) {
+    const Reply refused = post(route);
+    EXPECT_EQ(refused.status, 409) << route;
+    EXPECT_EQ(refused.field("state"), "locked") << route;
+  }
+  enterActive();
+  EXPECT_EQ(post("/drift/ontask").status, 409);  // nothing judged off task yet
+  ASSERT_EQ(post("/evidence/window", R"({"app":"Steam","title":"Library"})").status, 202);
+  auto drift = get("/state").json()->getObject("drift");
+  EXPECT_EQ(drift->getValue<std::string>("status"), "drifting");
+  EXPECT_EQ(drift->getValue<std::string>("reason"), "steam is blocked during focus");
+
+  const Reply refocused = post("/drift/refocus");
+  ASSERT_EQ(refocused.status, 200) << refocused.body;
+  EXPECT_EQ(refocused.json()->getObject("drift")->getValue<std::string>("status"), "unknown");
+
+  ASSERT_EQ(post("/evidence/window", R"({"app":"Steam","title":"Library"})").status, 202);
+  const Reply onTask = post("/drift/ontask");
+  ASSERT_EQ(onTask.status, 200) << onTask.body;
+  EXPECT_EQ(onTask.json()->getObject("drift")->getValue<std::string>("status"), "ontask");
+  EXPECT_EQ(onTask.json()->getObject("stats")->getValue<int>("corrections"), 1);
+  const auto apps = onTask.json()->getObject("commitment")->getArray("allowed_apps");
+  EXPECT_EQ(apps->getElement<std::string>(apps->size() - 1), "steam");
 }
 
 TEST_F(HttpSessionTest, CommitmentInSecondsAndWithoutAllowedApps) {

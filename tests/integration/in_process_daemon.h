@@ -47,6 +47,7 @@ class InProcessDaemon {
     int threads = 16;                        ///< server.threads
     std::string wwwDir;                      ///< web root under the temp dir; "" = the temp dir
     std::map<std::string, std::string> wwwFiles;  ///< file name → content, written into wwwDir
+    Settings settings;                            ///< the core's settings (drift rules, …)
   };
 
   /// Builds and starts everything; throws what the stores or the server throw
@@ -62,7 +63,8 @@ class InProcessDaemon {
     snapshots_ = std::make_unique<FileSnapshotStore>(storeDir_);
     audit_ = std::make_unique<AuditLog>(storeDir_);
     audit_->open();
-    controller_ = std::make_unique<Controller>(Settings{}, clock_, executor_, *snapshots_, *audit_);
+    controller_ =
+        std::make_unique<Controller>(options.settings, clock_, executor_, *snapshots_, *audit_);
     broadcaster_ =
         std::make_unique<SseBroadcaster>(options.maxSseClients, std::chrono::milliseconds(100));
     guard_ = std::make_unique<RequestGuard>(kToken);

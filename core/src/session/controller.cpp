@@ -47,7 +47,8 @@ Controller::Controller(Settings settings, Clock& clock, Executor& executor,
       aiBackendName_(std::move(aiBackendName)),
       aiAvailable_(aiAvailable),
       aiDetail_(aiAvailable ? "" : "AI is off (ai.backend = " + aiBackendName_ + ")"),
-      stats_(settings_.idleAfterSecs * 1000) {}
+      stats_(settings_.idleAfterSecs * 1000),
+      drift_(settings_) {}
 
 void Controller::setChangeListener(ChangeListener listener) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -136,6 +137,7 @@ std::string Controller::restore() {
   reflection_ = snapshot->reflection;
   lastCarryForward_ = snapshot->lastCarryForward;
   lastAllowedApps_ = snapshot->lastAllowedApps;
+  drift_.reset();  // DESIGN §9: verdicts and nudges are not restored
   if ((runtime_ == RuntimeState::Active || runtime_ == RuntimeState::Review) && !commitment_) {
     logger().warning("snapshot in %s without a commitment; starting locked", toString(runtime_));
     resetSessionLocked();
@@ -152,6 +154,7 @@ std::string Controller::restore() {
           "the active session's deadline passed while the daemon was down; it expired into review";
     } else {
       deadlineMono_ = clock_.monotonicMs() + remainingMs;
+      evaluateDriftLocked();  // unknown until the next observation (evidence not ok yet)
       what = "resumed the active session with " + std::to_string(remainingMs / 1000) + " s left";
     }
   }
@@ -233,6 +236,7 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
     start.atMs = now;  // the window in front now is where the session starts
     stats_.observe(start);
   }
+  evaluateDriftLocked();  // the window in front now is judged like any other
   publish(lock, Persist::Yes);
   return std::nullopt;
 }
@@ -319,6 +323,7 @@ ActionResult Controller::requestCoach(const std::string& intent) {
   grounding.lastCarryForward = lastCarryForward_;
   std::shared_ptr<Backend> backend = backend_;
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  stats_.addAiCall("coach");
   launchGuarded(
       mutex_, executor_, coach_, token,
       [backend, intent, grounding, timeoutMs] {
@@ -336,7 +341,9 @@ ActionResult Controller::requestCoach(const std::string& intent) {
 
 void Controller::enterReviewLocked(Outcome outcome) {
   const std::int64_t now = clock_.nowUtcMs();
-  stats_.settle(std::min(now, commitment_->deadlineMs));
+  const std::int64_t endedAt = std::min(now, commitment_->deadlineMs);
+  stats_.settle(endedAt);
+  stats_.addDriftMs(drift_.close(endedAt));
   runtime_ = RuntimeState::Review;
   outcome_ = outcome;
   endedAtMs_ = now;
@@ -352,6 +359,7 @@ void Controller::resetSessionLocked() {
   stats_ = StatsAccumulator(settings_.idleAfterSecs * 1000);
   if (away_) stats_.setAway(true, clock_.nowUtcMs());
   reflection_ = ReflectionRecord{};
+  drift_.reset();
 }
 
 // ---- Evidence ------------------------------------------------------------------------------
@@ -362,6 +370,9 @@ void Controller::recordWindow(Observation raw) {
   Observation obs;
   obs.app = normaliseApp(raw.app);
   obs.title = sanitizeTitle(raw.title);
+  // A private window's title is never stored, shown, logged or sent.
+  if (drift::isPrivateWindow(obs.app, obs.title))
+    obs.title = std::string(drift::kPrivateWindowTitle);
   obs.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
   // A watcher's own timestamp is kept only when plausible: not in the future
   // and not older than three heartbeats (a late delivery); else receipt time.
@@ -373,7 +384,10 @@ void Controller::recordWindow(Observation raw) {
   current_ = obs;
   lastObservationMono_ = clock_.monotonicMs();
   if (obs.app != "unknown") recentApps_[obs.app] = lastObservationMono_;
-  if (runtime_ == RuntimeState::Active) stats_.observe(obs);
+  if (runtime_ == RuntimeState::Active) {
+    stats_.observe(obs);
+    evaluateDriftLocked();
+  }
 
   const bool visible = windowChanged || before != Health::Ok || runtime_ == RuntimeState::Active;
   if (!visible) return;  // a heartbeat of the same window while idle: nothing to show
@@ -390,6 +404,7 @@ void Controller::setAway(bool away) {
   if (away_ == away) return;
   away_ = away;
   stats_.setAway(away, clock_.nowUtcMs());
+  if (runtime_ == RuntimeState::Active) evaluateDriftLocked();
   publish(lock, runtime_ == RuntimeState::Active ? Persist::Yes : Persist::No);
 }
 
@@ -415,10 +430,107 @@ Health Controller::healthLocked() const {
   return Health::Unavailable;
 }
 
-bool Controller::isAllowedLocked(const std::string& app) const {
-  if (!commitment_) return false;
-  const auto& apps = commitment_->allowedApps;
-  return std::find(apps.begin(), apps.end(), app) != apps.end();
+// ---- Drift (DESIGN §4, §5) ------------------------------------------------------------------
+
+bool Controller::evaluateDriftLocked() {
+  drift::Decision decision;
+  const Health health = healthLocked();
+  if (health != Health::Ok || !current_) {
+    decision = drift_.suspend("evidence is " + toString(health), clock_.nowUtcMs());
+  } else if (away_) {
+    decision = drift_.suspend("away", clock_.nowUtcMs());
+  } else {
+    decision = drift_.observe(
+        *current_, *commitment_, clock_.monotonicMs(),
+        backend_ ? drift::Engine::Advisors::JudgeAndNudge : drift::Engine::Advisors::None);
+  }
+  return applyDriftLocked(decision);
+}
+
+bool Controller::applyDriftLocked(drift::Decision& decision) {
+  if (decision.episodeStarted) stats_.addDriftEpisode();
+  if (decision.driftMs > 0) stats_.addDriftMs(decision.driftMs);
+  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  const auto notify = [this](const State& state) { notifyListener(state); };
+  if (decision.judge && backend_) {
+    stats_.addAiCall("judge");
+    std::shared_ptr<Backend> backend = backend_;
+    drift::JudgeRequest request = std::move(*decision.judge);
+    launchGuarded(
+        mutex_, executor_, drift_.judgeEpoch(), request.token,
+        [backend, input = std::move(request.input), timeoutMs] {
+          return ai::judge(*backend, input, timeoutMs);
+        },
+        [this, key = request.key](
+            std::optional<ai::Expected<ai::Verdict>>&& result) -> std::optional<State> {
+          std::optional<ai::Verdict> verdict;
+          std::string failure = std::string(kAsyncWorkFailed);
+          if (result && result->hasValue()) {
+            verdict = result->value();
+          } else if (result) {
+            failure = result->error().message;
+          }
+          if (!verdict) logger().warning("drift judge failed: %s", failure);
+          if (runtime_ != RuntimeState::Active) return std::nullopt;
+          drift::Decision applied = drift_.applyVerdict(key, verdict, failure, clock_.nowUtcMs());
+          const bool statsMoved = applied.episodeStarted || applied.driftMs > 0;
+          applyDriftLocked(applied);
+          if (!applied.changed && !statsMoved) return std::nullopt;
+          return changedLocked(statsMoved ? Persist::Yes : Persist::No);
+        },
+        notify);
+  }
+  if (decision.nudge && backend_) {
+    stats_.addAiCall("nudge");
+    std::shared_ptr<Backend> backend = backend_;
+    drift::NudgeRequest request = std::move(*decision.nudge);
+    launchGuarded(
+        mutex_, executor_, drift_.nudgeEpoch(), request.token,
+        [backend, input = std::move(request.input), timeoutMs] {
+          return ai::nudge(*backend, input, timeoutMs);
+        },
+        [this](std::optional<ai::Expected<std::string>>&& result) -> std::optional<State> {
+          std::optional<std::string> message;
+          if (result && result->hasValue()) {
+            message = result->value();
+          } else {
+            // Seed 000: an error leaves the advisory as it was; never fabricated.
+            logger().warning("nudge failed: %s",
+                             result ? result->error().message : std::string(kAsyncWorkFailed));
+          }
+          if (runtime_ != RuntimeState::Active || !drift_.applyNudge(message)) return std::nullopt;
+          return changedLocked(Persist::No);
+        },
+        notify);
+  }
+  return decision.changed || decision.episodeStarted || decision.driftMs > 0;
+}
+
+ActionResult Controller::refocus() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (runtime_ != RuntimeState::Active) return illegalLocked("go back to the task");
+  drift::Decision decision = drift_.refocus(clock_.nowUtcMs());
+  applyDriftLocked(decision);
+  publish(lock, Persist::Yes);
+  return std::nullopt;
+}
+
+ActionResult Controller::markOnTask() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (runtime_ != RuntimeState::Active) return illegalLocked("mark this on task");
+  drift::Decision decision;
+  const std::optional<drift::OnTaskMark> mark =
+      drift_.markOnTask(*commitment_, clock_.nowUtcMs(), decision);
+  if (!mark) {
+    return ActionError{ErrorKind::IllegalTransition,
+                       "nothing to mark on task: no window was judged off task", runtime_};
+  }
+  stats_.addCorrection();
+  applyDriftLocked(decision);
+  logger().information("marked on task: %s%s", mark->app,
+                       mark->title.empty() ? std::string() : std::string(" (one page)"));
+  publish(lock, Persist::Yes);  // the allowed lists are in the snapshot
+  return std::nullopt;
 }
 
 // ---- Time ----------------------------------------------------------------------------------
@@ -431,14 +543,27 @@ void Controller::tick() {
     enterReviewLocked(Outcome::Expired);
     changed = persist = true;
   }
-  if (healthLocked() != lastHealth_) changed = true;
+  if (healthLocked() != lastHealth_) {
+    changed = true;
+    if (runtime_ == RuntimeState::Active) persist = evaluateDriftLocked() || persist;
+  }
+  if (runtime_ == RuntimeState::Active) {
+    const std::optional<std::int64_t> due = drift_.nextDueMono();
+    if (due && clock_.monotonicMs() >= *due) {
+      drift::Decision decision = drift_.due(*commitment_, clock_.monotonicMs());
+      changed = applyDriftLocked(decision) || changed;
+    }
+  }
   if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
 std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::optional<std::int64_t> next;
-  if (runtime_ == RuntimeState::Active) next = deadlineMono_;
+  if (runtime_ == RuntimeState::Active) {
+    next = deadlineMono_;
+    if (const std::optional<std::int64_t> due = drift_.nextDueMono()) next = std::min(*next, *due);
+  }
   if (lastHealth_ == Health::Ok && lastObservationMono_ >= 0) {
     const std::int64_t staleAt = lastObservationMono_ + 3 * settings_.heartbeatSecs * 1000;
     next = next ? std::min(*next, staleAt) : staleAt;
@@ -471,18 +596,9 @@ State Controller::stateLocked() const {
   state.evidence.current = current_;
   state.evidence.away = away_;
   if (runtime_ == RuntimeState::Active) {
-    // The local match of DESIGN §4 step 2; without a judge anything else is
-    // "unknown" (step 5), and nothing is judged while evidence is not ok.
-    if (state.evidence.health != Health::Ok || !current_) {
-      state.drift = DriftView{"unknown", "evidence is " + toString(state.evidence.health), "", ""};
-    } else if (away_) {
-      state.drift = DriftView{"unknown", "away", "", ""};
-    } else if (isAllowedLocked(current_->app)) {
-      state.drift = DriftView{"ontask", current_->app + " is an allowed app", "", current_->app};
-    } else {
-      state.drift =
-          DriftView{"unknown", current_->app + " is not in the allowed apps", "", current_->app};
-    }
+    const drift::DriftView& view = drift_.view();
+    state.drift =
+        DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge, view.app};
   }
   state.stats = stats_.stats();
   state.reflection = reflection_;

@@ -428,7 +428,8 @@ TEST_F(ControllerTest, DriftIsTheLocalMatchOnlyAndNeverJudgedOnMissingEvidence) 
   controller_->recordWindow(window("Firefox", "Twitter"));
   EXPECT_EQ(controller_->state().drift.status, "unknown");
   controller_->recordWindow(window("qterminal", "npm run develop"));
-  clock_.advance(60'000);  // evidence stale
+  clock_.advance(60'000);  // evidence stale: the tick the daemon schedules notices it
+  controller_->tick();
   EXPECT_EQ(controller_->state().drift.status, "unknown");
 }
 

@@ -16,6 +16,7 @@
 #include "antidrift/clock.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
+#include "antidrift/drift/engine.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/executor.h"
@@ -114,6 +115,18 @@ class Controller {
   [[nodiscard]] ActionResult complete();
   /// active → review, outcome abandoned.
   [[nodiscard]] ActionResult abandon();
+  // ---- Drift banner actions (DESIGN §4). Outside active → IllegalTransition.
+
+  /// "Back to task": hides the banner; the next observation is evaluated
+  /// afresh (a judge answer still running is discarded).
+  [[nodiscard]] ActionResult refocus();
+  /// "This is on task": adds the app judged off task — or, for a
+  /// title-sensitive app, its normalised title — to this commitment's allowed
+  /// lists (persisted in the snapshot), stops judging it, status ontask, and
+  /// counts a correction. With nothing judged off task yet → IllegalTransition
+  /// "nothing to mark on task".
+  [[nodiscard]] ActionResult markOnTask();
+
   /// review → locked: appends the SessionSummary to the audit log, clears the
   /// commitment and stats; the carry-forward survives. If the audit append
   /// fails the state stays review and an error is returned (nothing is lost).
@@ -135,7 +148,10 @@ class Controller {
   // ---- Evidence (DESIGN §3).
 
   /// Records one observation from any source. `raw.app` and `raw.title` are
-  /// sanitised here; `raw.atMs` ≤ 0 means "now". Updates health, current
+  /// sanitised here (a private-browsing window's title is replaced by a
+  /// placeholder before anything stores it); `raw.atMs` ≤ 0 means "now".
+  /// While active, the drift engine decides what it means (DESIGN §4, §5) and
+  /// any DriftJudge or Nudger call it asks for is launched on the executor. Updates health, current
   /// window and (while active) stats. While active the snapshot is written on
   /// every change of window and at least every kHeartbeatPersistMs on
   /// heartbeats of the same window, so a crash loses at most that much of
@@ -153,8 +169,8 @@ class Controller {
   /// Applies whatever time has made due: timebox expiry (active → review,
   /// outcome expired) and health going stale. Notifies if anything changed.
   void tick();
-  /// Monotonic ms at which tick() next has something to do (deadline or
-  /// health change), or nullopt when nothing is scheduled.
+  /// Monotonic ms at which tick() next has something to do (deadline, health
+  /// change, or a debounced judge call), or nullopt when nothing is scheduled.
   std::optional<std::int64_t> nextWakeMonotonicMs() const;
 
   // ---- Reading.
@@ -179,11 +195,17 @@ class Controller {
   State changedLocked(Persist persist);
   /// changedLocked, then releases `lock` and notifies the listener.
   void publish(std::unique_lock<std::mutex>& lock, Persist persist);
-  bool isAllowedLocked(const std::string& app) const;
   void enterReviewLocked(Outcome outcome);
   void resetSessionLocked();
   ActionError illegalLocked(const std::string& action) const;
   void resetPlanningLocked();
+  /// Applies a drift decision's stats and launches the AI calls it asks for
+  /// (launchGuarded; the answers come back through applyVerdictLocked /
+  /// applyNudgeLocked). Returns whether the State changed.
+  bool applyDriftLocked(drift::Decision& decision);
+  /// Runs the drift engine on the current window while active (evidence ok,
+  /// present) or suspends it with the reason it cannot judge.
+  bool evaluateDriftLocked();
   /// Calls the listener with `state`; the mutex must NOT be held.
   void notifyListener(const State& state) const;
 
@@ -220,6 +242,8 @@ class Controller {
   std::vector<std::string> lastAllowedApps_;  ///< allowed apps of the last session started
   bool away_ = false;
   Health lastHealth_ = Health::Unavailable;
+
+  drift::Engine drift_;  ///< what each observation means for drift (DESIGN §4, §5)
 
   AsyncSlot<ai::Proposal> coach_;
   AsyncSlot<planning::TaskList> tasks_;

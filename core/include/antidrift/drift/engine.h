@@ -1,0 +1,191 @@
+/// @file engine.h
+/// drift::Engine — decides what each observation means for drift (DESIGN §4,
+/// §5; seed 000; issue 6). It owns the local rules, the verdict cache, the
+/// nudge ring, the judge debounce and the two epochs that guard the AI calls;
+/// it performs no I/O and launches nothing: it returns requests, and the
+/// Controller launches them with launchGuarded and hands the answers back.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "antidrift/ai/judge.h"
+#include "antidrift/ai/nudge.h"
+#include "antidrift/ai/redact.h"
+#include "antidrift/domain/commitment.h"
+#include "antidrift/drift/nudge_ring.h"
+#include "antidrift/drift/rules.h"
+#include "antidrift/drift/verdict_cache.h"
+#include "antidrift/evidence/observation.h"
+#include "antidrift/session/async_slot.h"
+#include "antidrift/settings.h"
+
+namespace antidrift::drift {
+
+/// Where the active session stands on drift (DESIGN §4 "Statuses").
+enum class DriftStatus {
+  Inactive,  ///< no active session
+  OnTask,    ///< an allowed app (or a title or app confirmed on task)
+  Judging,   ///< the DriftJudge is asked (or about to be, after the debounce)
+  Drifting,  ///< a hard rule or the judge says this is not the work: the banner
+  Unknown,   ///< nothing can be said (no judge, judge failed, evidence not ok, away, unreadable)
+};
+
+/// "" (inactive) | "ontask" | "judging" | "drifting" | "unknown". Pure.
+std::string_view toString(DriftStatus status);
+
+/// The drift part of State (DESIGN §10): what the page shows.
+struct DriftView {
+  DriftStatus status = DriftStatus::Inactive;
+  std::string reason;  ///< a human sentence; for drifting, the rule's or judge's reason verbatim
+  std::string nudge;   ///< the soft "Heads up" advisory (seed 000); "" = none
+  std::string app;     ///< the app the status is about; "" when none
+};
+
+/// A DriftJudge call the Controller must launch (off the lock) with
+/// launchGuarded(…, engine.judgeEpoch(), token, …), then hand the answer to
+/// applyVerdict(key, …).
+struct JudgeRequest {
+  std::string key;       ///< the verdict-cache key being judged
+  std::uint64_t token;   ///< judgeEpoch() at launch
+  ai::JudgeInput input;  ///< commitment, app and the redacted title
+};
+
+/// A Nudger call to launch with launchGuarded(…, engine.nudgeEpoch(), token, …),
+/// then hand the answer to applyNudge().
+struct NudgeRequest {
+  std::uint64_t token;   ///< nudgeEpoch() at launch
+  ai::NudgeInput input;  ///< commitment and the redacted recent titles, oldest first
+};
+
+/// What one step decided. The Controller applies the stats and launches the
+/// requests; `changed` says whether the DriftView changed (worth publishing).
+struct Decision {
+  bool changed = false;         ///< view() differs from before the step
+  bool episodeStarted = false;  ///< the status became drifting: one more drift episode
+  std::int64_t driftMs = 0;     ///< drifting time (ms) that this step closed; add to the stats
+  std::optional<JudgeRequest> judge;
+  std::optional<NudgeRequest> nudge;
+};
+
+/// What "This is on task" added to the commitment.
+struct OnTaskMark {
+  std::string app;    ///< the app confirmed
+  std::string title;  ///< the normalised title, for a title-sensitive app; else ""
+};
+
+/// The drift decision for one active session at a time. Not synchronised:
+/// the Controller owns one and calls it under its mutex. Times: `atMs` are
+/// UTC ms of the observation (for drift seconds, like the stats buckets);
+/// `nowMono` are monotonic ms (for debounces).
+class Engine {
+ public:
+  /// Which AI roles are there to call.
+  enum class Advisors { None, JudgeAndNudge };
+
+  /// Compiles the rules and redaction patterns of `settings`. Throws
+  /// std::invalid_argument naming the config key of a pattern that does not
+  /// compile (the daemon validated them already; tests may not).
+  explicit Engine(const Settings& settings);
+
+  /// A new session (or a restored one): cache, ring, nudge, debounce and
+  /// subject cleared; both epochs advance so in-flight answers are discarded
+  /// (DESIGN §9 "Restart": drift and nudge state reset).
+  void reset();
+
+  /// DESIGN §4 on one observation while active with evidence ok and the
+  /// person present: hard rules → local match (+ nudge, seed 000) → cached
+  /// verdict → judge (debounced, one call per key per session) → unknown.
+  /// Observations that say nothing (unreadable window, lock screen) show
+  /// "window unknown" and judge nothing; AntiDrift's own page changes nothing.
+  [[nodiscard]] Decision observe(const Observation& obs, const Commitment& commitment,
+                                 std::int64_t nowMono, Advisors advisors);
+
+  /// Evidence is not ok or the person is away (`reason`, e.g. "away"): status
+  /// unknown, nothing judged, drifting time closed at `atMs`, any pending
+  /// debounce dropped.
+  [[nodiscard]] Decision suspend(const std::string& reason, std::int64_t atMs);
+
+  /// Monotonic ms at which a debounced judge call becomes due, or nullopt.
+  std::optional<std::int64_t> nextDueMono() const;
+
+  /// Launches the debounced judge call if it is due at `nowMono`.
+  [[nodiscard]] Decision due(const Commitment& commitment, std::int64_t nowMono);
+
+  /// Applies the DriftJudge's answer for `key` (nullopt: it failed, `failure`
+  /// says why): cached for the session (a failure is not retried), and shown
+  /// if `key` is still what the person is looking at. Call only for a
+  /// current token (launchGuarded checks the epoch).
+  [[nodiscard]] Decision applyVerdict(const std::string& key,
+                                      const std::optional<ai::Verdict>& verdict,
+                                      const std::string& failure, std::int64_t atMs);
+
+  /// Applies the Nudger's answer (seed 000): a message (possibly "", which
+  /// clears the advisory) or nullopt for an error, which leaves it as it
+  /// was. Returns true when the advisory changed.
+  bool applyNudge(const std::optional<std::string>& message);
+
+  /// "Back to task" (DESIGN §4): hides the banner (status unknown), forgets
+  /// the subject; the next observation is evaluated afresh. In-flight judge
+  /// answers are discarded (the judge epoch advances).
+  [[nodiscard]] Decision refocus(std::int64_t atMs);
+
+  /// "This is on task" (DESIGN §4): adds the subject's app — or, for a
+  /// title-sensitive app, its normalised title — to `commitment`'s allowed
+  /// lists, caches it on task, status ontask. nullopt when there is no subject
+  /// (nothing judged off task yet); `decision` receives the closed drift time.
+  std::optional<OnTaskMark> markOnTask(Commitment& commitment, std::int64_t atMs,
+                                       Decision& decision);
+
+  /// Closes the drifting time at `atMs` (the session leaves active) and
+  /// returns it in ms; the status stays as it is.
+  std::int64_t close(std::int64_t atMs);
+
+  /// What the page shows.
+  const DriftView& view() const { return view_; }
+  /// The guard of judge calls: one for all keys.
+  const Epoch& judgeEpoch() const { return judgeEpoch_; }
+  /// The guard of nudge calls: one on-task stretch (seed 000 "nudgeEpoch").
+  const Epoch& nudgeEpoch() const { return nudgeEpoch_; }
+  /// The local rules (for the Controller's private-window check and tests).
+  const Rules& rules() const { return rules_; }
+  /// Keys whose judge call is in flight (tests).
+  std::size_t judgeCallsInFlight() const { return inFlight_.size(); }
+
+ private:
+  /// The observation the status is about (the last one that was evaluated).
+  struct Subject {
+    Observation obs;
+    std::string key;
+  };
+
+  void setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
+               std::int64_t atMs);
+  bool isLocalMatch(const Observation& obs, const Commitment& commitment) const;
+  void maybeNudge(Decision& decision, const Observation& obs, const Commitment& commitment,
+                  std::int64_t nowMono, Advisors advisors);
+  void launchJudge(Decision& decision, const Commitment& commitment);
+  void endStretch();
+
+  Settings settings_;
+  Rules rules_;
+  ai::Redactor redactor_;
+  VerdictCache cache_;
+  NudgeRing ring_;
+  Epoch judgeEpoch_;
+  Epoch nudgeEpoch_;
+
+  DriftView view_;
+  std::optional<Subject> subject_;
+  std::set<std::string> inFlight_;   ///< keys whose judge call runs
+  std::set<std::string> attempted_;  ///< keys the judge was asked about this session
+  /// A judge call waiting for its key to stay in front judgeDebounceSecs.
+  std::optional<std::int64_t> pendingSinceMono_;
+  std::optional<std::int64_t> driftingSinceMs_;  ///< UTC ms the current drift began
+  std::optional<std::int64_t> lastNudgeMono_;    ///< monotonic ms of the last nudge call
+};
+
+}  // namespace antidrift::drift

@@ -1,0 +1,300 @@
+#include "antidrift/drift/engine.h"
+
+#include <algorithm>
+
+#include "antidrift/drift/title_normalizer.h"
+
+namespace antidrift::drift {
+
+std::string_view toString(DriftStatus status) {
+  switch (status) {
+    case DriftStatus::Inactive:
+      return "";
+    case DriftStatus::OnTask:
+      return "ontask";
+    case DriftStatus::Judging:
+      return "judging";
+    case DriftStatus::Drifting:
+      return "drifting";
+    case DriftStatus::Unknown:
+      return "unknown";
+  }
+  return "";
+}
+
+namespace {
+
+constexpr std::string_view kWindowUnknown = "window unknown";
+
+bool contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+}  // namespace
+
+Engine::Engine(const Settings& settings)
+    : settings_(settings), rules_(settings), redactor_(settings.redactPatterns) {}
+
+void Engine::reset() {
+  cache_.clear();
+  ring_.clear();
+  judgeEpoch_.advance();
+  nudgeEpoch_.advance();
+  view_ = DriftView{};
+  subject_.reset();
+  inFlight_.clear();
+  attempted_.clear();
+  pendingSinceMono_.reset();
+  driftingSinceMs_.reset();
+  lastNudgeMono_.reset();
+}
+
+void Engine::setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
+                     std::int64_t atMs) {
+  const bool wasDrifting = view_.status == DriftStatus::Drifting;
+  const bool isDrifting = status == DriftStatus::Drifting;
+  if (wasDrifting && !isDrifting && driftingSinceMs_) {
+    decision.driftMs += std::max<std::int64_t>(0, atMs - *driftingSinceMs_);
+    driftingSinceMs_.reset();
+  }
+  if (!wasDrifting && isDrifting) {
+    decision.episodeStarted = true;
+    driftingSinceMs_ = atMs;
+  }
+  if (view_.status != status || view_.reason != reason || view_.app != app) {
+    decision.changed = true;
+  }
+  view_.status = status;
+  view_.reason = std::move(reason);
+  view_.app = std::move(app);
+}
+
+bool Engine::isLocalMatch(const Observation& obs, const Commitment& commitment) const {
+  if (contains(commitment.allowedApps, obs.app)) return true;
+  if (!rules_.isTitleSensitive(obs.app) || commitment.allowedTitles.empty()) return false;
+  const std::string title = normalizeTitle(obs.title);
+  return std::any_of(commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
+                     [&](const AllowedTitle& allowed) {
+                       return allowed.app == obs.app && allowed.title == title;
+                     });
+}
+
+void Engine::endStretch() {
+  // Seed 000: the on-task stretch ended — a running nudge is stale and the
+  // advisory no longer applies.
+  nudgeEpoch_.advance();
+}
+
+Decision Engine::observe(const Observation& obs, const Commitment& commitment, std::int64_t nowMono,
+                         Advisors advisors) {
+  Decision decision;
+  switch (rules_.classify(obs)) {
+    case WindowKind::OwnPage:
+      // The person looks at AntiDrift itself (e.g. to press a banner button):
+      // neither focus nor drift, and the banner stays where it is.
+      return decision;
+    case WindowKind::Unreadable:
+    case WindowKind::LockScreen:
+      pendingSinceMono_.reset();
+      setView(decision, DriftStatus::Unknown, std::string(kWindowUnknown), "", obs.atMs);
+      return decision;
+    case WindowKind::Normal:
+      break;
+  }
+
+  // 1. Hard rules: no AI.
+  if (auto blocked = rules_.blockedReason(obs)) {
+    endStretch();
+    pendingSinceMono_.reset();
+    subject_ = Subject{obs, verdictKey(rules_, obs)};
+    if (!view_.nudge.empty()) {
+      view_.nudge.clear();
+      decision.changed = true;
+    }
+    setView(decision, DriftStatus::Drifting, std::move(*blocked), obs.app, obs.atMs);
+    return decision;
+  }
+
+  // 2. Local match: authoritative, and the only branch where the nudge runs.
+  if (isLocalMatch(obs, commitment)) {
+    pendingSinceMono_.reset();
+    subject_.reset();
+    setView(decision, DriftStatus::OnTask, obs.app + " is an allowed app", obs.app, obs.atMs);
+    maybeNudge(decision, obs, commitment, nowMono, advisors);
+    return decision;
+  }
+
+  // Not a local match: the on-task stretch ended (seed 000).
+  endStretch();
+  if (!view_.nudge.empty()) {
+    view_.nudge.clear();
+    decision.changed = true;
+  }
+  const std::string key = verdictKey(rules_, obs);
+  const bool sameSubject = subject_ && subject_->key == key;
+  subject_ = Subject{obs, key};
+
+  // 3. Cached verdict.
+  if (const CachedVerdict* cached = cache_.find(key)) {
+    pendingSinceMono_.reset();
+    setView(decision, cached->onTask ? DriftStatus::OnTask : DriftStatus::Drifting, cached->reason,
+            obs.app, obs.atMs);
+    return decision;
+  }
+
+  // 5 (early). Nothing may be sent, or nobody to ask: unknown, never fabricated.
+  if (rules_.neverSend(obs.app)) {
+    pendingSinceMono_.reset();
+    setView(decision, DriftStatus::Unknown,
+            obs.app + " is judged by local rules only (privacy.never_send_apps)", obs.app,
+            obs.atMs);
+    return decision;
+  }
+  if (advisors == Advisors::None) {
+    pendingSinceMono_.reset();
+    setView(decision, DriftStatus::Unknown, obs.app + " is not in the allowed apps (AI is off)",
+            obs.app, obs.atMs);
+    return decision;
+  }
+  if (attempted_.count(key) != 0 && inFlight_.count(key) == 0) {
+    // Asked once this session and it failed: at most one call per key.
+    pendingSinceMono_.reset();
+    setView(decision, DriftStatus::Unknown,
+            "the AI judge could not say whether " + obs.app + " fits the commitment", obs.app,
+            obs.atMs);
+    return decision;
+  }
+
+  // 4. Judge: one call in flight per key, after the key stayed in front for
+  // drift.judge_debounce_s.
+  setView(decision, DriftStatus::Judging, "checking whether " + obs.app + " fits the commitment",
+          obs.app, obs.atMs);
+  if (inFlight_.count(key) != 0) return decision;
+  if (!sameSubject || !pendingSinceMono_) pendingSinceMono_ = nowMono;
+  if (nowMono - *pendingSinceMono_ >= settings_.judgeDebounceSecs * 1000) {
+    launchJudge(decision, commitment);
+  }
+  return decision;
+}
+
+void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
+  pendingSinceMono_.reset();
+  if (!subject_) return;
+  const std::string& key = subject_->key;
+  inFlight_.insert(key);
+  attempted_.insert(key);
+  ai::JudgeInput input;
+  input.nextAction = commitment.nextAction;
+  input.successCondition = commitment.successCondition;
+  input.app = subject_->obs.app;
+  input.title = redactor_.apply(subject_->obs.title);
+  decision.judge = JudgeRequest{key, judgeEpoch_.current(), std::move(input)};
+}
+
+std::optional<std::int64_t> Engine::nextDueMono() const {
+  if (!pendingSinceMono_) return std::nullopt;
+  return *pendingSinceMono_ + settings_.judgeDebounceSecs * 1000;
+}
+
+Decision Engine::due(const Commitment& commitment, std::int64_t nowMono) {
+  Decision decision;
+  if (pendingSinceMono_ && subject_ &&
+      nowMono - *pendingSinceMono_ >= settings_.judgeDebounceSecs * 1000) {
+    launchJudge(decision, commitment);
+  }
+  return decision;
+}
+
+void Engine::maybeNudge(Decision& decision, const Observation& obs, const Commitment& commitment,
+                        std::int64_t nowMono, Advisors advisors) {
+  if (rules_.neverSend(obs.app)) return;  // its titles never go to the AI
+  ring_.add(normalizeTitle(obs.title), obs.title);
+  if (advisors == Advisors::None || ring_.size() < 2) return;
+  if (lastNudgeMono_ && nowMono - *lastNudgeMono_ < settings_.nudgeDebounceSecs * 1000) return;
+  lastNudgeMono_ = nowMono;  // a failed call does not retry at once (seed 000)
+  ai::NudgeInput input;
+  input.nextAction = commitment.nextAction;
+  input.successCondition = commitment.successCondition;
+  for (const std::string& title : ring_.titles())
+    input.recentTitles.push_back(redactor_.apply(title));
+  decision.nudge = NudgeRequest{nudgeEpoch_.current(), std::move(input)};
+}
+
+Decision Engine::suspend(const std::string& reason, std::int64_t atMs) {
+  Decision decision;
+  pendingSinceMono_.reset();
+  setView(decision, DriftStatus::Unknown, reason, "", atMs);
+  return decision;
+}
+
+Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Verdict>& verdict,
+                              const std::string& failure, std::int64_t atMs) {
+  Decision decision;
+  inFlight_.erase(key);
+  if (verdict) cache_.put(key, CachedVerdict{verdict->onTask, verdict->reason});
+  if (!subject_ || subject_->key != key || view_.status != DriftStatus::Judging) return decision;
+  const std::string app = subject_->obs.app;
+  if (!verdict) {
+    setView(decision, DriftStatus::Unknown,
+            "the AI judge could not say whether " + app + " fits the commitment" +
+                (failure.empty() ? std::string() : ": " + failure),
+            app, atMs);
+  } else if (verdict->onTask) {
+    setView(decision, DriftStatus::OnTask,
+            verdict->reason.empty() ? app + " fits the commitment" : verdict->reason, app, atMs);
+  } else {
+    setView(decision, DriftStatus::Drifting, verdict->reason, app, atMs);
+  }
+  return decision;
+}
+
+bool Engine::applyNudge(const std::optional<std::string>& message) {
+  if (!message || view_.status != DriftStatus::OnTask) return false;
+  if (view_.nudge == *message) return false;
+  view_.nudge = *message;
+  return true;
+}
+
+Decision Engine::refocus(std::int64_t atMs) {
+  Decision decision;
+  judgeEpoch_.advance();
+  inFlight_.clear();
+  pendingSinceMono_.reset();
+  subject_.reset();
+  setView(decision, DriftStatus::Unknown, "back to the task", "", atMs);
+  return decision;
+}
+
+std::optional<OnTaskMark> Engine::markOnTask(Commitment& commitment, std::int64_t atMs,
+                                             Decision& decision) {
+  if (!subject_) return std::nullopt;
+  const Observation& obs = subject_->obs;
+  OnTaskMark mark;
+  mark.app = obs.app;
+  if (rules_.isTitleSensitive(obs.app)) {
+    mark.title = normalizeTitle(obs.title);
+    const bool known = std::any_of(commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
+                                   [&](const AllowedTitle& allowed) {
+                                     return allowed.app == mark.app && allowed.title == mark.title;
+                                   });
+    if (!known) commitment.allowedTitles.push_back(AllowedTitle{mark.app, mark.title});
+  } else if (!contains(commitment.allowedApps, obs.app)) {
+    commitment.allowedApps.push_back(obs.app);
+  }
+  cache_.put(subject_->key, CachedVerdict{true, "you said this is on task"});
+  inFlight_.erase(subject_->key);
+  pendingSinceMono_.reset();
+  const std::string app = obs.app;
+  subject_.reset();
+  setView(decision, DriftStatus::OnTask, "you said " + app + " is on task", app, atMs);
+  return mark;
+}
+
+std::int64_t Engine::close(std::int64_t atMs) {
+  if (view_.status != DriftStatus::Drifting || !driftingSinceMs_) return 0;
+  const std::int64_t ms = std::max<std::int64_t>(0, atMs - *driftingSinceMs_);
+  driftingSinceMs_.reset();
+  return ms;
+}
+
+}  // namespace antidrift::drift

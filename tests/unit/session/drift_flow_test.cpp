@@ -1,0 +1,615 @@
+// The drift interceptor (DESIGN §4) and the nudge (DESIGN §5, seed 000)
+// driven through the Controller: a scripted backend answers by role, a
+// ManualExecutor lets each test choose when an AI call returns, and a
+// FakeClock drives every debounce. Carries over seed 000's session tests and
+// the drift list of issue 6 item 9.
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "antidrift/session/controller.h"
+#include "mocks/fake_clock.h"
+#include "mocks/manual_executor.h"
+#include "mocks/memory_stores.h"
+
+namespace antidrift {
+namespace {
+
+using test::FakeClock;
+using test::ManualExecutor;
+using test::MemoryAuditSink;
+using test::MemorySnapshotStore;
+using ::testing::_;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+/// A backend that answers by role ("judge", "nudge", …) from a script and
+/// records every prompt it was sent. Thread-safe.
+class ScriptedBackend final : public Backend {
+ public:
+  using Answer = std::function<std::string(const std::string& prompt)>;
+
+  std::string name() const override { return "scripted"; }
+  void configure(const std::map<std::string, std::string>&) override {}
+  std::string complete(const std::string& prompt, std::int64_t) override {
+    const std::string role = roleOf(prompt);
+    Answer answer;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      prompts_[role].push_back(prompt);
+      const auto it = answers_.find(role);
+      if (it == answers_.end()) throw BackendError("scripted: no answer for " + role);
+      answer = it->second;
+    }
+    return answer(prompt);
+  }
+
+  void answer(const std::string& role, std::string text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    answers_[role] = [text](const std::string&) { return text; };
+  }
+  void answer(const std::string& role, Answer answer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    answers_[role] = std::move(answer);
+  }
+  void fail(const std::string& role, const std::string& message) {
+    answer(role, [message](const std::string&) -> std::string { throw BackendError(message); });
+  }
+  std::vector<std::string> prompts(const std::string& role) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = prompts_.find(role);
+    return it == prompts_.end() ? std::vector<std::string>{} : it->second;
+  }
+  std::size_t calls(const std::string& role) const { return prompts(role).size(); }
+
+ private:
+  static std::string roleOf(const std::string& prompt) {
+    const std::string prefix = "ROLE: ";
+    if (prompt.compare(0, prefix.size(), prefix) != 0) return "";
+    return prompt.substr(prefix.size(), prompt.find('\n') - prefix.size());
+  }
+
+  mutable std::mutex mutex_;
+  std::map<std::string, Answer> answers_;
+  std::map<std::string, std::vector<std::string>> prompts_;
+};
+
+const char* kOffTask = R"({"on_task": false, "reason": "YouTube is not the Gatsby site"})";
+const char* kOnTask = R"({"on_task": true, "reason": "the Gatsby docs fit the commitment"})";
+const char* kConcern =
+    R"({"on_track": false, "message": "These titles drifted to the blog's CSS, not transitions"})";
+const char* kOnTrack = R"({"on_track": true, "message": ""})";
+
+class DriftFlowTest : public ::testing::Test {
+ protected:
+  DriftFlowTest() {
+    settings_.judgeDebounceSecs = 0;
+    settings_.nudgeDebounceSecs = 300;
+    settings_.blockedApps = {"steam"};
+    backend_ = std::make_shared<ScriptedBackend>();
+  }
+
+  void make(bool withAi = true) {
+    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_,
+                                               withAi ? "scripted" : "none", false);
+    controller_->setBackend(withAi ? backend_ : nullptr);
+    controller_->setChangeListener([this](const State& state) { seen_.push_back(state); });
+  }
+
+  void start(bool withAi = true) {
+    make(withAi);
+    ASSERT_FALSE(controller_->enterPlanning());
+    executor_.runAll();
+    CommitmentRequest request;
+    request.nextAction = "Add page transitions to the chango.dev Gatsby site";
+    request.successCondition = "Transitions work between blog pages";
+    request.timeboxMinutes = 50;
+    request.allowedApps = std::vector<std::string>{"Code - Insiders", "qterminal"};
+    ASSERT_FALSE(controller_->startCommitment(request));
+  }
+
+  void see(const std::string& app, const std::string& title) {
+    controller_->recordWindow(Observation{0, app, title, "x11"});
+  }
+
+  DriftView drift() const { return controller_->state().drift; }
+  SessionStats stats() const { return controller_->state().stats; }
+
+  Settings settings_;
+  FakeClock clock_;
+  ManualExecutor executor_;
+  MemorySnapshotStore snapshots_;
+  MemoryAuditSink audit_;
+  std::shared_ptr<ScriptedBackend> backend_;
+  std::unique_ptr<Controller> controller_;
+  std::vector<State> seen_;
+};
+
+// ---- The hard tier (DESIGN §4) --------------------------------------------------------------
+
+TEST_F(DriftFlowTest, ABlockedAppDriftsAtOnceWithNoJudgeCall) {
+  start();
+  see("Steam", "Library");
+  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().reason, "steam is blocked during focus");
+  EXPECT_EQ(drift().app, "steam");
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 0u);
+  EXPECT_EQ(stats().driftEpisodes, 1);
+}
+
+TEST_F(DriftFlowTest, ABlockedAppStillDriftsWithAiOff) {
+  start(/*withAi=*/false);
+  see("Steam", "Library");
+  EXPECT_EQ(drift().status, "drifting");
+  see("Firefox", "YouTube — Mozilla Firefox");
+  EXPECT_EQ(drift().status, "unknown");  // no judge: never fabricated
+  EXPECT_THAT(drift().reason, HasSubstr("AI is off"));
+}
+
+TEST_F(DriftFlowTest, ABlockedTitleDriftsInAnyApp) {
+  settings_.blockedTitles = {{"video", "youtube|netflix"}};
+  start();
+  see("Firefox", "Cats - YouTube — Mozilla Firefox");
+  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_THAT(drift().reason, HasSubstr("video"));
+  EXPECT_EQ(backend_->calls("judge"), 0u);
+}
+
+TEST_F(DriftFlowTest, AnAllowedAppIsOnTaskWithNoJudgeCall) {
+  start();
+  see("Code - Insiders", "index.js — chango.dev");
+  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 0u);
+}
+
+TEST_F(DriftFlowTest, AnAppNameInAnotherUnicodeFormStillMatchesItsRule) {
+  start();
+  see("Code\u200B - Insiders", "index.js");  // a zero-width space in the class
+  EXPECT_EQ(drift().status, "ontask");
+  settings_.blockedApps = {"jeu vidéo"};
+  start();
+  see("Jeu vide\u0301o", "Level 3");  // a decomposed accent
+  EXPECT_EQ(drift().status, "drifting");
+}
+
+TEST_F(DriftFlowTest, AnUnmatchedAppIsJudgedOnceAndLaterObservationsUseTheCache) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Zoom", "Meeting");
+  EXPECT_EQ(drift().status, "judging");
+  ASSERT_EQ(executor_.runAll(), 1u);
+  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().reason, "YouTube is not the Gatsby site");  // verbatim
+  EXPECT_EQ(seen_.back().drift.status, "drifting");             // announced
+  see("Code - Insiders", "index.js");
+  EXPECT_EQ(drift().status, "ontask");
+  see("Zoom", "Another meeting");
+  EXPECT_EQ(drift().status, "drifting");  // from the cache
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 1u);
+  EXPECT_EQ(stats().driftEpisodes, 2);
+  EXPECT_EQ(stats().aiCalls.at("judge"), 1);
+}
+
+TEST_F(DriftFlowTest, OneJudgeCallInFlightPerKey) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Zoom", "Meeting");
+  see("Zoom", "Meeting");  // a heartbeat while the call runs
+  see("Zoom", "Meeting 2");
+  EXPECT_EQ(executor_.pending(), 1u);
+  executor_.runAll();
+  EXPECT_EQ(backend_->calls("judge"), 1u);
+}
+
+TEST_F(DriftFlowTest, ATitleSensitiveAppIsJudgedPerNormalisedTitle) {
+  backend_->answer("judge", [](const std::string& prompt) {
+    return std::string(prompt.find("YouTube") != std::string::npos ? kOffTask : kOnTask);
+  });
+  start();
+  see("Firefox", "gatsby-plugin-transition-link | Gatsby — Mozilla Firefox");
+  executor_.runAll();
+  EXPECT_EQ(drift().status, "ontask");
+  see("Firefox", "(1) YouTube — Mozilla Firefox");
+  executor_.runAll();
+  EXPECT_EQ(drift().status, "drifting");
+  // The same pages again, with another unread counter: the cache answers.
+  see("Firefox", "(4) YouTube — Mozilla Firefox");
+  see("Firefox", "gatsby-plugin-transition-link | Gatsby — Mozilla Firefox");
+  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 2u);
+}
+
+TEST_F(DriftFlowTest, UnsavedMarkersAndATickingClockMakeNoExtraCall) {
+  settings_.titleSensitiveApps.push_back("xterm");
+  backend_->answer("judge", kOnTask);
+  start();
+  see("Firefox", "● notes.md — Mozilla Firefox");
+  see("Firefox", "notes.md — Mozilla Firefox");
+  see("Firefox", "● notes.md — Mozilla Firefox");
+  see("XTerm", "htop 10:41:07");
+  executor_.runAll();
+  see("XTerm", "htop 10:41:08");
+  see("XTerm", "htop 10:41:09");
+  executor_.runAll();
+  EXPECT_EQ(backend_->calls("judge"), 2u);  // one per normalised key
+}
+
+TEST_F(DriftFlowTest, TheDebounceWaitsForAStableWindowBeforeAsking) {
+  settings_.judgeDebounceSecs = 10;
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Zoom", "Meeting");
+  EXPECT_EQ(drift().status, "judging");
+  EXPECT_EQ(executor_.pending(), 0u);  // not yet asked
+  ASSERT_TRUE(controller_->nextWakeMonotonicMs());
+  EXPECT_EQ(*controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + 10'000);
+  clock_.advance(5'000);
+  see("Slack", "general");  // flicked through: Zoom is never asked about
+  clock_.advance(5'000);
+  controller_->tick();
+  EXPECT_EQ(executor_.pending(), 0u);
+  clock_.advance(5'000);
+  controller_->tick();  // Slack stayed 10 s
+  ASSERT_EQ(executor_.runAll(), 1u);
+  ASSERT_EQ(backend_->calls("judge"), 1u);
+  EXPECT_THAT(backend_->prompts("judge")[0], HasSubstr("slack"));
+  EXPECT_EQ(drift().status, "drifting");
+}
+
+TEST_F(DriftFlowTest, AVerdictArrivingAfterTheSessionEndedIsDiscarded) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Zoom", "Meeting");
+  ASSERT_EQ(executor_.pending(), 1u);
+  ASSERT_FALSE(controller_->complete());
+  ASSERT_FALSE(controller_->end());
+  const std::size_t before = seen_.size();
+  executor_.runAll();
+  EXPECT_EQ(seen_.size(), before);  // nobody notified
+  EXPECT_EQ(controller_->state().runtime, RuntimeState::Locked);
+}
+
+TEST_F(DriftFlowTest, AVerdictArrivingAfterBackToTaskIsDiscarded) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Zoom", "Meeting");
+  ASSERT_FALSE(controller_->refocus());
+  executor_.runAll();
+  EXPECT_NE(drift().status, "drifting");
+  EXPECT_EQ(stats().driftEpisodes, 0);
+}
+
+TEST_F(DriftFlowTest, BackToTaskHidesTheBannerAndTheNextObservationIsJudgedAfresh) {
+  start();
+  see("Steam", "Library");
+  ASSERT_EQ(drift().status, "drifting");
+  ASSERT_FALSE(controller_->refocus());
+  EXPECT_EQ(drift().status, "unknown");
+  see("Code - Insiders", "index.js");
+  EXPECT_EQ(drift().status, "ontask");
+  see("Steam", "Library");
+  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(stats().driftEpisodes, 2);
+}
+
+TEST_F(DriftFlowTest, ThisIsOnTaskAddsTheAppStopsJudgingAndSurvivesARestart) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Zoom", "Meeting");
+  executor_.runAll();
+  ASSERT_EQ(drift().status, "drifting");
+  ASSERT_FALSE(controller_->markOnTask());
+  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_THAT(controller_->state().commitment->allowedApps,
+              ElementsAre("code - insiders", "qterminal", "zoom"));
+  EXPECT_EQ(stats().corrections, 1);
+  ASSERT_TRUE(snapshots_.json);
+  EXPECT_THAT(snapshots_.last().commitment->allowedApps, ElementsAre(_, _, "zoom"));
+
+  make();  // a restart
+  controller_->restore();
+  see("Zoom", "Another meeting");
+  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 1u);
+  EXPECT_EQ(stats().corrections, 1);
+}
+
+TEST_F(DriftFlowTest, ThisIsOnTaskInABrowserAllowsThatPageOnly) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Firefox", "(2) Gatsby transitions - Stack Overflow — Mozilla Firefox");
+  executor_.runAll();
+  ASSERT_FALSE(controller_->markOnTask());
+  const Commitment commitment = *controller_->state().commitment;
+  EXPECT_THAT(commitment.allowedApps, Not(testing::Contains("firefox")));
+  ASSERT_EQ(commitment.allowedTitles.size(), 1u);
+  EXPECT_EQ(commitment.allowedTitles[0].app, "firefox");
+  see("Firefox", "(5) Gatsby transitions - Stack Overflow — Mozilla Firefox");
+  EXPECT_EQ(drift().status, "ontask");
+  see("Firefox", "Cats - YouTube — Mozilla Firefox");
+  EXPECT_EQ(drift().status, "judging");  // another page is judged on its own
+}
+
+TEST_F(DriftFlowTest, TheBannerActionsAre409OutsideActive) {
+  make();
+  const auto refused = controller_->refocus();
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->kind, ErrorKind::IllegalTransition);
+  ASSERT_TRUE(controller_->markOnTask());
+  start();
+  const auto nothing = controller_->markOnTask();  // nothing judged off task yet
+  ASSERT_TRUE(nothing);
+  EXPECT_EQ(nothing->kind, ErrorKind::IllegalTransition);
+  EXPECT_EQ(stats().corrections, 0);
+}
+
+TEST_F(DriftFlowTest, EndSessionFromTheBannerAbandons) {
+  start();
+  see("Steam", "Library");
+  clock_.advance(30'000);
+  ASSERT_FALSE(controller_->abandon());
+  const State review = controller_->state();
+  EXPECT_EQ(review.outcome, Outcome::Abandoned);
+  EXPECT_EQ(review.stats.driftEpisodes, 1);
+  EXPECT_EQ(review.stats.driftMs, 30'000);
+}
+
+TEST_F(DriftFlowTest, NothingIsJudgedWhileEvidenceIsNotOk) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Zoom", "Meeting");
+  executor_.runAll();
+  ASSERT_EQ(drift().status, "drifting");
+  clock_.advance(3 * settings_.heartbeatSecs * 1000);
+  controller_->tick();
+  EXPECT_EQ(drift().status, "unknown");
+  EXPECT_THAT(drift().reason, HasSubstr("stale"));
+  EXPECT_EQ(seen_.back().drift.status, "unknown");
+}
+
+TEST_F(DriftFlowTest, LockScreensUnreadableWindowsAndAwayJudgeNothing) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("", "");
+  EXPECT_EQ(drift().status, "unknown");
+  EXPECT_EQ(drift().reason, "window unknown");
+  see("i3lock", "");
+  EXPECT_EQ(drift().reason, "window unknown");
+  controller_->setAway(true);
+  see("Zoom", "Meeting");
+  EXPECT_EQ(drift().status, "unknown");
+  EXPECT_EQ(drift().reason, "away");
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 0u);
+  EXPECT_EQ(stats().driftEpisodes, 0);
+}
+
+TEST_F(DriftFlowTest, AnEmptyClassBeforeTheRealOneIsNoSwitch) {
+  start();
+  see("Code - Insiders", "index.js");
+  see("", "");
+  see("Code - Insiders", "index.js");
+  EXPECT_EQ(stats().switches, 0);
+}
+
+TEST_F(DriftFlowTest, AntiDriftsOwnPageKeepsTheBanner) {
+  start();
+  see("Steam", "Library");
+  see("Firefox", "Drifting · AntiDrift — Mozilla Firefox");  // to press a banner button
+  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(backend_->calls("judge"), 0u);
+  ASSERT_FALSE(controller_->markOnTask());
+  EXPECT_THAT(controller_->state().commitment->allowedApps, testing::Contains("steam"));
+}
+
+TEST_F(DriftFlowTest, NeverSendAppsAreJudgedByLocalRulesOnly) {
+  start();
+  see("KeePassXC", "bank.kdbx - KeePassXC");
+  EXPECT_EQ(drift().status, "unknown");
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 0u);
+}
+
+TEST_F(DriftFlowTest, AJudgeErrorATimeoutOrDisagreeingVerdictsAreUnknownWithNoBanner) {
+  const std::vector<std::function<void()>> failures = {
+      [this] { backend_->fail("judge", "scripted: judge is down"); },
+      [this] { backend_->fail("judge", "timed out after 30 s"); },
+      [this] { backend_->answer("judge", std::string(kOffTask) + " or maybe " + kOnTask); },
+      [this] { backend_->answer("judge", R"({"on_task": false, "reason": ""})"); },
+  };
+  for (const auto& fail : failures) {
+    fail();
+    start();
+    see("Zoom", "Meeting");
+    executor_.runAll();
+    EXPECT_EQ(drift().status, "unknown");
+    EXPECT_EQ(stats().driftEpisodes, 0);
+    see("Zoom", "Meeting");  // at most one call per key per session
+    EXPECT_EQ(executor_.runAll(), 0u);
+    ASSERT_FALSE(controller_->complete());
+    ASSERT_FALSE(controller_->end());
+  }
+}
+
+// ---- Privacy (DESIGN §8, issue 6 item 5) ----------------------------------------------------
+
+TEST_F(DriftFlowTest, ARedactedPatternNeverReachesTheBackend) {
+  backend_->answer("judge", kOnTask);
+  backend_->answer("nudge", kOnTrack);
+  settings_.nudgeDebounceSecs = 0;
+  start();
+  see("Zoom", "Call with jane.doe@example.com about invoice 12345678");
+  executor_.runAll();
+  see("Code - Insiders", "mail jane.doe@example.com");
+  see("Code - Insiders", "order 99887766 — index.js");
+  executor_.runAll();
+  ASSERT_EQ(backend_->calls("judge"), 1u);
+  ASSERT_EQ(backend_->calls("nudge"), 1u);
+  for (const std::string role : {"judge", "nudge"}) {
+    const std::string prompt = backend_->prompts(role)[0];
+    EXPECT_THAT(prompt, Not(HasSubstr("jane.doe@example.com"))) << role;
+    EXPECT_THAT(prompt, Not(HasSubstr("12345678"))) << role;
+    EXPECT_THAT(prompt, Not(HasSubstr("99887766"))) << role;
+    EXPECT_THAT(prompt, HasSubstr("[redacted]")) << role;
+  }
+}
+
+TEST_F(DriftFlowTest, APrivateWindowsTitleIsReplacedOnEntry) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Firefox", "Secret plans — Mozilla Firefox Private Browsing");
+  EXPECT_EQ(controller_->state().evidence.current->title, "Private browsing window");
+  executor_.runAll();
+  for (const std::string& prompt : backend_->prompts("judge")) {
+    EXPECT_THAT(prompt, Not(HasSubstr("Secret plans")));
+  }
+  ASSERT_TRUE(snapshots_.json);
+  EXPECT_THAT(*snapshots_.json, Not(HasSubstr("Secret plans")));
+}
+
+// ---- The nudge (seed 000 "Testing") ---------------------------------------------------------
+
+TEST_F(DriftFlowTest, TheNudgeFiresOnTheLocalMatchOnceTwoTitlesAreKnown) {
+  backend_->answer("nudge", kConcern);
+  start();
+  see("Code - Insiders", "index.js — chango.dev");
+  EXPECT_EQ(executor_.pending(), 0u);  // one title is no trajectory
+  see("Code - Insiders", "blog.css — chango.dev");
+  ASSERT_EQ(executor_.runAll(), 1u);
+  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().nudge, "These titles drifted to the blog's CSS, not transitions");
+  EXPECT_EQ(seen_.back().drift.nudge, drift().nudge);
+  const auto json = toJson(controller_->state());
+  EXPECT_EQ(json->getObject("drift")->getValue<std::string>("nudge"), drift().nudge);
+  EXPECT_EQ(stats().aiCalls.at("nudge"), 1);
+}
+
+TEST_F(DriftFlowTest, TheNudgeNeverRunsOnTheUnmatchedPath) {
+  backend_->answer("judge", kOffTask);
+  backend_->answer("nudge", kConcern);
+  start();
+  see("Zoom", "one");
+  see("Zoom", "two");
+  see("Zoom", "three");
+  executor_.runAll();
+  EXPECT_EQ(backend_->calls("nudge"), 0u);
+}
+
+TEST_F(DriftFlowTest, TheDebounceLimitsNudgesToOnePerPeriod) {
+  backend_->answer("nudge", kOnTrack);
+  start();
+  see("Code - Insiders", "a.js");
+  see("Code - Insiders", "b.js");
+  executor_.runAll();
+  clock_.advance(299'000);
+  see("Code - Insiders", "c.js");
+  executor_.runAll();
+  EXPECT_EQ(backend_->calls("nudge"), 1u);
+  clock_.advance(1'000);
+  see("Code - Insiders", "d.js");
+  executor_.runAll();
+  EXPECT_EQ(backend_->calls("nudge"), 2u);
+}
+
+TEST_F(DriftFlowTest, ANudgerErrorFabricatesNothingAndKeepsAnEarlierAdvisory) {
+  settings_.nudgeDebounceSecs = 0;
+  backend_->fail("nudge", "scripted: nudge is down");
+  start();
+  see("Code - Insiders", "a.js");
+  see("Code - Insiders", "b.js");
+  executor_.runAll();
+  EXPECT_EQ(drift().nudge, "");
+  backend_->answer("nudge", kConcern);
+  see("Code - Insiders", "c.js");
+  executor_.runAll();
+  ASSERT_NE(drift().nudge, "");
+  backend_->fail("nudge", "scripted: nudge is down again");
+  see("Code - Insiders", "d.js");
+  executor_.runAll();
+  EXPECT_EQ(drift().nudge, "These titles drifted to the blog's CSS, not transitions");
+}
+
+TEST_F(DriftFlowTest, OnTrackClearsAnEarlierAdvisory) {
+  settings_.nudgeDebounceSecs = 0;
+  backend_->answer("nudge", kConcern);
+  start();
+  see("Code - Insiders", "a.js");
+  see("Code - Insiders", "b.js");
+  executor_.runAll();
+  ASSERT_NE(drift().nudge, "");
+  backend_->answer("nudge", kOnTrack);
+  see("Code - Insiders", "c.js");
+  executor_.runAll();
+  EXPECT_EQ(drift().nudge, "");
+}
+
+TEST_F(DriftFlowTest, ANudgeWhoseStretchOrSessionEndedIsDiscarded) {
+  backend_->answer("nudge", kConcern);
+  start();
+  see("Code - Insiders", "a.js");
+  see("Code - Insiders", "b.js");
+  see("Steam", "Library");  // the on-task stretch ended while the nudge ran
+  executor_.runAll();
+  see("Code - Insiders", "c.js");
+  EXPECT_EQ(drift().nudge, "");
+
+  settings_.nudgeDebounceSecs = 0;
+  start();
+  see("Code - Insiders", "a.js");
+  see("Code - Insiders", "b.js");
+  ASSERT_FALSE(controller_->complete());
+  const std::size_t before = seen_.size();
+  executor_.runAll();
+  EXPECT_EQ(seen_.size(), before);
+}
+
+TEST_F(DriftFlowTest, LeavingTheAllowedAppsClearsTheAdvisory) {
+  settings_.nudgeDebounceSecs = 0;
+  backend_->answer("nudge", kConcern);
+  start();
+  see("Code - Insiders", "a.js");
+  see("Code - Insiders", "b.js");
+  executor_.runAll();
+  ASSERT_NE(drift().nudge, "");
+  see("Steam", "Library");
+  EXPECT_EQ(drift().nudge, "");
+}
+
+TEST_F(DriftFlowTest, WithoutABackendTheOnTaskPathStaysSilent) {
+  start(/*withAi=*/false);
+  see("Code - Insiders", "a.js");
+  see("Code - Insiders", "b.js");
+  see("Code - Insiders", "c.js");
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().nudge, "");
+}
+
+TEST_F(DriftFlowTest, TheNudgerSeesTheLastTenDistinctTitlesOldestFirst) {
+  settings_.nudgeDebounceSecs = 0;
+  backend_->answer("nudge", kOnTrack);
+  start();
+  for (int i = 1; i <= 12; ++i) see("Code - Insiders", "file" + std::to_string(i) + ".js");
+  see("Code - Insiders", "file12.js");  // not distinct
+  executor_.runAll();
+  const std::string last = backend_->prompts("nudge").back();
+  EXPECT_THAT(last, Not(HasSubstr("file2.js")));
+  EXPECT_THAT(last, HasSubstr("file3.js"));
+  EXPECT_LT(last.find("file3.js"), last.find("file12.js"));
+}
+
+}  // namespace
+}  // namespace antidrift
