@@ -152,6 +152,12 @@ void HttpApi::handle(HTTPServerRequest& request, HTTPServerResponse& response) {
 void HttpApi::dispatch(Exchange& exchange) {
   HTTPServerRequest& request = exchange.request;
   HTTPServerResponse& response = exchange.response;
+  // Other local users are refused before anything else (docs/SECURITY.md).
+  if (const auto rejection = peerCheck_.check(request.clientAddress(), request.serverAddress())) {
+    response.setKeepAlive(false);
+    http::sendError(response, rejection->status, rejection->message);
+    return;
+  }
   const RequestHeaders headers = RequestHeaders::from(request);
   if (const auto rejection = guard_.checkHost(headers)) {
     http::sendError(response, rejection->status, rejection->message);
