@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -58,31 +59,6 @@ std::vector<std::string> tableForms(const Poco::Net::SocketAddress& address) {
   return forms;
 }
 
-bool equalsIgnoringCase(std::string_view left, std::string_view right) {
-  if (left.size() != right.size()) {
-    return false;
-  }
-  for (std::size_t i = 0; i < left.size(); ++i) {
-    char a = left[i];
-    char b = right[i];
-    if (a >= 'a' && a <= 'f') a = static_cast<char>(a - 'a' + 'A');
-    if (b >= 'a' && b <= 'f') b = static_cast<char>(b - 'a' + 'A');
-    if (a != b) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool matchesAny(std::string_view field, const std::vector<std::string>& forms) {
-  for (const std::string& form : forms) {
-    if (equalsIgnoringCase(field, form)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 /// The whitespace-separated fields of one line.
 std::vector<std::string_view> fieldsOf(std::string_view line) {
   std::vector<std::string_view> fields;
@@ -134,22 +110,28 @@ std::optional<uid_t> PeerUserCheck::findSocketOwner(std::string_view table,
   const std::vector<std::string> remoteForms = tableForms(remote);
   // Columns: sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
   constexpr std::size_t kLocal = 1, kRemote = 2, kState = 3, kUid = 7, kInode = 9;
-  std::size_t position = 0;
-  while (position < table.size()) {
-    std::size_t end = table.find('\n', position);
-    if (end == std::string_view::npos) {
-      end = table.size();
+  // The table may hold tens of thousands of rows (TIME_WAIT under load):
+  // search for "LOCAL REMOTE" as the kernel prints it (upper-case hex, one
+  // space) and split only the rows where it occurs.
+  for (const std::string& localForm : localForms) {
+    for (const std::string& remoteForm : remoteForms) {
+      const std::string pair = localForm + " " + remoteForm;
+      for (std::size_t found = table.find(pair); found != std::string_view::npos;
+           found = table.find(pair, found + pair.size())) {
+        const std::size_t newline = table.rfind('\n', found);
+        const std::size_t start = newline == std::string_view::npos ? 0 : newline + 1;
+        const std::size_t end = std::min(table.find('\n', found), table.size());
+        const std::vector<std::string_view> fields = fieldsOf(table.substr(start, end - start));
+        if (fields.size() <= kInode || fields[kLocal] != localForm ||
+            fields[kRemote] != remoteForm) {
+          continue;
+        }
+        if (fields[kState] == kTimeWaitState || fields[kInode] == "0") {
+          continue;  // not held by any process; the kernel shows uid 0
+        }
+        return parseUid(fields[kUid]);
+      }
     }
-    const std::vector<std::string_view> fields = fieldsOf(table.substr(position, end - position));
-    position = end + 1;
-    if (fields.size() <= kInode || !matchesAny(fields[kLocal], localForms) ||
-        !matchesAny(fields[kRemote], remoteForms)) {
-      continue;
-    }
-    if (fields[kState] == kTimeWaitState || fields[kInode] == "0") {
-      continue;  // not held by any process; the kernel shows uid 0
-    }
-    return parseUid(fields[kUid]);
   }
   return std::nullopt;
 }
