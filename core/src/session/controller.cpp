@@ -412,16 +412,25 @@ void Controller::setSourceRunning(const std::string& source, bool running) {
   std::unique_lock<std::mutex> lock(mutex_);
   auto it = std::find(runningSources_.begin(), runningSources_.end(), source);
   if (running == (it != runningSources_.end())) return;
+  const auto stopped = std::find(stoppedSources_.begin(), stoppedSources_.end(), source);
   if (running) {
     runningSources_.push_back(source);
+    if (stopped != stoppedSources_.end()) stoppedSources_.erase(stopped);
   } else {
     runningSources_.erase(it);
+    if (stopped == stoppedSources_.end()) stoppedSources_.push_back(source);
   }
   if (healthLocked() == lastHealth_) return;
-  publish(lock, Persist::No);
+  const bool persist = runtime_ == RuntimeState::Active && evaluateDriftLocked();
+  publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
 Health Controller::healthLocked() const {
+  // The window in front came from a source that has stopped: it is no evidence any more.
+  if (current_ && std::find(stoppedSources_.begin(), stoppedSources_.end(), current_->source) !=
+                      stoppedSources_.end()) {
+    return Health::Unavailable;
+  }
   const std::int64_t freshMs = 3 * settings_.heartbeatSecs * 1000;
   if (lastObservationMono_ >= 0 && clock_.monotonicMs() - lastObservationMono_ < freshMs) {
     return Health::Ok;
