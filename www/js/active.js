@@ -86,8 +86,10 @@ export function update(state) {
   const health = byId('health');
   const healthName = evidence.away ? 'away' : String(evidence.health || 'unavailable');
   health.dataset.health = healthName;
+  // Which source is live (x11, sway, i3, http, activitywatch): "OK · seeing your windows · sway".
+  const source = evidence.source ? ` · ${String(evidence.source)}` : '';
   setText('health', healthName === 'away' ? 'Away · not at the keyboard'
-    : (kHealthWords[healthName] || healthName));
+    : (kHealthWords[healthName] || healthName) + source);
 
   const drift = state.drift || {};
   const driftStatus = byId('drift-status');
