@@ -258,6 +258,9 @@ bool Engine::applyNudge(const std::optional<std::string>& message) {
 Decision Engine::refocus(std::int64_t atMs) {
   Decision decision;
   judgeEpoch_.advance();
+  // The running calls' answers are now discarded, so their keys were never
+  // answered: the next observation of one is judged afresh, not "failed".
+  for (const std::string& key : inFlight_) attempted_.erase(key);
   inFlight_.clear();
   pendingSinceMono_.reset();
   subject_.reset();

@@ -306,6 +306,18 @@ TEST_F(EngineTest, RefocusHidesTheBannerAndAdvancesTheJudgeEpoch) {
   EXPECT_TRUE(decision.changed);
 }
 
+TEST_F(EngineTest, AfterRefocusAKeyWhoseCallWasDiscardedIsJudgedAfresh) {
+  const Decision first = see("Slack", "general");
+  ASSERT_TRUE(first.judge);
+  (void)engine().refocus(utc_);  // the running answer is now stale: launchGuarded drops it
+  EXPECT_EQ(engine().judgeCallsInFlight(), 0u);
+
+  const Decision again = see("Slack", "general");
+  ASSERT_TRUE(again.judge) << "the discarded call never answered: the key is judged afresh";
+  EXPECT_EQ(again.judge->token, engine().judgeEpoch().current());
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+}
+
 TEST_F(EngineTest, MarkOnTaskAddsTheAppToTheAllowedList) {
   judge("Slack", "general", verdict(false, "Chat is not the Gatsby site"));
   advance(3'000);

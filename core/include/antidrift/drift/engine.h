@@ -130,7 +130,8 @@ class Engine {
 
   /// "Back to task" (DESIGN §4): hides the banner (status unknown), forgets
   /// the subject; the next observation is evaluated afresh. In-flight judge
-  /// answers are discarded (the judge epoch advances).
+  /// answers are discarded (the judge epoch advances), and their keys count
+  /// as never asked: the next observation of one asks the judge again.
   [[nodiscard]] Decision refocus(std::int64_t atMs);
 
   /// "This is on task" (DESIGN §4): adds the subject's app — or, for a
