@@ -304,6 +304,10 @@ TEST_F(DriftReplayTest, JudgeCallsStayAtOrBelowATenthOfWindowChangesWithTheDefau
             << ", normalised-title changes " << data.titleChanges
             << ", distinct verdict keys outside the allowed apps " << data.unmatchedKeys << "\n";
 
+  // The browser is judged per page (drift.title_sensitive_apps), so a per-key
+  // cache alone would allow hundreds of calls: the debounce must do the rest.
+  EXPECT_GT(data.unmatchedKeys, 300u);
+
   const std::string path = responses();
   std::map<std::int64_t, Counts> byDebounce;
   for (const std::int64_t debounce : {0, 5, 10, 30}) {
