@@ -143,6 +143,13 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   }
 
   // 5 (early). Nothing may be sent, or nobody to ask: unknown, never fabricated.
+  if (obs.title == kPrivateWindowTitle) {
+    // Its real title was dropped on entry: nothing to judge, nothing to send.
+    pendingSinceMono_.reset();
+    setView(decision, DriftStatus::Unknown, "a private window is judged by local rules only",
+            obs.app, obs.atMs);
+    return decision;
+  }
   if (rules_.neverSend(obs.app)) {
     pendingSinceMono_.reset();
     setView(decision, DriftStatus::Unknown,
@@ -289,7 +296,10 @@ std::optional<OnTaskMark> Engine::markOnTask(Commitment& commitment, std::int64_
   pendingSinceMono_.reset();
   const std::string app = obs.app;
   subject_.reset();
-  setView(decision, DriftStatus::OnTask, "you said " + app + " is on task", app, atMs);
+  setView(decision, DriftStatus::OnTask,
+          mark.title.empty() ? "you said " + app + " is on task"
+                             : "you said this " + app + " page is on task",
+          app, atMs);
   return mark;
 }
 

@@ -472,10 +472,9 @@ TEST_F(DriftFlowTest, APrivateWindowsTitleIsReplacedOnEntry) {
   start();
   see("Firefox", "Secret plans — Mozilla Firefox Private Browsing");
   EXPECT_EQ(controller_->state().evidence.current->title, "Private browsing window");
-  executor_.runAll();
-  for (const std::string& prompt : backend_->prompts("judge")) {
-    EXPECT_THAT(prompt, Not(HasSubstr("Secret plans")));
-  }
+  EXPECT_EQ(drift().status, "unknown");  // nothing left to judge: no call at all
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 0u);
   ASSERT_TRUE(snapshots_.json);
   EXPECT_THAT(*snapshots_.json, Not(HasSubstr("Secret plans")));
 }
