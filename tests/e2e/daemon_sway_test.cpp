@@ -232,7 +232,8 @@ class DaemonOnSwayTest : public ::testing::Test {
   }
 
   DaemonLaunch launch() const {
-    DaemonLaunch launch{directory_.path() + "/store", directory_.path() + "/config", std::nullopt};
+    DaemonLaunch launch{directory_.path() + "/store", directory_.path() + "/config", std::nullopt,
+                        ""};
     launch.environment = {"SWAYSOCK=" + sway_.socket(),
                           "XDG_RUNTIME_DIR=" + sway_.runtimeDirectory()};
     return launch;
