@@ -85,6 +85,8 @@ Snapshot Controller::snapshotLocked() const {
   snapshot.outcome = outcome_;
   snapshot.endedAtMs = endedAtMs_;
   snapshot.stats = stats_.stats();
+  snapshot.timeline = timeline_.spans();
+  snapshot.timelineSplit = timeline_.split();
   snapshot.reflection = reflection_;
   snapshot.lastCarryForward = lastCarryForward_;
   snapshot.lastAllowedApps = lastAllowedApps_;
@@ -134,6 +136,7 @@ std::string Controller::restore() {
   outcome_ = snapshot->outcome;
   endedAtMs_ = snapshot->endedAtMs;
   stats_.resume(snapshot->stats);
+  timeline_.restore(snapshot->timeline, snapshot->timelineSplit);
   reflection_ = snapshot->reflection;
   lastCarryForward_ = snapshot->lastCarryForward;
   lastAllowedApps_ = snapshot->lastAllowedApps;
@@ -343,6 +346,7 @@ void Controller::enterReviewLocked(Outcome outcome) {
   const std::int64_t now = clock_.nowUtcMs();
   const std::int64_t endedAt = std::min(now, commitment_->deadlineMs);
   stats_.settle(endedAt);
+  timeline_.extendTo(endedAt);
   stats_.addDriftMs(drift_.close(endedAt));
   runtime_ = RuntimeState::Review;
   outcome_ = outcome;
@@ -357,6 +361,7 @@ void Controller::resetSessionLocked() {
   outcome_ = Outcome::None;
   endedAtMs_ = 0;
   stats_ = StatsAccumulator(settings_.idleAfterSecs * 1000);
+  timeline_.clear();
   if (away_) stats_.setAway(true, clock_.nowUtcMs());
   reflection_ = ReflectionRecord{};
   drift_.reset();
@@ -503,7 +508,21 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
         },
         notify);
   }
+  trackTimelineLocked(clock_.nowUtcMs());
   return decision.changed || decision.episodeStarted || decision.driftMs > 0;
+}
+
+void Controller::trackTimelineLocked(std::int64_t atMs) {
+  if (runtime_ != RuntimeState::Active) return;
+  SpanStatus status = SpanStatus::Unknown;
+  if (away_) {
+    status = SpanStatus::Away;
+  } else if (drift_.view().status == drift::DriftStatus::OnTask) {
+    status = SpanStatus::OnTask;
+  } else if (drift_.view().status == drift::DriftStatus::Drifting) {
+    status = SpanStatus::Drifting;
+  }
+  timeline_.record(atMs, current_ ? current_->app : std::string(), status);
 }
 
 ActionResult Controller::refocus() {
@@ -601,6 +620,8 @@ State Controller::stateLocked() const {
         DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge, view.app};
   }
   state.stats = stats_.stats();
+  state.timeline = timeline_.spans();
+  state.appSplit = timeline_.split();
   state.reflection = reflection_;
   state.lastCarryForward = lastCarryForward_;
   state.ai = AiView{aiBackendName_, aiAvailable_, aiDetail_};

@@ -125,6 +125,58 @@ SessionStats statsFromJson(const Poco::JSON::Object& object) {
   return stats;
 }
 
+Poco::JSON::Object timelineToJson(const std::vector<TimelineSpan>& spans,
+                                  const std::map<std::string, AppSplit>& split) {
+  Poco::JSON::Object object;
+  Poco::JSON::Array array;
+  for (const TimelineSpan& span : spans) {
+    Poco::JSON::Object item;
+    item.set("start", Poco::Int64(span.startMs));
+    item.set("end", Poco::Int64(span.endMs));
+    item.set("app", validUtf8(span.app));
+    item.set("status", std::string(toString(span.status)));
+    array.add(item);
+  }
+  object.set("spans", array);
+  Poco::JSON::Object apps;
+  for (const auto& [app, times] : split) {
+    Poco::JSON::Object item;
+    item.set("ontask_ms", Poco::Int64(times.onTaskMs));
+    item.set("drifting_ms", Poco::Int64(times.driftingMs));
+    apps.set(validUtf8(app), item);
+  }
+  object.set("split", apps);
+  return object;
+}
+
+void timelineFromJson(const Poco::JSON::Object& object, Snapshot& snapshot) {
+  const std::string context = "timeline.";
+  const Poco::JSON::Array::Ptr spans = requireArray(object, "spans", context);
+  for (std::size_t index = 0; index < spans->size(); ++index) {
+    const Poco::JSON::Object::Ptr item = requireObjectAt(*spans, index, "timeline.spans");
+    const std::string where = "timeline.spans[" + std::to_string(index) + "].";
+    TimelineSpan span;
+    span.startMs = requireInt(*item, "start", where);
+    span.endMs = requireInt(*item, "end", where);
+    span.app = requireString(*item, "app", where);
+    const std::string status = requireString(*item, "status", where);
+    const std::optional<SpanStatus> parsed = parseSpanStatus(status);
+    if (!parsed) {
+      throw std::runtime_error("field \"" + where + "status\" has unknown value \"" + status +
+                               "\"");
+    }
+    span.status = *parsed;
+    snapshot.timeline.push_back(std::move(span));
+  }
+  const Poco::JSON::Object::Ptr split = requireObject(object, "split", context);
+  for (const std::string& app : split->getNames()) {
+    const Poco::JSON::Object::Ptr item = requireObject(*split, app, "timeline.split.");
+    const std::string where = "timeline.split." + app + ".";
+    snapshot.timelineSplit[app] =
+        AppSplit{requireInt(*item, "ontask_ms", where), requireInt(*item, "drifting_ms", where)};
+  }
+}
+
 Poco::JSON::Object reflectionToJson(const ReflectionRecord& reflection) {
   Poco::JSON::Object object;
   object.set("status", validUtf8(reflection.status));
@@ -162,6 +214,7 @@ std::string snapshotToJson(const Snapshot& snapshot) {
   object.set("outcome", toString(snapshot.outcome));
   object.set("ended_at", Poco::Int64(snapshot.endedAtMs));
   object.set("stats", statsToJson(snapshot.stats));
+  object.set("timeline", timelineToJson(snapshot.timeline, snapshot.timelineSplit));
   object.set("reflection", reflectionToJson(snapshot.reflection));
   object.set("last_carry_forward", validUtf8(snapshot.lastCarryForward));
   Poco::JSON::Array lastApps;
@@ -208,6 +261,9 @@ Snapshot snapshotFromJson(const std::string& json) {
 
   snapshot.endedAtMs = requireInt(*object, "ended_at", context);
   snapshot.stats = statsFromJson(*requireObject(*object, "stats", context));
+  if (object->has("timeline")) {
+    timelineFromJson(*requireObject(*object, "timeline", context), snapshot);
+  }
   snapshot.reflection = reflectionFromJson(*requireObject(*object, "reflection", context));
   snapshot.lastCarryForward = requireString(*object, "last_carry_forward", context);
   if (object->has("last_allowed_apps")) {

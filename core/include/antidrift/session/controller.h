@@ -19,6 +19,7 @@
 #include "antidrift/drift/engine.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
+#include "antidrift/evidence/timeline.h"
 #include "antidrift/executor.h"
 #include "antidrift/planning/profile.h"
 #include "antidrift/planning/todo_txt.h"
@@ -206,6 +207,9 @@ class Controller {
   /// Runs the drift engine on the current window while active (evidence ok,
   /// present) or suspends it with the reason it cannot judge.
   bool evaluateDriftLocked();
+  /// While active: the timeline follows the current app and drift status
+  /// (away, ontask, drifting, else unknown) from `atMs` (UTC ms) on.
+  void trackTimelineLocked(std::int64_t atMs);
   /// Calls the listener with `state`; the mutex must NOT be held.
   void notifyListener(const State& state) const;
 
@@ -229,6 +233,7 @@ class Controller {
   Outcome outcome_ = Outcome::None;
   std::int64_t endedAtMs_ = 0;
   StatsAccumulator stats_;
+  Timeline timeline_;  ///< when and where the session was on task (issue 7)
   ReflectionRecord reflection_;
   std::string lastCarryForward_;
 

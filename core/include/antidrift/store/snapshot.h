@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/stats.h"
+#include "antidrift/evidence/timeline.h"
 
 namespace antidrift {
 
@@ -31,8 +33,10 @@ struct Snapshot {
   Outcome outcome = Outcome::None;       ///< set in review
   std::int64_t endedAtMs = 0;            ///< UTC ms the session left active; 0 otherwise
   SessionStats stats;                    ///< of the current session
-  ReflectionRecord reflection;           ///< of the current session (review)
-  std::string lastCarryForward;          ///< survives End; grounds the next coach (§7)
+  std::vector<TimelineSpan> timeline;    ///< of the current session, oldest first (issue 7)
+  std::map<std::string, AppSplit> timelineSplit;  ///< app → on-task/drifting ms (issue 7)
+  ReflectionRecord reflection;                    ///< of the current session (review)
+  std::string lastCarryForward;                   ///< survives End; grounds the next coach (§7)
   /// The allowed apps of the last session started; survives End so Planning
   /// can offer the same list again (issue 6 item 8).
   std::vector<std::string> lastAllowedApps;
@@ -45,10 +49,10 @@ struct Snapshot {
 /// replaced by U+FFFD so the result always parses back. Pure; thread-safe.
 std::string snapshotToJson(const Snapshot& snapshot);
 /// Parses snapshotToJson's output ("commitment" may be absent or null;
-/// unknown keys are ignored; "allowed_titles", "corrections", "ai_calls" and
-/// "last_allowed_apps", added after version 1 shipped, may be absent). Throws std::runtime_error
-/// with a message naming the bad field on malformed or unsupported input, including a version newer
-/// than kSnapshotVersion. Pure; thread-safe.
+/// unknown keys are ignored; "allowed_titles", "corrections", "ai_calls",
+/// "last_allowed_apps" and "timeline", added after version 1 shipped, may be absent). Throws
+/// std::runtime_error with a message naming the bad field on malformed or unsupported input,
+/// including a version newer than kSnapshotVersion. Pure; thread-safe.
 Snapshot snapshotFromJson(const std::string& json);
 
 /// Port: where the Controller keeps its snapshot. Implementations are called
