@@ -88,6 +88,7 @@ Snapshot Controller::snapshotLocked() const {
   snapshot.timeline = timeline_.spans();
   snapshot.timelineSplit = timeline_.split();
   snapshot.reflection = reflection_;
+  snapshot.review = reviewAnswer_;
   snapshot.lastCarryForward = lastCarryForward_;
   snapshot.lastAllowedApps = lastAllowedApps_;
   snapshot.savedAtMs = clock_.nowUtcMs();
@@ -138,6 +139,7 @@ std::string Controller::restore() {
   stats_.resume(snapshot->stats);
   timeline_.restore(snapshot->timeline, snapshot->timelineSplit);
   reflection_ = snapshot->reflection;
+  reviewAnswer_ = snapshot->review;
   lastCarryForward_ = snapshot->lastCarryForward;
   lastAllowedApps_ = snapshot->lastAllowedApps;
   drift_.reset();  // DESIGN §9: verdicts and nudges are not restored
@@ -263,17 +265,7 @@ ActionResult Controller::abandon() {
 ActionResult Controller::end() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Review) return illegalLocked("end");
-  SessionSummary summary;
-  summary.id = commitment_->id;
-  summary.startedAtMs = commitment_->startedAtMs;
-  summary.endedAtMs = endedAtMs_;
-  summary.nextAction = commitment_->nextAction;
-  summary.successCondition = commitment_->successCondition;
-  summary.timeboxSecs = commitment_->timeboxSecs;
-  summary.outcome = outcome_;
-  summary.switches = stats_.stats().switches;
-  summary.topBuckets = stats_.stats().topBucketsSecs(5);
-  summary.driftEpisodes = stats_.stats().driftEpisodes;
+  const SessionSummary summary = summaryLocked();
   try {
     audit_.append(summary);
   } catch (const std::exception& e) {
@@ -287,6 +279,37 @@ ActionResult Controller::end() {
   runtime_ = RuntimeState::Locked;
   publish(lock, Persist::Yes);
   return std::nullopt;
+}
+
+SessionSummary Controller::summaryLocked() const {
+  const SessionStats& stats = stats_.stats();
+  SessionSummary summary;
+  summary.id = commitment_->id;
+  summary.startedAtMs = commitment_->startedAtMs;
+  summary.endedAtMs = endedAtMs_;
+  summary.nextAction = commitment_->nextAction;
+  summary.successCondition = commitment_->successCondition;
+  summary.timeboxSecs = commitment_->timeboxSecs;
+  summary.outcome = outcome_;
+  summary.switches = stats.switches;
+  summary.topBuckets = stats.topBucketsSecs(5);
+  summary.driftEpisodes = stats.driftEpisodes;
+  summary.shape = SummaryShape::Detailed;
+  summary.plannedSecs = commitment_->timeboxSecs + commitment_->extendedSecs;
+  summary.extendedSecs = commitment_->extendedSecs;
+  summary.driftSecs = stats.driftMs / 1000;
+  summary.awaySecs = stats.awayMs / 1000;
+  summary.onTaskSecs = timeline_.onTaskMs() / 1000;
+  summary.corrections = stats.corrections;
+  summary.driftReasons = stats.driftReasons;
+  summary.success = reviewAnswer_.success;
+  summary.note = reviewAnswer_.note;
+  if (reflection_.status == "ready") {
+    summary.recap = reflection_.recap;
+    summary.carryForward = reflection_.carryForward;
+  }
+  summary.timeline = timeline_.spans();
+  return capSummary(std::move(summary));
 }
 
 void Controller::resetPlanningLocked() {
@@ -364,6 +387,7 @@ void Controller::resetSessionLocked() {
   timeline_.clear();
   if (away_) stats_.setAway(true, clock_.nowUtcMs());
   reflection_ = ReflectionRecord{};
+  reviewAnswer_ = ReviewAnswer{};
   drift_.reset();
 }
 
@@ -453,7 +477,10 @@ bool Controller::evaluateDriftLocked() {
 }
 
 bool Controller::applyDriftLocked(drift::Decision& decision) {
-  if (decision.episodeStarted) stats_.addDriftEpisode();
+  if (decision.episodeStarted) {
+    stats_.addDriftEpisode();
+    stats_.addDriftReason(drift_.view().reason);
+  }
   if (decision.driftMs > 0) stats_.addDriftMs(decision.driftMs);
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   const auto notify = [this](const State& state) { notifyListener(state); };
@@ -623,6 +650,7 @@ State Controller::stateLocked() const {
   state.timeline = timeline_.spans();
   state.appSplit = timeline_.split();
   state.reflection = reflection_;
+  state.review = reviewAnswer_;
   state.lastCarryForward = lastCarryForward_;
   state.ai = AiView{aiBackendName_, aiAvailable_, aiDetail_};
   if (runtime_ == RuntimeState::Planning) {

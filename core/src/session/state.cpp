@@ -26,6 +26,7 @@ Poco::JSON::Object::Ptr commitmentJson(const Commitment& commitment, std::int64_
   json->set("next_action", commitment.nextAction);
   json->set("success_condition", commitment.successCondition);
   json->set("timebox_secs", commitment.timeboxSecs);
+  json->set("extended_secs", commitment.extendedSecs);
   json->set("started_at", commitment.startedAtMs);
   json->set("deadline", commitment.deadlineMs);
   json->set("remaining_secs", remainingSecs);
@@ -112,6 +113,10 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     reflection->set("recap", state.reflection.recap);
     reflection->set("carry_forward", state.reflection.carryForward);
     json->set("reflection", reflection);
+    Poco::JSON::Object::Ptr review = new Poco::JSON::Object;
+    review->set("success", state.review.success);
+    review->set("note", state.review.note);
+    json->set("review", review);
   }
 
   Poco::JSON::Object::Ptr evidence = new Poco::JSON::Object;

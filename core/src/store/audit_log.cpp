@@ -54,7 +54,43 @@ Poco::JSON::Object summaryToObject(const SessionSummary& summary) {
   object.set("top_buckets", buckets);
   object.set("drift_episodes", Poco::Int64(summary.driftEpisodes));
   object.set("prev", validUtf8(summary.prev));
+  if (summary.shape == SummaryShape::Basic) return object;
+  object.set("planned_secs", Poco::Int64(summary.plannedSecs));
+  object.set("extended_secs", Poco::Int64(summary.extendedSecs));
+  object.set("drift_secs", Poco::Int64(summary.driftSecs));
+  object.set("away_secs", Poco::Int64(summary.awaySecs));
+  object.set("on_task_secs", Poco::Int64(summary.onTaskSecs));
+  object.set("corrections", Poco::Int64(summary.corrections));
+  Poco::JSON::Array reasons;
+  for (const std::string& reason : summary.driftReasons) reasons.add(validUtf8(reason));
+  object.set("drift_reasons", reasons);
+  object.set("success", validUtf8(summary.success));
+  object.set("note", validUtf8(summary.note));
+  object.set("recap", validUtf8(summary.recap));
+  object.set("carry_forward", validUtf8(summary.carryForward));
+  Poco::JSON::Array spans;
+  for (const TimelineSpan& span : summary.timeline) {
+    Poco::JSON::Object item;
+    item.set("start", Poco::Int64(span.startMs));
+    item.set("end", Poco::Int64(span.endMs));
+    item.set("app", validUtf8(span.app));
+    item.set("status", std::string(toString(span.status)));
+    spans.add(item);
+  }
+  object.set("timeline", spans);
   return object;
+}
+
+/// Valid UTF-8 `text` cut to at most `maxChars` code points.
+std::string capText(const std::string& text, std::size_t maxChars) {
+  const std::string valid = validUtf8(text);
+  std::size_t chars = 0;
+  for (std::size_t index = 0; index < valid.size(); ++index) {
+    if ((static_cast<unsigned char>(valid[index]) & 0xC0) != 0x80 && chars++ == maxChars) {
+      return valid.substr(0, index);
+    }
+  }
+  return valid;
 }
 
 /// The lines of `content`: split on '\n'; a final '\n' ends the last line
@@ -169,8 +205,62 @@ SessionSummary summaryFromJsonLine(const std::string& line) {
                                     requireInt(*bucket, "secs", field));
   }
   summary.driftEpisodes = requireInt(*object, "drift_episodes", context);
+  summary.shape = object->has("planned_secs") ? SummaryShape::Detailed : SummaryShape::Basic;
+  if (summary.shape == SummaryShape::Detailed) {
+    summary.plannedSecs = requireInt(*object, "planned_secs", context);
+    summary.extendedSecs = requireInt(*object, "extended_secs", context);
+    summary.driftSecs = requireInt(*object, "drift_secs", context);
+    summary.awaySecs = requireInt(*object, "away_secs", context);
+    summary.onTaskSecs = requireInt(*object, "on_task_secs", context);
+    summary.corrections = requireInt(*object, "corrections", context);
+    const Poco::JSON::Array::Ptr reasons = requireArray(*object, "drift_reasons", context);
+    for (std::size_t index = 0; index < reasons->size(); ++index) {
+      summary.driftReasons.push_back(jsonfields::requireStringAt(*reasons, index, "drift_reasons"));
+    }
+    summary.success = requireString(*object, "success", context);
+    summary.note = requireString(*object, "note", context);
+    summary.recap = requireString(*object, "recap", context);
+    summary.carryForward = requireString(*object, "carry_forward", context);
+    const Poco::JSON::Array::Ptr spans = requireArray(*object, "timeline", context);
+    for (std::size_t index = 0; index < spans->size(); ++index) {
+      const std::string field = "timeline[" + std::to_string(index) + "].";
+      const Poco::JSON::Object::Ptr item = requireObjectAt(*spans, index, "timeline");
+      TimelineSpan span;
+      span.startMs = requireInt(*item, "start", field);
+      span.endMs = requireInt(*item, "end", field);
+      span.app = requireString(*item, "app", field);
+      const std::string status = requireString(*item, "status", field);
+      const std::optional<SpanStatus> parsed = parseSpanStatus(status);
+      if (!parsed) {
+        throw std::runtime_error("field \"" + field + "status\" has unknown value \"" + status +
+                                 "\"");
+      }
+      span.status = *parsed;
+      summary.timeline.push_back(std::move(span));
+    }
+  }
   summary.prev = requireString(*object, "prev", context);
   summary.hash = requireString(*object, "hash", context);
+  return summary;
+}
+
+SessionSummary capSummary(SessionSummary summary) {
+  if (summary.driftReasons.size() > kMaxSummaryDriftReasons) {
+    summary.driftReasons.resize(kMaxSummaryDriftReasons);
+  }
+  for (std::string& reason : summary.driftReasons) {
+    reason = capText(reason, kMaxSummaryReasonChars);
+  }
+  if (summary.timeline.size() > kMaxSummarySpans) {
+    // Keep the whole session covered: the last span ends where the session did.
+    const std::int64_t end = summary.timeline.back().endMs;
+    summary.timeline.resize(kMaxSummarySpans);
+    summary.timeline.back().endMs = end;
+  }
+  for (TimelineSpan& span : summary.timeline) span.app = capText(span.app, kMaxSummaryAppChars);
+  summary.note = capText(summary.note, kMaxSummaryTextChars);
+  summary.recap = capText(summary.recap, kMaxSummaryTextChars);
+  summary.carryForward = capText(summary.carryForward, kMaxSummaryTextChars);
   return summary;
 }
 

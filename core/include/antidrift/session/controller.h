@@ -197,6 +197,8 @@ class Controller {
   /// changedLocked, then releases `lock` and notifies the listener.
   void publish(std::unique_lock<std::mutex>& lock, Persist persist);
   void enterReviewLocked(Outcome outcome);
+  /// The SessionSummary of the session in review (End appends it).
+  SessionSummary summaryLocked() const;
   void resetSessionLocked();
   ActionError illegalLocked(const std::string& action) const;
   void resetPlanningLocked();
@@ -235,6 +237,7 @@ class Controller {
   StatsAccumulator stats_;
   Timeline timeline_;  ///< when and where the session was on task (issue 7)
   ReflectionRecord reflection_;
+  ReviewAnswer reviewAnswer_;  ///< what the person said on Review (issue 7)
   std::string lastCarryForward_;
 
   std::optional<Observation> current_;

@@ -87,6 +87,7 @@ struct State {
   /// active and review: app → on-task and drifting ms (the review's split bars).
   std::map<std::string, AppSplit> appSplit;
   ReflectionRecord reflection;
+  ReviewAnswer review;  ///< review only: what the person said (issue 7)
   std::string lastCarryForward;
   AiView ai;
   std::vector<std::string> defaultAllowedApps;  ///< planning only: drift.allowed_apps, normalised
