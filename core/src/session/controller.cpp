@@ -23,6 +23,27 @@ bool validateIntentLength(const std::string& intent) {
   return chars > kMaxIntentChars;
 }
 
+// A SessionSummary as the reviewer's plain facts.
+ai::SessionFacts factsOf(const SessionSummary& summary) {
+  ai::SessionFacts facts;
+  facts.nextAction = summary.nextAction;
+  facts.successCondition = summary.successCondition;
+  facts.outcome = toString(summary.outcome);
+  facts.plannedSecs =
+      summary.shape == SummaryShape::Detailed ? summary.plannedSecs : summary.timeboxSecs;
+  facts.actualSecs = std::max<std::int64_t>(0, (summary.endedAtMs - summary.startedAtMs) / 1000);
+  facts.onTaskSecs = summary.onTaskSecs;
+  facts.driftSecs = summary.driftSecs;
+  facts.switches = summary.switches;
+  facts.driftEpisodes = summary.driftEpisodes;
+  facts.corrections = summary.corrections;
+  facts.topBuckets = summary.topBuckets;
+  facts.driftReasons = summary.driftReasons;
+  facts.success = summary.success;
+  facts.note = summary.note;
+  return facts;
+}
+
 std::vector<std::string> normaliseApps(const std::vector<std::string>& apps) {
   std::vector<std::string> out;
   for (const auto& raw : apps) {
@@ -150,6 +171,9 @@ std::string Controller::restore() {
   }
 
   std::string what = "restored " + toString(runtime_);
+  if (runtime_ == RuntimeState::Review && reflection_.status == "pending") {
+    startReviewLocked();  // the call was lost with the old process; ask again
+  }
   if (runtime_ == RuntimeState::Active) {
     const std::int64_t remainingMs = commitment_->deadlineMs - clock_.nowUtcMs();
     if (remainingMs <= 0) {
@@ -374,8 +398,94 @@ void Controller::enterReviewLocked(Outcome outcome) {
   runtime_ = RuntimeState::Review;
   outcome_ = outcome;
   endedAtMs_ = now;
-  // No Reviewer role yet (DESIGN §7 comes with its own issue): no recap.
-  reflection_ = ReflectionRecord{"absent", "", ""};
+  startReviewLocked();
+}
+
+void Controller::startReviewLocked() {
+  if (!backend_) {
+    reviewer_.reset();
+    reflection_ = ReflectionRecord{"absent", "", ""};
+    return;
+  }
+  reviewerToken_ = reviewer_.begin();
+  reflection_ = ReflectionRecord{"pending", "", ""};
+  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  reviewerGiveUpMono_ = clock_.monotonicMs() + timeoutMs + kReviewerGraceMs;
+  stats_.addAiCall("reviewer");
+  std::shared_ptr<Backend> backend = backend_;
+  AuditSink& audit = audit_;
+  // The session is not in the audit log yet (End appends it): no double count.
+  const std::string finished = ai::describeSession(factsOf(summaryLocked()));
+  launchGuarded(
+      mutex_, executor_, reviewer_, reviewerToken_,
+      [backend, &audit, finished, timeoutMs] {
+        std::vector<ai::SessionFacts> prior;
+        try {
+          for (const SessionSummary& summary : audit.recent(ai::kReviewerHistorySessions)) {
+            prior.push_back(factsOf(summary));
+          }
+        } catch (const std::exception& e) {
+          logger().warning("reviewer: no history (%s)", std::string(e.what()));
+        }
+        auto result = ai::tryReview(*backend, finished, ai::describeHistory(prior), timeoutMs);
+        if (!result) logger().warning("reviewer failed: %s", result.error().message);
+        return result;
+      },
+      [this] {
+        applyReflectionLocked();
+        return changedLocked(Persist::Yes);
+      },
+      [this](const State& state) { notifyListener(state); });
+}
+
+void Controller::applyReflectionLocked() {
+  const std::optional<ai::Reflection>& value = reviewer_.value();
+  const bool ready = reviewer_.status() == AsyncStatus::Ready && value && !value->empty();
+  if (ready && !value->carryForward.empty()) lastCarryForward_ = value->carryForward;
+  if (runtime_ != RuntimeState::Review) return;  // ended meanwhile: only the carry-forward stays
+  reflection_ = ready ? ReflectionRecord{"ready", value->recap, value->carryForward}
+                      : ReflectionRecord{"absent", "", ""};
+}
+
+ActionResult Controller::extend(std::int64_t minutes) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (runtime_ != RuntimeState::Active) return illegalLocked("extend the timebox");
+  if (std::find(std::begin(kExtendMinutes), std::end(kExtendMinutes), minutes) ==
+      std::end(kExtendMinutes)) {
+    return ActionError{ErrorKind::Validation, "minutes must be 5 or 15", runtime_};
+  }
+  const std::int64_t addedSecs = minutes * 60;
+  if (commitment_->timeboxSecs + commitment_->extendedSecs + addedSecs > kMaxTimeboxSecs) {
+    return ActionError{ErrorKind::Validation, "a session cannot be longer than 12 h", runtime_};
+  }
+  commitment_->extendedSecs += addedSecs;
+  commitment_->deadlineMs += addedSecs * 1000;
+  deadlineMono_ += addedSecs * 1000;
+  publish(lock, Persist::Yes);
+  return std::nullopt;
+}
+
+ActionResult Controller::answerReview(const ReviewAnswer& raw) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (runtime_ != RuntimeState::Review) return illegalLocked("answer the review");
+  if (raw.success != "yes" && raw.success != "partly" && raw.success != "no") {
+    return ActionError{ErrorKind::Validation, "success must be \"yes\", \"partly\" or \"no\"",
+                       runtime_};
+  }
+  ReviewAnswer answer;
+  answer.success = raw.success;
+  answer.note = Poco::trim(sanitizeText(raw.note, raw.note.size() * 3 + 3));
+  std::size_t chars = 0;
+  for (unsigned char c : answer.note) chars += (c & 0xC0) != 0x80;
+  if (chars > kMaxFieldChars) {
+    return ActionError{ErrorKind::Validation,
+                       "note is longer than " + std::to_string(kMaxFieldChars) + " characters",
+                       runtime_};
+  }
+  reviewAnswer_ = std::move(answer);
+  startReviewLocked();  // the Reviewer hears the answer too (latest wins)
+  publish(lock, Persist::Yes);
+  return std::nullopt;
 }
 
 void Controller::resetSessionLocked() {
@@ -600,6 +710,13 @@ void Controller::tick() {
       changed = applyDriftLocked(decision) || changed;
     }
   }
+  if (reviewer_.status() == AsyncStatus::Pending && clock_.monotonicMs() >= reviewerGiveUpMono_) {
+    logger().warning("reviewer: no answer within ai.timeout_s; no reflection this time");
+    if (reviewer_.fail(reviewerToken_, "the reviewer did not answer in time")) {
+      applyReflectionLocked();
+      changed = persist = true;
+    }
+  }
   if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
@@ -609,6 +726,9 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
   if (runtime_ == RuntimeState::Active) {
     next = deadlineMono_;
     if (const std::optional<std::int64_t> due = drift_.nextDueMono()) next = std::min(*next, *due);
+  }
+  if (reviewer_.status() == AsyncStatus::Pending) {
+    next = next ? std::min(*next, reviewerGiveUpMono_) : reviewerGiveUpMono_;
   }
   if (lastHealth_ == Health::Ok && lastObservationMono_ >= 0) {
     const std::int64_t staleAt = lastObservationMono_ + 3 * settings_.heartbeatSecs * 1000;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "antidrift/ai/coach.h"
+#include "antidrift/ai/reviewer.h"
 #include "antidrift/backend.h"
 #include "antidrift/clock.h"
 #include "antidrift/domain/commitment.h"
@@ -71,6 +72,12 @@ class Controller {
   static constexpr std::size_t kHistorySessionsForApps = 5;
   /// At most this many app choices are offered.
   static constexpr std::size_t kMaxAppChoices = 16;
+  /// A Reviewer call still unanswered this long after ai.timeout_s is given
+  /// up (status absent; a late answer is discarded): a plugin that ignores
+  /// its timeout never leaves Review "pending" for good (issue 7 item 7).
+  static constexpr std::int64_t kReviewerGraceMs = 2'000;
+  /// Minutes Extend accepts (issue 7 item 5).
+  static constexpr std::int64_t kExtendMinutes[] = {5, 15};
 
   /// Called after every change with the new State, never under the mutex.
   using ChangeListener = std::function<void(const State&)>;
@@ -128,9 +135,25 @@ class Controller {
   /// "nothing to mark on task".
   [[nodiscard]] ActionResult markOnTask();
 
+  /// active: moves the deadline `minutes` later (5 or 15, else
+  /// ErrorKind::Validation; past a 12 h total also Validation) and records it
+  /// in commitment.extendedSecs (issue 7 item 5). Outside active →
+  /// IllegalTransition.
+  [[nodiscard]] ActionResult extend(std::int64_t minutes);
+
+  /// review: stores what the person said — `answer.success` "yes" | "partly"
+  /// | "no" (else Validation) and `answer.note`, made one line and trimmed
+  /// (over kMaxFieldChars characters → Validation) — and runs the Reviewer
+  /// again with it (latest wins; seed 004). Recorded in the summary at End.
+  /// Outside review → IllegalTransition.
+  [[nodiscard]] ActionResult answerReview(const ReviewAnswer& answer);
+
   /// review → locked: appends the SessionSummary to the audit log, clears the
-  /// commitment and stats; the carry-forward survives. If the audit append
-  /// fails the state stays review and an error is returned (nothing is lost).
+  /// commitment and stats; the carry-forward survives. Never waits for the
+  /// Reviewer: the summary records the reflection if it is ready, and an
+  /// answer arriving later still becomes the last carry-forward (seed 004).
+  /// If the audit append fails the state stays review and an error is
+  /// returned (nothing is lost).
   [[nodiscard]] ActionResult end();
 
   // ---- Planning coach (seed 003, DESIGN §6).
@@ -197,6 +220,14 @@ class Controller {
   /// changedLocked, then releases `lock` and notifies the listener.
   void publish(std::unique_lock<std::mutex>& lock, Persist persist);
   void enterReviewLocked(Outcome outcome);
+  /// Launches the Reviewer for the session in review (seed 004): one call
+  /// through reviewer_ with the finished session and the last
+  /// ai::kReviewerHistorySessions summaries of the audit log (read on the
+  /// executor); latest wins. With AI off the reflection is absent at once.
+  void startReviewLocked();
+  /// The reflection from reviewer_'s outcome: ready (and the last
+  /// carry-forward) or absent; only shown while still in review.
+  void applyReflectionLocked();
   /// The SessionSummary of the session in review (End appends it).
   SessionSummary summaryLocked() const;
   void resetSessionLocked();
@@ -256,6 +287,9 @@ class Controller {
   AsyncSlot<ai::Proposal> coach_;
   AsyncSlot<planning::TaskList> tasks_;
   AsyncSlot<planning::Profile> profile_;
+  AsyncSlot<ai::Reflection> reviewer_;   ///< survives End: a late answer is still carried forward
+  AsyncToken reviewerToken_;             ///< the reviewer call in flight
+  std::int64_t reviewerGiveUpMono_ = 0;  ///< monotonic ms after which a pending call is absent
 };
 
 }  // namespace antidrift
