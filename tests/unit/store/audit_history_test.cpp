@@ -131,5 +131,119 @@ TEST(AuditHistory, CapSummaryKeepsOneRecordSmall) {
   EXPECT_LT(toJsonLine(capped).size(), 32u * 1024);
 }
 
+// A chain of `count` detailed records written at once (no fsync per line).
+std::string chainText(int count, std::vector<SessionSummary>* records = nullptr) {
+  std::string text;
+  std::string prev = kGenesisHash;
+  for (int n = 1; n <= count; ++n) {
+    SessionSummary summary = detailed(n);
+    summary.prev = prev;
+    summary.hash = computeHash(summary);
+    prev = summary.hash;
+    text += toJsonLine(summary) + "\n";
+    if (records) records->push_back(summary);
+  }
+  return text;
+}
+
+std::vector<std::string> ids(const std::vector<SessionSummary>& sessions) {
+  std::vector<std::string> out;
+  for (const SessionSummary& summary : sessions) out.push_back(summary.id);
+  return out;
+}
+
+TEST(RecentSessions, MissingEmptyAndZero) {
+  TempDirectory temp;
+  const std::string path = temp.file("audit.jsonl");
+  EXPECT_TRUE(recentSessions(path, 5).empty());
+  writeWholeFile(path, "");
+  EXPECT_TRUE(recentSessions(path, 5).empty());
+  writeWholeFile(path, chainText(3));
+  EXPECT_TRUE(recentSessions(path, 0).empty());
+}
+
+TEST(RecentSessions, OneLine) {
+  TempDirectory temp;
+  const std::string path = temp.file("audit.jsonl");
+  writeWholeFile(path, chainText(1));
+  EXPECT_EQ(ids(recentSessions(path, 5)), std::vector<std::string>{"id-1"});
+}
+
+TEST(RecentSessions, TenThousandLinesNewestFirstAcrossBlockBoundaries) {
+  TempDirectory temp;
+  const std::string path = temp.file("audit.jsonl");
+  const std::string text = chainText(10'000);
+  ASSERT_GT(text.size(), 10 * kBackwardBlockBytes);
+  writeWholeFile(path, text);
+  const std::vector<SessionSummary> recent = recentSessions(path, 200);
+  ASSERT_EQ(recent.size(), 200u);
+  for (std::size_t index = 0; index < recent.size(); ++index) {
+    EXPECT_EQ(recent[index].id, "id-" + std::to_string(10'000 - index)) << index;
+  }
+  EXPECT_EQ(recent[0].timeline.size(), 2u);
+  // All of them, to the very first line.
+  const std::vector<SessionSummary> all = recentSessions(path, 20'000);
+  ASSERT_EQ(all.size(), 10'000u);
+  EXPECT_EQ(all.back().id, "id-1");
+}
+
+TEST(RecentSessions, ATornTailIsSkipped) {
+  TempDirectory temp;
+  const std::string path = temp.file("audit.jsonl");
+  std::string text = chainText(3);
+  writeWholeFile(path, text + text.substr(0, 100));  // a crash mid-append
+  EXPECT_EQ(ids(recentSessions(path, 2)), (std::vector<std::string>{"id-3", "id-2"}));
+  // A complete record without its '\n' is torn too (as AuditLog::open sees it).
+  writeWholeFile(path, text.substr(0, text.size() - 1));
+  EXPECT_EQ(ids(recentSessions(path, 5)), (std::vector<std::string>{"id-2", "id-1"}));
+  // Only a torn line: nothing.
+  writeWholeFile(path, "{\"id\":");
+  EXPECT_TRUE(recentSessions(path, 5).empty());
+}
+
+TEST(RecentSessions, BadAndHugeLinesAreSkipped) {
+  TempDirectory temp;
+  const std::string path = temp.file("audit.jsonl");
+  std::vector<SessionSummary> records;
+  const std::string text = chainText(2, &records);
+  const std::string first = text.substr(0, text.find('\n') + 1);
+  const std::string second = text.substr(first.size());
+  writeWholeFile(path,
+                 first + "not json\n" + std::string(kMaxAuditLineBytes + 10, 'x') + "\n" + second);
+  EXPECT_EQ(ids(recentSessions(path, 5)), (std::vector<std::string>{"id-2", "id-1"}));
+}
+
+TEST(RecentSessions, AuditLogRecentUsesIt) {
+  TempDirectory temp;
+  AuditLog log(temp.path());
+  writeWholeFile(log.path(), chainText(30));
+  EXPECT_EQ(ids(log.recent(2)), (std::vector<std::string>{"id-30", "id-29"}));
+}
+
+TEST(VerifiedHistory, RecordsAfterABrokenLinkAreNotSound) {
+  TempDirectory temp;
+  const std::string path = temp.file("audit.jsonl");
+  std::string text = chainText(4);
+  // Alter record 3: its hash no longer matches.
+  const std::size_t third = text.find("Task 3");
+  text.replace(third, 6, "Task X");
+  writeWholeFile(path, text);
+  const VerifiedHistory history = readVerifiedHistory(path);
+  EXPECT_FALSE(history.verification.ok);
+  EXPECT_EQ(history.verification.firstBadLine, std::optional<std::size_t>(3));
+  EXPECT_EQ(ids(history.sessions), (std::vector<std::string>{"id-1", "id-2"}));
+}
+
+TEST(VerifiedHistory, AnIntactChainIsAllSoundAndAMissingFileIsEmpty) {
+  TempDirectory temp;
+  const std::string path = temp.file("audit.jsonl");
+  EXPECT_TRUE(readVerifiedHistory(path).verification.ok);
+  EXPECT_TRUE(readVerifiedHistory(path).sessions.empty());
+  writeWholeFile(path, std::string(kOldChain) + chainText(0));
+  const VerifiedHistory history = readVerifiedHistory(path);
+  EXPECT_TRUE(history.verification.ok);
+  EXPECT_EQ(history.sessions.size(), 2u);
+}
+
 }  // namespace
 }  // namespace antidrift

@@ -88,6 +88,21 @@ SessionSummary summaryFromJsonLine(const std::string& line);
 /// append. Pure.
 SessionSummary capSummary(SessionSummary summary);
 
+/// Bytes read per step by recentSessions.
+inline constexpr std::size_t kBackwardBlockBytes = 64 * 1024;
+/// A line longer than this is skipped by recentSessions (no record is near it).
+inline constexpr std::size_t kMaxAuditLineBytes = 4 * 1024 * 1024;
+
+/// Up to `n` most recent well-formed records of the audit file at `path`,
+/// newest first (issue 7 item 2): reads BACKWARDS from the end of the file in
+/// blocks of kBackwardBlockBytes and stops once it has `n`, so its cost
+/// depends on `n` and the records' size, not on the log's length. A torn tail
+/// (a last line without '\n') and lines that do not parse are skipped; so is
+/// a line over kMaxAuditLineBytes. Does not check the chain (verify() does).
+/// A missing file or n = 0 gives none. Throws std::runtime_error naming the
+/// path when the file exists but cannot be read. Thread-safe (reads only).
+std::vector<SessionSummary> recentSessions(const std::string& path, std::size_t n);
+
 /// Port: where the Controller appends summaries at End.
 class AuditSink {
  public:
@@ -97,7 +112,7 @@ class AuditSink {
   /// failure. Thread-safe.
   virtual SessionSummary append(const SessionSummary& summary) = 0;
   /// Up to `n` most recent records, newest first. Thread-safe. Unreadable
-  /// lines are skipped.
+  /// lines are skipped. Its cost must not grow with the log (recentSessions).
   virtual std::vector<SessionSummary> recent(std::size_t n) = 0;
 };
 
@@ -108,6 +123,18 @@ struct AuditVerification {
   std::optional<std::size_t> firstBadLine;  ///< 1-based line number of the first problem
   std::string problem;                      ///< what is wrong with that line
 };
+
+/// Every record of the file at `path` that the chain vouches for, oldest
+/// first, with the verification: the records before the first problem
+/// (issue 7 item 6 — records after a broken link are never exported as
+/// sound). A missing file is an empty, valid chain. Never throws: an
+/// unreadable file gives no records and ok=false.
+struct VerifiedHistory {
+  std::vector<SessionSummary> sessions;  ///< sound records, oldest first
+  AuditVerification verification;        ///< verify(path)
+};
+/// See VerifiedHistory. Reads the whole file. Thread-safe (reads only).
+VerifiedHistory readVerifiedHistory(const std::string& path);
 
 /// One line for people and logs, e.g. "ok: 3 records, chain intact" or
 /// "broken at line 2: hash mismatch (record altered) (3 records well-formed)".
@@ -141,8 +168,9 @@ class AuditLog final : public AuditSink {
   /// Thread-safe.
   SessionSummary append(const SessionSummary& summary) override;
   /// Up to `n` most recent well-formed records, newest first; fewer when the
-  /// file holds fewer, none when it is missing. Throws std::runtime_error
-  /// when the file exists but cannot be read. Thread-safe.
+  /// file holds fewer, none when it is missing (recentSessions: read
+  /// backwards, bounded). Throws std::runtime_error when the file exists but
+  /// cannot be read. Thread-safe.
   std::vector<SessionSummary> recent(std::size_t n) override;
 
   /// Checks every line of the file at `path`: parse, `prev` link (line 1
