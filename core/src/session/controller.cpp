@@ -5,6 +5,7 @@
 
 #include <Poco/Logger.h>
 #include <Poco/String.h>
+#include <Poco/Timezone.h>
 #include <Poco/UUIDGenerator.h>
 
 namespace antidrift {
@@ -815,6 +816,15 @@ std::vector<std::string> Controller::appChoicesLocked() const {
   for (const auto& entry : seen) offer(entry.second);
   for (const auto& app : historyApps_) offer(app);
   return choices;
+}
+
+Controller::HistoryData Controller::historyView(std::size_t n) const {
+  std::vector<SessionSummary> recent = history(std::max(n, kHistoryScanSessions));
+  HistoryData data;
+  data.days = historyDays(recent, clock_.nowUtcMs(), Poco::Timezone::tzd());
+  if (recent.size() > n) recent.resize(n);
+  data.sessions = std::move(recent);
+  return data;
 }
 
 std::vector<SessionSummary> Controller::history(std::size_t n) const {

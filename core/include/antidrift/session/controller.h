@@ -25,6 +25,7 @@
 #include "antidrift/planning/profile.h"
 #include "antidrift/planning/todo_txt.h"
 #include "antidrift/session/async_slot.h"
+#include "antidrift/session/history_view.h"
 #include "antidrift/session/state.h"
 #include "antidrift/settings.h"
 #include "antidrift/store/audit_log.h"
@@ -202,7 +203,21 @@ class Controller {
   /// The current State. Thread-safe; a copy.
   State state() const;
   /// Up to `n` most recent ended sessions from the audit log, newest first.
+  /// An unreadable log is logged and gives none. Thread-safe.
   std::vector<SessionSummary> history(std::size_t n) const;
+
+  /// Records read at most for the History view's days (bounds its cost).
+  static constexpr std::size_t kHistoryScanSessions = 200;
+  /// What GET /history shows (issue 7 item 4).
+  struct HistoryData {
+    std::vector<SessionSummary> sessions;  ///< the `n` most recent, newest first
+    std::vector<HistoryDay> days;          ///< the last kHistoryDays local dates, oldest first
+  };
+  /// The `n` most recent sessions and the last kHistoryDays days (local
+  /// dates of the daemon, from the clock and Poco::Timezone), counted over
+  /// at most max(n, kHistoryScanSessions) records. Reads the audit log
+  /// without the Controller's lock. Thread-safe.
+  HistoryData historyView(std::size_t n) const;
 
  private:
   State stateLocked() const;
