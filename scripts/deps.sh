@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages AntiDrift needs, only those missing.
-# Usage: scripts/deps.sh run|test   (run: build + daemon; test: also Xvfb, a WM, chromium, node)
+# Usage: scripts/deps.sh run|test   (run: build + daemon; test: also Xvfb, a WM, sway, foot,
+# chromium, node)
 # Idempotent: does nothing (and needs no network) when everything is there.
 set -euo pipefail
 
@@ -10,6 +11,8 @@ if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
   # The notify.desktop test: a real notification server on a private session bus.
   packages+=(dbus dunst libnotify-bin)
+  # The sway evidence source end to end: a headless sway with foot windows.
+  packages+=(sway foot)
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi

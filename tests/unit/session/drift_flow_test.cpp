@@ -363,8 +363,24 @@ TEST_F(DriftFlowTest, AntiDriftsOwnPageKeepsTheBanner) {
   see("Firefox", "Drifting · AntiDrift — Mozilla Firefox");  // to press a banner button
   EXPECT_EQ(drift().status, "drifting");
   EXPECT_EQ(backend_->calls("judge"), 0u);
+  EXPECT_TRUE(drift().blocked);
+  // A hard rule is the config's to lift, not a button's: refused, nothing changes.
+  const auto refused = controller_->markOnTask();
+  ASSERT_TRUE(refused);
+  EXPECT_THAT(refused->message, HasSubstr("drift.blocked_apps"));
+  EXPECT_THAT(controller_->state().commitment->allowedApps, Not(testing::Contains("steam")));
+  EXPECT_EQ(stats().corrections, 0);
+}
+
+TEST_F(DriftFlowTest, ThisIsOnTaskAfterAJudgedDriftWhileLookingAtAntiDrift) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Zoom", "Meeting");
+  executor_.runAll();
+  EXPECT_FALSE(drift().blocked);
+  see("Firefox", "Drifting · AntiDrift — Mozilla Firefox");  // to press the button
   ASSERT_FALSE(controller_->markOnTask());
-  EXPECT_THAT(controller_->state().commitment->allowedApps, testing::Contains("steam"));
+  EXPECT_THAT(controller_->state().commitment->allowedApps, testing::Contains("zoom"));
 }
 
 TEST_F(DriftFlowTest, NeverSendAppsAreJudgedByLocalRulesOnly) {
@@ -424,10 +440,9 @@ TEST_F(DriftFlowTest, APrivateWindowsTitleIsReplacedOnEntry) {
   start();
   see("Firefox", "Secret plans — Mozilla Firefox Private Browsing");
   EXPECT_EQ(controller_->state().evidence.current->title, "Private browsing window");
-  executor_.runAll();
-  for (const std::string& prompt : backend_->prompts("judge")) {
-    EXPECT_THAT(prompt, Not(HasSubstr("Secret plans")));
-  }
+  EXPECT_EQ(drift().status, "unknown");  // nothing left to judge: no call at all
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 0u);
   ASSERT_TRUE(snapshots_.json);
   EXPECT_THAT(*snapshots_.json, Not(HasSubstr("Secret plans")));
 }
