@@ -29,6 +29,7 @@
 #include "antidrift/executor.h"
 #include "antidrift/plugin/loader.h"
 #include "antidrift/session/controller.h"
+#include "antidrift/session/history_view.h"
 #include "antidrift/store/audit_log.h"
 #include "antidrift/store/snapshot.h"
 #include "server/api_server.h"
@@ -169,6 +170,14 @@ void Daemon::defineOptions(Poco::Util::OptionSet& options) {
           .repeatable(false)
           .callback(OptionCallback<Daemon>(this, &Daemon::handleVerifyAudit)));
   options.addOption(
+      Option("export-history", "",
+             "write every session of the verified audit chain to stdout as FORMAT (jsonl, csv "
+             "or markdown) and exit; a broken chain is reported on stderr (exit 1)")
+          .required(false)
+          .repeatable(false)
+          .argument("FORMAT")
+          .callback(OptionCallback<Daemon>(this, &Daemon::handleExportHistory)));
+  options.addOption(
       Option("list-backends", "",
              "list the AI backends in ai.plugin_dir from their metadata (no plugin is loaded) "
              "and exit")
@@ -206,6 +215,10 @@ void Daemon::handleDefine(const std::string&, const std::string& value) {
 
 void Daemon::handleVerifyAudit(const std::string&, const std::string&) {
   verifyAuditRequested_ = true;
+}
+
+void Daemon::handleExportHistory(const std::string&, const std::string& value) {
+  exportFormat_ = value;
 }
 
 void Daemon::handleListBackends(const std::string&, const std::string&) {
@@ -289,6 +302,9 @@ int Daemon::main(const std::vector<std::string>& args) {
   if (listBackendsRequested_) {
     return listBackends();
   }
+  if (exportFormat_) {
+    return exportHistoryToStdout();
+  }
   return serve();
 }
 
@@ -317,6 +333,32 @@ int Daemon::verifyAudit() {
   } else {
     std::cout << "audit chain broken: " << result.problem << std::endl;
   }
+  return 1;
+}
+
+int Daemon::exportHistoryToStdout() {
+  const std::optional<ExportFormat> format = parseExportFormat(*exportFormat_);
+  if (!format) {
+    std::cerr << "antidriftd: --export-history takes jsonl, csv or markdown, not \""
+              << *exportFormat_ << "\"" << std::endl;
+    return EXIT_USAGE;
+  }
+  const std::string path = config_.storeDir + "/audit.jsonl";
+  const VerifiedHistory history = readVerifiedHistory(path);
+  std::cout << exportHistory(history.sessions, *format) << std::flush;
+  if (history.verification.ok) {
+    return EXIT_OK;
+  }
+  const std::size_t left = history.verification.records > history.sessions.size()
+                               ? history.verification.records - history.sessions.size()
+                               : 0;
+  std::cerr << "antidriftd: audit chain of " << path << " is broken";
+  if (history.verification.firstBadLine) {
+    std::cerr << " at line " << *history.verification.firstBadLine;
+  }
+  std::cerr << ": " << history.verification.problem << "; exported the " << history.sessions.size()
+            << " sound record(s) before it, left out " << left
+            << " well-formed record(s) from there on (check with --verify-audit)" << std::endl;
   return 1;
 }
 
@@ -447,7 +489,7 @@ int Daemon::serve() {
       clock, [&controller] { return controller.nextWakeMonotonicMs(); },
       [&controller] { controller.tick(); });
   RequestGuard guard(token.token);
-  HttpApi api(controller, broadcaster, guard, HttpApi::Options{config_.wwwDir});
+  HttpApi api(controller, broadcaster, guard, HttpApi::Options{config_.wwwDir, audit.path()});
   controller.setChangeListener([&api, &ticker, &notifier](const State& state) {
     api.publish(state);
     ticker.wake();

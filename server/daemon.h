@@ -73,6 +73,7 @@ class Daemon : public Poco::Util::ServerApplication {
   void handleDefine(const std::string& name, const std::string& value);
   void handleVerifyAudit(const std::string& name, const std::string& value);
   void handleListBackends(const std::string& name, const std::string& value);
+  void handleExportHistory(const std::string& name, const std::string& value);
   void loadConfigurationFile();
 
   /// `--verify-audit`: prints "audit chain ok: N records" (exit 0),
@@ -85,6 +86,13 @@ class Daemon : public Poco::Util::ServerApplication {
   /// load), read from the metadata files only (issue 3). Exit 0, or 78 when
   /// the directory does not exist.
   int listBackends();
+  /// `--export-history FORMAT` (jsonl, csv, markdown; issue 7 item 6): writes
+  /// every session of the VERIFIED chain of <store.dir>/audit.jsonl to stdout
+  /// (history_view.h exportHistory). When the chain is broken, the records
+  /// from the first problem on are not exported; stderr says where it broke
+  /// and how many records were left out, and the exit code is 1. An unknown
+  /// FORMAT is exit 64 (usage). Takes no store lock (reads only).
+  int exportHistoryToStdout();
   /// Runs the daemon until a termination signal; returns the exit code.
   int serve();
   /// Loads the configured AI backend plugin through plugin::PluginLoader —
@@ -95,6 +103,7 @@ class Daemon : public Poco::Util::ServerApplication {
   bool helpRequested_ = false;
   bool verifyAuditRequested_ = false;
   bool listBackendsRequested_ = false;
+  std::optional<std::string> exportFormat_;  ///< --export-history FORMAT
   std::string configFile_;
   std::set<std::string> commandLineKeys_;
   std::optional<std::string> configError_;

@@ -137,6 +137,44 @@ TEST_F(DaemonBinaryTest, VerifyAuditNamesATornLastLineAndExits1) {
                                     "mid-append; the daemon moves it aside on its next start)"));
 }
 
+TEST_F(DaemonBinaryTest, ExportHistoryWritesEveryVerifiedSessionInEachFormat) {
+  writeAudit(3);
+  const ChildResult jsonl = run({"--export-history", "jsonl", "-D", "store.dir=" + store_});
+  EXPECT_EQ(jsonl.exitCode, 0) << jsonl.err;
+  EXPECT_EQ(std::count(jsonl.out.begin(), jsonl.out.end(), '\n'), 3);
+  EXPECT_THAT(jsonl.out, HasSubstr("\"next_action\":\"Session 1\""));
+  EXPECT_THAT(jsonl.out, Not(HasSubstr("\"hash\"")));
+  const ChildResult csv = run({"--export-history", "csv", "-D", "store.dir=" + store_});
+  EXPECT_EQ(csv.exitCode, 0) << csv.err;
+  EXPECT_THAT(csv.out, HasSubstr("id,started_at,ended_at,next_action"));
+  EXPECT_THAT(csv.out, HasSubstr(",Session 3,"));
+  const ChildResult markdown = run({"--export-history", "markdown", "-D", "store.dir=" + store_});
+  EXPECT_EQ(markdown.exitCode, 0) << markdown.err;
+  EXPECT_THAT(markdown.out, HasSubstr("| Session 2 | completed | 25 min | 25 min |"));
+  const ChildResult empty = run({"--export-history", "jsonl", "-D", "store.dir=" + store_ + "/x"});
+  EXPECT_EQ(empty.exitCode, 0) << empty.err;
+  EXPECT_EQ(empty.out, "");
+  const ChildResult bad = run({"--export-history", "pdf", "-D", "store.dir=" + store_});
+  EXPECT_EQ(bad.exitCode, 64);
+  EXPECT_THAT(bad.err, HasSubstr("jsonl, csv or markdown"));
+}
+
+TEST_F(DaemonBinaryTest, ExportHistoryNeverExportsRecordsAfterABrokenLink) {
+  writeAudit(3);
+  std::string content = test::readWholeFile(auditPath());
+  const std::string original = "\"next_action\":\"Session 2\"";
+  content.replace(content.find(original), original.size(), "\"next_action\":\"Session 9\"");
+  std::ofstream(auditPath(), std::ios::trunc) << content;
+  const ChildResult result = run({"--export-history", "jsonl", "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(std::count(result.out.begin(), result.out.end(), '\n'), 1);
+  EXPECT_THAT(result.out, HasSubstr("Session 1"));
+  EXPECT_THAT(result.out, Not(HasSubstr("Session 9")));
+  EXPECT_THAT(result.out, Not(HasSubstr("Session 3")));
+  EXPECT_THAT(result.err, HasSubstr("broken at line 2"));
+  EXPECT_THAT(result.err, HasSubstr("left out 2 well-formed record(s)"));
+}
+
 TEST_F(DaemonBinaryTest, ABadPortIsOneClearMessageAndExit78) {
   const ChildResult result =
       run({"--verify-audit", "-D", "store.dir=" + store_, "-D", "server.port=http"});
