@@ -51,7 +51,7 @@ function sessionsText(count) {
 
 /**
  * An <svg> bar chart, one slot per day: `value(day)` is the bar's height as
- * a fraction 0..1 (null: no bar, a dash on the base line), `text(day)` the
+ * a fraction 0..1 (0: no bar; null: a dash on the base line), `text(day)` the
  * short label above a bar ("" for none), `tooltip(day)` its title.
  */
 function dayBars(days, { className, label, value, text, tooltip }) {
@@ -75,15 +75,17 @@ function dayBars(days, { className, label, value, text, tooltip }) {
         class: 'chart-none', x1: center - 4, y1: base - 2, x2: center + 4, y2: base - 2,
       }));
     } else {
-      const barHeight = Math.max(fraction > 0 ? 2 : 0, fraction * kPlotHeight);
-      slot.append(svgElement('rect', {
-        class: 'chart-bar',
-        x: center - kBarWidth / 2,
-        y: (base - barHeight).toFixed(2),
-        width: kBarWidth,
-        height: barHeight.toFixed(2),
-        rx: 3,
-      }));
+      const barHeight = fraction > 0 ? Math.max(2, fraction * kPlotHeight) : 0;
+      if (barHeight > 0) {
+        slot.append(svgElement('rect', {
+          class: 'chart-bar',
+          x: center - kBarWidth / 2,
+          y: (base - barHeight).toFixed(2),
+          width: kBarWidth,
+          height: barHeight.toFixed(2),
+          rx: 3,
+        }));
+      }
       const words = text(day);
       if (words) {
         const valueLabel = svgElement('text', {
