@@ -34,11 +34,15 @@ struct DaemonLaunch {
   std::string configHome;  ///< XDG_CONFIG_HOME, so no user configuration file leaks in
   /// DISPLAY for the daemon: nullopt removes it from the environment, "" sets it empty.
   std::optional<std::string> display;
+  /// --config FILE; "" = none. With a file, ai.backend and the rest come from it; without
+  /// one the AI is off.
+  std::string configFile;
 };
 
 /// The environment and arguments that run antidriftd through env(1): DISPLAY and
 /// ANTIDRIFT_AI_BACKEND removed first (Poco::Process can only add variables), then set as
-/// `launch` says; AI off (-D wins over the environment anyway).
+/// `launch` says; AI off (-D wins over the environment anyway) unless `launch.configFile`
+/// names a config file, which then chooses the backend.
 inline std::vector<std::string> daemonCommandLine(const DaemonLaunch& launch,
                                                   const std::vector<std::string>& arguments) {
   std::vector<std::string> line{"-u", "DISPLAY", "-u", "ANTIDRIFT_AI_BACKEND",
@@ -48,7 +52,12 @@ inline std::vector<std::string> daemonCommandLine(const DaemonLaunch& launch,
   }
   line.push_back(ANTIDRIFTD_PATH);
   line.insert(line.end(), arguments.begin(), arguments.end());
-  line.insert(line.end(), {"-D", "store.dir=" + launch.storeDir, "-D", "ai.backend=none"});
+  line.insert(line.end(), {"-D", "store.dir=" + launch.storeDir});
+  if (launch.configFile.empty()) {
+    line.insert(line.end(), {"-D", "ai.backend=none"});
+  } else {
+    line.insert(line.end(), {"--config", launch.configFile});
+  }
   return line;
 }
 

@@ -148,7 +148,7 @@ std::string readToken(const std::string& storeDir) {
 class DaemonTest : public ::testing::Test {
  protected:
   DaemonLaunch launch(std::optional<std::string> display) const {
-    return DaemonLaunch{storeDir(), directory_.path() + "/config", std::move(display)};
+    return DaemonLaunch{storeDir(), directory_.path() + "/config", std::move(display), ""};
   }
   std::string storeDir() const { return directory_.path() + "/store"; }
 
@@ -293,6 +293,143 @@ TEST_F(DaemonOnX11Test, ASessionOverRealWindowsLeavesOneAuditRecordThatVerifies)
   EXPECT_EQ(text(record, "outcome"), "completed");
   EXPECT_GE(number(record, "switches"), 3);
   EXPECT_EQ(text(record, "prev"), std::string(64, '0'));
+}
+
+// ---- Drift (DESIGN §4; issue 6 item 9) ------------------------------------------------------
+
+/// A window no commitment here allows: a chat app, judged per app (not title-sensitive).
+const std::string kChatClass = "Discord";
+const std::string kChatApp = "discord";
+const std::string kChatTitle = "Cat videos — #random";
+/// The fake judge's reason for it, which the banner shows verbatim.
+const std::string kChatReason = "Cat videos in a chat channel do not add page transitions.";
+
+/// The fake plugin's answers (plugins/fake/README.md): off task with kChatReason for the chat
+/// window's title, on task for anything else; the nudge stays silent.
+const std::string kFakeResponses = R"({"responses": [
+  {"role": "judge", "match": "Cat videos",
+   "text": "{\"on_task\": false, \"reason\": \"Cat videos in a chat channel do not add page transitions.\"}"},
+  {"role": "judge", "text": "{\"on_task\": true, \"reason\": \"It fits.\"}"},
+  {"role": "nudge", "text": "{\"on_track\": true, \"message\": \"\"}"}
+]})";
+
+/// The daemon on X11 with a config file of its own (written into the test's directory).
+class DriftOnX11Test : public DaemonOnX11Test {
+ protected:
+  DaemonLaunch launchWithConfig(const std::string& properties) const {
+    const std::string path = directory_.file("antidrift.properties");
+    writeWholeFile(path, properties);
+    DaemonLaunch result = launch();
+    result.configFile = path;
+    return result;
+  }
+
+  /// Opens the editor and the chat window; fails the test unless both came up.
+  static void openEditorAndChat(TestWindow& editor, TestWindow& chat) {
+    editor = open(kEditorClass, kEditorTitle);
+    chat = open(kChatClass, kChatTitle);
+    ASSERT_FALSE(editor.id.empty()) << "the editor window did not come up";
+    ASSERT_FALSE(chat.id.empty()) << "the chat window did not come up";
+  }
+
+  /// Starts the commitment (allowed: the editor) in the editor and waits for ontask.
+  static void startInEditor(std::uint16_t port, const std::string& token, const SseRecorder& events,
+                            const TestWindow& editor) {
+    ASSERT_EQ(activate(editor), "");
+    ASSERT_TRUE(waitForState(events, showsWindow(kEditorApp, kEditorTitle), "the editor"));
+    ASSERT_EQ(post(port, token, "/planning").status, 200);
+    const Reply started = post(port, token, "/commitment", kCommitmentBody);
+    ASSERT_EQ(started.status, 200) << started.body;
+    ASSERT_TRUE(waitForState(events, activeIn(kEditorApp, kEditorTitle, "ontask"), "ontask"));
+  }
+};
+
+TEST_F(DriftOnX11Test, AJudgedOffTaskWindowDriftsWithTheReasonAndThisIsOnTaskAllowsIt) {
+  TestWindow editor;
+  TestWindow chat;
+  ASSERT_NO_FATAL_FAILURE(openEditorAndChat(editor, chat));
+  const std::string responses = directory_.file("responses.json");
+  writeWholeFile(responses, kFakeResponses);
+
+  DaemonProcess daemon(
+      launchWithConfig("ai.backend = fake\n"
+                       "ai.plugin_dir = " FAKE_PLUGIN_DIR "\n"
+                       "ai.fake.responses = " +
+                       responses +
+                       "\n"
+                       "drift.judge_debounce_s = 0\n"));
+  ASSERT_EQ(daemon.startError(), "");
+  const std::uint16_t port = daemon.port();
+  const std::string token = readToken(storeDir());
+  SseRecorder events(port);
+  ASSERT_EQ(events.status(), 200) << events.errorBody();
+  EXPECT_EQ(text(get(port, "/state").json(), "ai.available"), "true");
+  ASSERT_NO_FATAL_FAILURE(startInEditor(port, token, events, editor));
+
+  // Focus moves to the unmatched window: the fake judge says off task, and the stream
+  // carries drifting with its reason verbatim.
+  ASSERT_EQ(activate(chat), "");
+  ASSERT_TRUE(waitForState(
+      events,
+      [](const Object::Ptr& state) {
+        return activeIn(kChatApp, kChatTitle, "drifting")(state) &&
+               text(state, "drift.reason") == kChatReason;
+      },
+      "drifting with the judge's reason"));
+  Object::Ptr state = get(port, "/state").json();
+  EXPECT_EQ(number(state, "stats.drift_episodes"), 1);
+
+  // This is on task, over HTTP with the store's token: ontask, and the app is allowed now.
+  const Reply marked = post(port, token, "/drift/ontask");
+  ASSERT_EQ(marked.status, 200) << marked.body;
+  ASSERT_TRUE(waitForState(events, activeIn(kChatApp, kChatTitle, "ontask"), "ontask again"));
+  state = get(port, "/state").json();
+  EXPECT_EQ(text(state, "drift.status"), "ontask");
+  EXPECT_EQ(text(state, "commitment.allowed_apps[0]"), kEditorApp);
+  EXPECT_EQ(text(state, "commitment.allowed_apps[1]"), kChatApp);
+  EXPECT_EQ(number(state, "stats.corrections"), 1);
+
+  events.close();
+  const std::optional<int> status = daemon.terminate(kDeadline);
+  ASSERT_TRUE(status) << "antidriftd did not exit within the deadline after SIGTERM";
+  EXPECT_EQ(*status, 0);
+}
+
+TEST_F(DriftOnX11Test, ABlockedAppDriftsWithTheAiOff) {
+  TestWindow editor;
+  TestWindow chat;
+  ASSERT_NO_FATAL_FAILURE(openEditorAndChat(editor, chat));
+
+  DaemonProcess daemon(
+      launchWithConfig("ai.backend = none\n"
+                       "drift.blocked_apps = " +
+                       kChatClass + "\n"));
+  ASSERT_EQ(daemon.startError(), "");
+  const std::uint16_t port = daemon.port();
+  const std::string token = readToken(storeDir());
+  SseRecorder events(port);
+  ASSERT_EQ(events.status(), 200) << events.errorBody();
+  EXPECT_EQ(text(get(port, "/state").json(), "ai.available"), "false");
+  ASSERT_NO_FATAL_FAILURE(startInEditor(port, token, events, editor));
+
+  ASSERT_EQ(activate(chat), "");
+  ASSERT_TRUE(waitForState(
+      events,
+      [](const Object::Ptr& state) {
+        return activeIn(kChatApp, kChatTitle, "drifting")(state) &&
+               text(state, "drift.reason") == kChatApp + " is blocked during focus";
+      },
+      "drifting on the blocked app"));
+
+  // Back to task hides the banner until the next observation is judged.
+  const Reply refocused = post(port, token, "/drift/refocus");
+  ASSERT_EQ(refocused.status, 200) << refocused.body;
+  EXPECT_NE(text(refocused.json(), "drift.status"), "drifting");
+
+  events.close();
+  const std::optional<int> status = daemon.terminate(kDeadline);
+  ASSERT_TRUE(status) << "antidriftd did not exit within the deadline after SIGTERM";
+  EXPECT_EQ(*status, 0);
 }
 
 /// How the daemon's environment lacks a display.

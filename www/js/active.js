@@ -150,6 +150,8 @@ function updateDriftBanner(drift) {
   const reason = drift.reason ? String(drift.reason) : '';
   setText('drift-reason', reason);
   setText('drift-app', drift.app ? ` · ${String(drift.app)}` : '');
+  // A hard rule (drift.blocked_*) is the config's to lift: no "This is on task".
+  setHidden(byId('drift-ontask'), drift.blocked === true);
   const appeared = drifting && banner.hidden;
   setHidden(banner, !drifting);
   if (appeared) banner.focus();

@@ -39,8 +39,12 @@ struct Settings {
   std::map<std::string, std::string> blockedTitles;
   /// drift.title_sensitive_apps: apps judged per normalised title rather than
   /// per app (one browser serves the work and the distraction).
+  /// Firefox Developer Edition reports the class "Firefox Developer Edition"
+  /// (ActivityWatch, ../shared/data) or "firefoxdeveloperedition".
   std::vector<std::string> titleSensitiveApps = {"firefox",
                                                  "firefox-esr",
+                                                 "firefox developer edition",
+                                                 "firefoxdeveloperedition",
                                                  "navigator",
                                                  "librewolf",
                                                  "chromium",

@@ -518,6 +518,10 @@ ActionResult Controller::refocus() {
 ActionResult Controller::markOnTask() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("mark this on task");
+  if (std::optional<std::string> refusal = drift_.onTaskRefusal()) {
+    return ActionError{ErrorKind::IllegalTransition, "cannot mark this on task: " + *refusal,
+                       runtime_};
+  }
   drift::Decision decision;
   const std::optional<drift::OnTaskMark> mark =
       drift_.markOnTask(*commitment_, clock_.nowUtcMs(), decision);
@@ -597,8 +601,8 @@ State Controller::stateLocked() const {
   state.evidence.away = away_;
   if (runtime_ == RuntimeState::Active) {
     const drift::DriftView& view = drift_.view();
-    state.drift =
-        DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge, view.app};
+    state.drift = DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge,
+                            view.app, view.blocked};
   }
   state.stats = stats_.stats();
   state.reflection = reflection_;

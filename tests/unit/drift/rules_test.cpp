@@ -152,10 +152,13 @@ TEST(Rules, AntiDriftsOwnPageInABrowserIsNeutral) {
 
 TEST(Rules, TitleSensitiveAppsDefaultToBrowsers) {
   const Rules rules{Settings{}};
-  for (const char* browser : {"firefox", "firefox-esr", "navigator", "chromium", "google-chrome",
-                              "brave-browser", "tor browser"}) {
+  for (const char* browser :
+       {"firefox", "firefox-esr", "navigator", "chromium", "google-chrome", "brave-browser",
+        "tor browser", "firefox developer edition", "firefoxdeveloperedition"}) {
     EXPECT_TRUE(rules.isTitleSensitive(browser)) << browser;
   }
+  // The class ActivityWatch reports for Firefox Developer Edition (../shared/data).
+  EXPECT_TRUE(rules.isTitleSensitive(normaliseApp("Firefox Developer Edition")));
   EXPECT_FALSE(rules.isTitleSensitive("code"));
   EXPECT_FALSE(rules.isTitleSensitive("unknown"));
 }

@@ -124,7 +124,8 @@ class Controller {
   /// title-sensitive app, its normalised title — to this commitment's allowed
   /// lists (persisted in the snapshot), stops judging it, status ontask, and
   /// counts a correction. With nothing judged off task yet → IllegalTransition
-  /// "nothing to mark on task".
+  /// "nothing to mark on task"; for a window a hard rule blocks (drift.blocked_*)
+  /// → IllegalTransition naming the rule (the config, not a button, allows it).
   [[nodiscard]] ActionResult markOnTask();
 
   /// review → locked: appends the SessionSummary to the audit log, clears the

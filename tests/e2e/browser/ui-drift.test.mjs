@@ -1,0 +1,287 @@
+// Browser test of the drift interceptor and the nudge in the page (issue 6;
+// DESIGN §4 hard tier, §5 / seed 000 soft tier): the real antidriftd with the
+// fake AI plugin (canned judge and nudge answers), window evidence posted
+// with POST /evidence/window, the real chromium.
+//
+// NEEDS the daemon side of issue 6: drift statuses judging/drifting,
+// drift.nudge and drift.app, POST /drift/refocus and /drift/ontask,
+// drift.blocked_apps, drift.judge_debounce_s, nudge.debounce_s,
+// stats.corrections and stats.ai_calls, app_choices and last_allowed_apps.
+// It must FAIL (not skip) when a part is missing.
+//
+//   ANTIDRIFT_BIN=build/antidriftd ANTIDRIFT_PLUGIN_DIR=build/plugins \
+//     node --test ui-drift.test.mjs
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+
+import {
+  horizontalOverflow, openLockedPage, renderedVersion, screenshot, useDaemonAndBrowser,
+  waitForVersionAbove, waitForView,
+} from './harness.mjs';
+
+const kJudgeReason = 'Cat videos have nothing to do with the quarterly report.';
+const kNudgeMessage = 'These titles are about holiday photos, not the quarterly report.';
+const kOffTaskTitle = 'Cat videos compilation - YouTube — Mozilla Firefox';
+const kNudgeTitle = 'holiday-photos.md - Visual Studio Code';
+
+function writeResponses(dir) {
+  const file = path.join(dir, 'responses.json');
+  const responses = [
+    // A little slow, so "judging" is on screen for a moment.
+    { role: 'judge', match: 'Cat videos', text: JSON.stringify({ on_task: false, reason: kJudgeReason }),
+      delay_ms: 300 },
+    { role: 'judge', text: '{"on_task": true, "reason": "Looks like the report."}' },
+    { role: 'nudge', match: 'holiday-photos', text: JSON.stringify({ on_track: false, message: kNudgeMessage }) },
+    { role: 'nudge', text: '{"on_track": true}' },
+    { role: 'coach', text: '{"next_action": "x", "success_condition": "y", "timebox_minutes": 25}' },
+    { role: 'reviewer', text: '{"recap": "Fine.", "carry_forward": "Keep going."}' },
+  ];
+  fs.writeFileSync(file, JSON.stringify({ responses }, null, 2));
+  return file;
+}
+
+/**
+ * Records every Notification the page raises (title and body) in
+ * window.__notifications, keeping the real constructor's behaviour.
+ */
+const kRecordNotifications = () => {
+  const Real = window.Notification;
+  window.__notifications = [];
+  class Recorded extends Real {
+    constructor(title, options) {
+      super(title, options);
+      window.__notifications.push({ title, body: options && options.body });
+    }
+  }
+  Object.defineProperty(Recorded, 'permission', { get: () => Real.permission });
+  Recorded.requestPermission = (...args) => Real.requestPermission(...args);
+  window.Notification = Recorded;
+};
+
+describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () => {
+  const suite = useDaemonAndBrowser('antidrift-ui-drift-', (workDir) => {
+    const pluginDir = process.env.ANTIDRIFT_PLUGIN_DIR;
+    if (!pluginDir) throw new Error('ANTIDRIFT_PLUGIN_DIR is not set (folder with antidrift-fake.so)');
+    const configFile = path.join(workDir, 'antidrift.properties');
+    fs.writeFileSync(configFile, [
+      '# written by ui-drift.test.mjs',
+      'ai.backend = fake',
+      `ai.fake.responses = ${writeResponses(workDir)}`,
+      `ai.plugin_dir = ${pluginDir}`,
+      'drift.judge_debounce_s = 0',
+      'nudge.debounce_s = 0',
+      'drift.blocked_apps = games',
+      '',
+    ].join('\n'));
+    return { options: { configFile } };
+  });
+  const { screenshots } = suite;
+
+  const observe = async (app, title) => {
+    const answer = await suite.daemon.post('/evidence/window', { app, title });
+    assert.equal(answer.status, 202, answer.text);
+  };
+  const driftStatus = async () => (await suite.daemon.getJson('/state')).body.drift.status;
+
+  test('banner, This is on task, Heads up, End session, and the next planning', async () => {
+    await suite.browser.context.grantPermissions(['notifications'], { origin: suite.daemon.baseUrl });
+    await suite.browser.context.addInitScript(kRecordNotifications);
+
+    // Apps seen before planning become choices.
+    await observe('firefox', 'Start Page — Mozilla Firefox');
+    await observe('code', 'report.md - Visual Studio Code');
+    const page = await openLockedPage(suite);
+    assert.equal(await page.title(), 'AntiDrift');
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+    assert.match(await page.title(), /· AntiDrift$/);
+    assert.equal(await page.textContent('#ai-backend'), 'fake');
+
+    // Chips add and remove an app in the field; nothing is rebuilt under the fingers.
+    await page.waitForSelector('#app-choices:not([hidden]) .app-choice[data-app="code"]');
+    await page.waitForSelector('.app-choice[data-app="firefox"]');
+    await page.fill('#allowed-apps', '');
+    await page.waitForSelector('#allowed-apps-empty:not([hidden])');
+    await page.click('.app-choice[data-app="code"]');
+    assert.equal(await page.inputValue('#allowed-apps'), 'code');
+    assert.equal(await page.getAttribute('.app-choice[data-app="code"]', 'aria-pressed'), 'true');
+    await page.waitForSelector('#allowed-apps-empty', { state: 'hidden' });
+    await page.click('.app-choice[data-app="firefox"]');
+    assert.equal(await page.inputValue('#allowed-apps'), 'code, firefox');
+    await page.click('.app-choice[data-app="firefox"]');
+    assert.equal(await page.inputValue('#allowed-apps'), 'code');
+    assert.equal(await page.getAttribute('.app-choice[data-app="firefox"]', 'aria-pressed'), 'false');
+    screenshots.push(await screenshot(page, 'ui-drift-planning-choices'));
+
+    await page.fill('#next-action', 'Draft the quarterly report summary');
+    await page.fill('#success-condition', 'Three paragraphs written');
+    await page.click('#start');
+    await waitForView(page, 'active');
+    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
+    // Notifications are allowed already: no "Notify me" control, one quiet line.
+    assert.equal(await page.isHidden('#notify-drift'), true);
+    assert.equal(await page.textContent('#notify-status'), 'Notifications on: drift and time up');
+
+    await observe('code', 'report.md - Visual Studio Code');
+    await page.waitForSelector('#drift-status[data-status="ontask"]');
+    assert.equal(await page.isHidden('#drift-banner'), true);
+    const calmIcon = await page.getAttribute('link[rel="icon"]', 'href');
+    assert.match(calmIcon, /^data:image\/svg\+xml,/);
+
+    // A window that says nothing is one calm state, no banner.
+    await observe('', '');
+    await page.waitForFunction(() => document.getElementById('drift-status').textContent === 'Window unknown');
+    assert.equal(await page.isHidden('#drift-banner'), true);
+
+    // A blocked app: the banner at once, no judge.
+    await observe('games', 'Solitaire');
+    await page.waitForSelector('#drift-banner:not([hidden])');
+    assert.match(await page.textContent('#drift-reason'), /games/);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'drift-banner', 'focus moved to the banner');
+    assert.equal(await page.getAttribute('#drift-banner', 'role'), 'alert');
+    assert.equal(await page.title(), 'Drifting · AntiDrift');
+    assert.notEqual(await page.getAttribute('link[rel="icon"]', 'href'), calmIcon, 'the favicon changed');
+    assert.equal(await page.getAttribute('html', 'data-alarm'), 'true');
+    // A hard rule is the config's to lift: no "This is on task" on this banner;
+    // its actions are reachable by keyboard from the banner.
+    assert.equal(await page.isHidden('#drift-ontask'), true);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'drift-refocus');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'drift-end');
+    await page.waitForFunction(() => window.__notifications.length === 1);
+    assert.equal(await page.evaluate(() => window.__notifications[0].title), 'Drifting · AntiDrift');
+
+    // Back to task hides the banner.
+    const refocus = page.waitForResponse((response) => response.url().endsWith('/drift/refocus'));
+    await page.click('#drift-refocus');
+    assert.equal((await refocus).status(), 200);
+    await page.waitForSelector('#drift-banner', { state: 'hidden' });
+    assert.notEqual(await driftStatus(), 'drifting');
+    assert.equal(await page.getAttribute('html', 'data-alarm'), 'false');
+
+    // A judged-off-task window: the banner with the fake judge's reason, verbatim.
+    await observe('firefox', kOffTaskTitle);
+    await page.waitForSelector('#drift-banner:not([hidden])');
+    assert.equal(await page.textContent('#drift-reason'), kJudgeReason);
+    assert.equal(await page.isHidden('#drift-ontask'), false, 'a judged drift can be corrected');
+    await page.waitForFunction(() => window.__notifications.length === 2);
+    assert.equal(await page.evaluate(() => window.__notifications[1].body), kJudgeReason);
+    assert.deepEqual(await horizontalOverflow(page), []);
+    screenshots.push(await screenshot(page, 'ui-drift-banner'));
+
+    // This is on task: status ontask, the change is in the commitment.
+    const onTask = page.waitForResponse((response) => response.url().endsWith('/drift/ontask'));
+    await page.click('#drift-ontask');
+    assert.equal((await onTask).status(), 200);
+    await page.waitForSelector('#drift-banner', { state: 'hidden' });
+    await page.waitForSelector('#drift-status[data-status="ontask"]');
+    const afterOnTask = (await suite.daemon.getJson('/state')).body;
+    assert.equal(afterOnTask.drift.status, 'ontask');
+    assert.equal(afterOnTask.stats.corrections, 1);
+    // firefox is title-sensitive (a browser): this page is allowed, not the whole browser.
+    assert.deepEqual(afterOnTask.commitment.allowed_apps, ['code']);
+    assert.equal(afterOnTask.commitment.allowed_titles.length, 1,
+      JSON.stringify(afterOnTask.commitment.allowed_titles));
+    assert.equal(afterOnTask.commitment.allowed_titles[0].app, 'firefox');
+    assert.match(afterOnTask.commitment.allowed_titles[0].title, /^cat videos compilation/);
+
+    // Two titles in an allowed app drift semantically: a Heads up, Dismiss only.
+    await observe('code', 'report.md - Visual Studio Code');
+    await observe('code', kNudgeTitle);
+    await page.waitForSelector('#heads-up:not([hidden])');
+    assert.equal(await page.textContent('#heads-up-text'), kNudgeMessage);
+    assert.equal(await page.isHidden('#drift-banner'), true);
+    assert.deepEqual(await page.$$eval('#heads-up button', (buttons) => buttons.map((b) => b.textContent)),
+      ['Dismiss']);
+    screenshots.push(await screenshot(page, 'ui-drift-heads-up'));
+    await page.click('#heads-up-dismiss');
+    await page.waitForSelector('#heads-up', { state: 'hidden' });
+    // The same message on a later State stays dismissed.
+    const before = await renderedVersion(page);
+    await observe('code', 'report.md - Visual Studio Code');
+    await waitForVersionAbove(page, before);
+    assert.equal(await page.isHidden('#heads-up'), true);
+
+    // End session from the banner: review, abandoned, with the numbers.
+    await observe('games', 'Solitaire');
+    await page.waitForSelector('#drift-banner:not([hidden])');
+    await page.click('#drift-end');
+    await waitForView(page, 'review');
+    assert.equal(await page.getAttribute('#outcome', 'data-outcome'), 'abandoned');
+    assert.ok(Number(await page.textContent('#drift-episodes')) >= 3);
+    assert.equal(await page.textContent('#corrections'), '1');
+    await page.waitForSelector('#ai-calls:not([hidden])');
+    assert.match(await page.textContent('#ai-calls'), /judge [1-9]/);
+    assert.match(await page.textContent('#ai-calls'), /nudge [1-9]/);
+    assert.equal(await page.title(), 'Review · AntiDrift');
+    screenshots.push(await screenshot(page, 'ui-drift-review'));
+
+    // The next planning starts from the list used last time.
+    await page.click('#end');
+    await waitForView(page, 'locked');
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+    const last = (await suite.daemon.getJson('/state')).body.last_allowed_apps;
+    assert.ok(Array.isArray(last) && last.includes('code'), JSON.stringify(last));
+    assert.equal(await page.inputValue('#allowed-apps'), last.join(', '));
+
+    assert.deepEqual(page.pageErrors, []);
+    assert.deepEqual(page.consoleErrors, []);
+    await page.click('#cancel');
+    await waitForView(page, 'locked');
+    await page.close();
+  });
+});
+
+describe('AntiDrift UI: with the AI off the blocked-app rule still drifts', () => {
+  const suite = useDaemonAndBrowser('antidrift-ui-drift-off-', () => ({
+    settings: { 'drift.blocked_apps': 'games' },
+  }));
+  const { screenshots } = suite;
+
+  const observe = async (app, title) => {
+    const answer = await suite.daemon.post('/evidence/window', { app, title });
+    assert.equal(answer.status, 202, answer.text);
+  };
+
+  test('a blocked app shows the banner, Back to task hides it, nothing else pretends', async () => {
+    const page = await openLockedPage(suite);
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+    await page.fill('#next-action', 'Draft the quarterly report summary');
+    await page.fill('#success-condition', 'Three paragraphs written');
+    await page.fill('#allowed-apps', 'code');
+    await page.click('#start');
+    await waitForView(page, 'active');
+    assert.equal((await suite.daemon.getJson('/state')).body.ai.available, false);
+
+    // An unmatched app with no judge: unknown, never a fabricated banner.
+    await observe('firefox', kOffTaskTitle);
+    await page.waitForSelector('#drift-status[data-status="unknown"]');
+    assert.equal(await page.isHidden('#drift-banner'), true);
+
+    // The blocked app: the banner at once, with the rule's reason.
+    await observe('games', 'Solitaire');
+    await page.waitForSelector('#drift-banner:not([hidden])');
+    assert.equal(await page.textContent('#drift-reason'), 'games is blocked during focus');
+    assert.equal(await page.getAttribute('html', 'data-alarm'), 'true');
+    screenshots.push(await screenshot(page, 'ui-drift-blocked-ai-off'));
+
+    const refocus = page.waitForResponse((response) => response.url().endsWith('/drift/refocus'));
+    await page.click('#drift-refocus');
+    assert.equal((await refocus).status(), 200);
+    await page.waitForSelector('#drift-banner', { state: 'hidden' });
+    assert.equal(await page.getAttribute('html', 'data-alarm'), 'false');
+    await observe('code', 'report.md - Visual Studio Code');
+    await page.waitForSelector('#drift-status[data-status="ontask"]');
+    assert.equal(await page.isHidden('#drift-banner'), true);
+
+    assert.deepEqual(page.pageErrors, []);
+    assert.deepEqual(page.consoleErrors, []);
+    await page.close();
+  });
+});

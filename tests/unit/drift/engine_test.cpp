@@ -1,0 +1,525 @@
+// drift::Engine on its own, without a Controller (DESIGN §4, §5; seed 000;
+// issue 6): each branch of §4 in order, the judge debounce, one call in
+// flight per key, verdicts for the current and a non-current subject, the
+// banner actions, the nudge gating, windows that say nothing, and the drift
+// time and episodes the Controller adds to the stats.
+#include "antidrift/drift/engine.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "antidrift/drift/title_normalizer.h"
+
+namespace antidrift::drift {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+constexpr std::int64_t kStartMono = 1'000'000;
+constexpr std::int64_t kStartUtc = 1'780'000'000'000;
+
+/// An on-task or off-task answer of the judge.
+ai::Verdict verdict(bool onTask, std::string reason) {
+  return ai::Verdict{onTask, std::move(reason)};
+}
+
+class EngineTest : public ::testing::Test {
+ protected:
+  EngineTest() {
+    settings_.judgeDebounceSecs = 0;
+    settings_.nudgeDebounceSecs = 300;
+    settings_.blockedApps = {"steam", "qterminal"};  // qterminal is also allowed: the rule wins
+    settings_.blockedTitles = {{"shopping", R"(amazon\.com)"}};
+    commitment_.nextAction = "Add page transitions to the chango.dev Gatsby site";
+    commitment_.successCondition = "Transitions work between blog pages";
+    commitment_.allowedApps = {"code - insiders", "qterminal"};
+  }
+
+  Engine& engine() {
+    if (!engine_) engine_.emplace(settings_);
+    return *engine_;
+  }
+
+  /// The engine sees `app` / `title` at the current virtual time.
+  Decision see(const std::string& app, const std::string& title,
+               Engine::Advisors advisors = Engine::Advisors::JudgeAndNudge) {
+    const Observation obs{utc_, normaliseApp(app), sanitizeTitle(title), "test"};
+    return engine().observe(obs, commitment_, mono_, advisors);
+  }
+
+  void advance(std::int64_t ms) {
+    mono_ += ms;
+    utc_ += ms;
+  }
+
+  /// Sees an unmatched window and answers the judge call it asks for.
+  void judge(const std::string& app, const std::string& title, const ai::Verdict& answer) {
+    Decision decision = see(app, title);
+    ASSERT_TRUE(decision.judge) << app << " / " << title;
+    (void)engine().applyVerdict(decision.judge->key, answer, "", utc_);
+  }
+
+  Settings settings_;
+  Commitment commitment_;
+  std::optional<Engine> engine_;
+  std::int64_t mono_ = kStartMono;
+  std::int64_t utc_ = kStartUtc;
+};
+
+// ---- DESIGN §4, branch by branch -------------------------------------------------------------
+
+TEST_F(EngineTest, AHardRuleBeatsAnAllowedApp) {
+  const Decision decision = see("qterminal", "bash");
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "qterminal is blocked during focus");
+  EXPECT_EQ(engine().view().app, "qterminal");
+  EXPECT_TRUE(decision.changed);
+  EXPECT_TRUE(decision.episodeStarted);
+  EXPECT_FALSE(decision.judge);
+  EXPECT_FALSE(decision.nudge);
+}
+
+TEST_F(EngineTest, ABlockedTitleDriftsEvenInAnAllowedApp) {
+  const Decision decision = see("Code - Insiders", "amazon.com: cart — notes.md");
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_THAT(engine().view().reason, HasSubstr("\"shopping\""));
+  EXPECT_FALSE(decision.judge);
+}
+
+TEST_F(EngineTest, ALocalMatchIsOnTaskWithNoJudgeCall) {
+  const Decision decision = see("Code - Insiders", "index.js - chango.dev");
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  EXPECT_EQ(engine().view().app, "code - insiders");
+  EXPECT_TRUE(decision.changed);
+  EXPECT_FALSE(decision.judge);
+  EXPECT_FALSE(decision.episodeStarted);
+}
+
+TEST_F(EngineTest, AnUnmatchedAppAsksTheJudgeWithItsKeyTokenAndRedactedTitle) {
+  const Decision decision =
+      see("Firefox", "(3) Inbox — anna@example.com order 12345678 - Mozilla Firefox");
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+  ASSERT_TRUE(decision.judge);
+  const JudgeRequest& request = *decision.judge;
+  EXPECT_EQ(request.key,
+            "firefox\n" + normalizeTitle("(3) Inbox — anna@example.com order 12345678"));
+  EXPECT_EQ(request.token, engine().judgeEpoch().current());
+  EXPECT_EQ(request.input.app, "firefox");
+  EXPECT_EQ(request.input.nextAction, commitment_.nextAction);
+  EXPECT_EQ(request.input.successCondition, commitment_.successCondition);
+  EXPECT_THAT(request.input.title, HasSubstr("[redacted]"));
+  EXPECT_THAT(request.input.title, Not(HasSubstr("anna@example.com")));
+  EXPECT_THAT(request.input.title, Not(HasSubstr("12345678")));
+  EXPECT_EQ(engine().judgeCallsInFlight(), 1u);
+}
+
+TEST_F(EngineTest, AnAppThatIsNotTitleSensitiveIsKeyedByTheAppAlone) {
+  const Decision decision = see("Slack", "general | chango");
+  ASSERT_TRUE(decision.judge);
+  EXPECT_EQ(decision.judge->key, "slack");
+}
+
+TEST_F(EngineTest, ACachedVerdictIsAppliedWithoutAnotherCall) {
+  judge("Slack", "general", verdict(false, "Chat is not the Gatsby site"));
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "Chat is not the Gatsby site");
+
+  (void)see("Code - Insiders", "index.js");
+  const Decision again = see("Slack", "random");
+  EXPECT_FALSE(again.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "Chat is not the Gatsby site");
+  EXPECT_TRUE(again.episodeStarted);
+}
+
+TEST_F(EngineTest, ACachedOnTaskVerdictIsOnTask) {
+  judge("Firefox", "Gatsby Link API - Mozilla Firefox",
+        verdict(true, "the Gatsby docs fit the commitment"));
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  (void)see("Code - Insiders", "index.js");
+  const Decision again = see("Firefox", "Gatsby Link API — Mozilla Firefox");
+  EXPECT_FALSE(again.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+}
+
+TEST_F(EngineTest, ATitleSensitiveAppIsJudgedPerNormalisedTitle) {
+  judge("Firefox", "YouTube - Mozilla Firefox", verdict(false, "Videos are not the task"));
+  const Decision otherPage = see("Firefox", "Gatsby Link API - Mozilla Firefox");
+  EXPECT_TRUE(otherPage.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+}
+
+TEST_F(EngineTest, WithoutAdvisorsAnUnmatchedAppIsUnknownNeverDrift) {
+  const Decision decision = see("Slack", "general", Engine::Advisors::None);
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_THAT(engine().view().reason, HasSubstr("AI is off"));
+  EXPECT_FALSE(decision.judge);
+  EXPECT_FALSE(decision.episodeStarted);
+}
+
+TEST_F(EngineTest, WithoutAdvisorsABlockedAppStillDrifts) {
+  (void)see("Steam", "Library", Engine::Advisors::None);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "steam is blocked during focus");
+}
+
+TEST_F(EngineTest, ANeverSendAppIsJudgedByLocalRulesOnly) {
+  const Decision decision = see("KeePassXC", "Passwords.kdbx");
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_THAT(engine().view().reason, HasSubstr("privacy.never_send_apps"));
+  EXPECT_FALSE(decision.judge);
+}
+
+TEST_F(EngineTest, ANeverSendAppThatIsAllowedFeedsNoNudge) {
+  commitment_.allowedApps.push_back("keepassxc");
+  (void)see("Code - Insiders", "index.js");
+  const Decision decision = see("KeePassXC", "bank.kdbx");
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  EXPECT_FALSE(decision.nudge);
+}
+
+// ---- The judge debounce (drift.judge_debounce_s) -----------------------------------------------
+
+TEST_F(EngineTest, TheJudgeIsAskedOnlyAfterTheKeyStayedInFrontForTheDebounce) {
+  settings_.judgeDebounceSecs = 10;
+  const Decision first = see("Slack", "general");
+  EXPECT_FALSE(first.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+  EXPECT_EQ(engine().nextDueMono(), kStartMono + 10'000);
+
+  EXPECT_FALSE(engine().due(commitment_, kStartMono + 9'999).judge);
+  const Decision due = engine().due(commitment_, kStartMono + 10'000);
+  ASSERT_TRUE(due.judge);
+  EXPECT_EQ(due.judge->key, "slack");
+  EXPECT_EQ(engine().nextDueMono(), std::nullopt);
+}
+
+TEST_F(EngineTest, HeartbeatsOfTheSameKeyDoNotRestartTheDebounce) {
+  settings_.judgeDebounceSecs = 10;
+  (void)see("Firefox", "YouTube - Mozilla Firefox");
+  advance(5'000);
+  (void)see("Firefox", "YouTube - Mozilla Firefox");
+  advance(4'000);
+  (void)see("Firefox", "(1) YouTube - Mozilla Firefox");  // the same normalised key
+  EXPECT_EQ(engine().nextDueMono(), kStartMono + 10'000);
+  advance(1'000);
+  const Decision heartbeat = see("Firefox", "YouTube - Mozilla Firefox");
+  EXPECT_TRUE(heartbeat.judge) << "a heartbeat past the debounce launches the call itself";
+}
+
+TEST_F(EngineTest, AKeyChangeRestartsTheDebounce) {
+  settings_.judgeDebounceSecs = 10;
+  (void)see("Firefox", "YouTube - Mozilla Firefox");
+  advance(5'000);
+  (void)see("Firefox", "Facebook - Mozilla Firefox");
+  EXPECT_EQ(engine().nextDueMono(), kStartMono + 15'000);
+  EXPECT_FALSE(engine().due(commitment_, kStartMono + 10'000).judge);
+  const Decision due = engine().due(commitment_, kStartMono + 15'000);
+  ASSERT_TRUE(due.judge);
+  EXPECT_EQ(due.judge->key, "firefox\nfacebook");
+}
+
+TEST_F(EngineTest, ALocalMatchDropsAPendingJudgeCall) {
+  settings_.judgeDebounceSecs = 10;
+  (void)see("Slack", "general");
+  advance(3'000);
+  (void)see("Code - Insiders", "index.js");
+  EXPECT_EQ(engine().nextDueMono(), std::nullopt);
+  EXPECT_FALSE(engine().due(commitment_, kStartMono + 10'000).judge);
+}
+
+// ---- One call in flight per key; answers -------------------------------------------------------
+
+TEST_F(EngineTest, OneCallIsInFlightPerKey) {
+  const Decision first = see("Slack", "general");
+  ASSERT_TRUE(first.judge);
+  EXPECT_FALSE(see("Slack", "random").judge);
+  const Decision other = see("Discord", "gaming");
+  ASSERT_TRUE(other.judge);
+  EXPECT_EQ(engine().judgeCallsInFlight(), 2u);
+  EXPECT_FALSE(see("Slack", "general").judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+}
+
+TEST_F(EngineTest, AVerdictForTheCurrentSubjectIsShown) {
+  const Decision decision = see("Slack", "general");
+  ASSERT_TRUE(decision.judge);
+  advance(2'000);
+  const Decision applied = engine().applyVerdict(
+      decision.judge->key, verdict(false, "Chat is not the Gatsby site"), "", utc_);
+  EXPECT_TRUE(applied.changed);
+  EXPECT_TRUE(applied.episodeStarted);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "Chat is not the Gatsby site");
+  EXPECT_EQ(engine().judgeCallsInFlight(), 0u);
+}
+
+TEST_F(EngineTest, AVerdictForANonCurrentSubjectIsCachedButNotShown) {
+  const Decision slack = see("Slack", "general");
+  ASSERT_TRUE(slack.judge);
+  (void)see("Code - Insiders", "index.js");
+  const Decision applied = engine().applyVerdict(
+      slack.judge->key, verdict(false, "Chat is not the Gatsby site"), "", utc_);
+  EXPECT_FALSE(applied.changed);
+  EXPECT_FALSE(applied.episodeStarted);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+
+  const Decision back = see("Slack", "general");
+  EXPECT_FALSE(back.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "Chat is not the Gatsby site");
+}
+
+TEST_F(EngineTest, AFailedJudgeIsUnknownAndThatKeyIsNotAskedAgain) {
+  const Decision decision = see("Slack", "general");
+  ASSERT_TRUE(decision.judge);
+  const Decision failed =
+      engine().applyVerdict(decision.judge->key, std::nullopt, "timed out after 30000 ms", utc_);
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_THAT(engine().view().reason, HasSubstr("timed out after 30000 ms"));
+  EXPECT_FALSE(failed.episodeStarted);
+
+  (void)see("Code - Insiders", "index.js");
+  const Decision again = see("Slack", "general");
+  EXPECT_FALSE(again.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_TRUE(see("Discord", "gaming").judge) << "other keys are still judged";
+}
+
+// ---- Banner actions ----------------------------------------------------------------------------
+
+TEST_F(EngineTest, RefocusHidesTheBannerAndAdvancesTheJudgeEpoch) {
+  judge("Slack", "general", verdict(false, "Chat is not the Gatsby site"));
+  const std::uint64_t before = engine().judgeEpoch().current();
+  advance(4'000);
+  const Decision decision = engine().refocus(utc_);
+  EXPECT_GT(engine().judgeEpoch().current(), before);
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_EQ(decision.driftMs, 4'000);
+  EXPECT_TRUE(decision.changed);
+}
+
+TEST_F(EngineTest, AfterRefocusAKeyWhoseCallWasDiscardedIsJudgedAfresh) {
+  const Decision first = see("Slack", "general");
+  ASSERT_TRUE(first.judge);
+  (void)engine().refocus(utc_);  // the running answer is now stale: launchGuarded drops it
+  EXPECT_EQ(engine().judgeCallsInFlight(), 0u);
+
+  const Decision again = see("Slack", "general");
+  ASSERT_TRUE(again.judge) << "the discarded call never answered: the key is judged afresh";
+  EXPECT_EQ(again.judge->token, engine().judgeEpoch().current());
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+}
+
+TEST_F(EngineTest, MarkOnTaskAddsTheAppToTheAllowedList) {
+  judge("Slack", "general", verdict(false, "Chat is not the Gatsby site"));
+  advance(3'000);
+  Decision decision;
+  const std::optional<OnTaskMark> mark = engine().markOnTask(commitment_, utc_, decision);
+  ASSERT_TRUE(mark);
+  EXPECT_EQ(mark->app, "slack");
+  EXPECT_EQ(mark->title, "");
+  EXPECT_THAT(commitment_.allowedApps, ElementsAre("code - insiders", "qterminal", "slack"));
+  EXPECT_THAT(commitment_.allowedTitles, IsEmpty());
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  EXPECT_EQ(decision.driftMs, 3'000);
+
+  const Decision later = see("Slack", "random");
+  EXPECT_FALSE(later.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+}
+
+TEST_F(EngineTest, MarkOnTaskForATitleSensitiveAppAddsOnlyThatPage) {
+  judge("Firefox", "(2) Gatsby Link API - Mozilla Firefox", verdict(false, "Not the site"));
+  Decision decision;
+  const std::optional<OnTaskMark> mark = engine().markOnTask(commitment_, utc_, decision);
+  ASSERT_TRUE(mark);
+  EXPECT_EQ(mark->app, "firefox");
+  EXPECT_EQ(mark->title, "gatsby link api");
+  ASSERT_EQ(commitment_.allowedTitles.size(), 1u);
+  EXPECT_EQ(commitment_.allowedTitles[0].app, "firefox");
+  EXPECT_EQ(commitment_.allowedTitles[0].title, "gatsby link api");
+  EXPECT_THAT(commitment_.allowedApps, ElementsAre("code - insiders", "qterminal"));
+
+  const Decision samePage = see("Firefox", "Gatsby Link API — Mozilla Firefox");
+  EXPECT_FALSE(samePage.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  EXPECT_TRUE(see("Firefox", "YouTube - Mozilla Firefox").judge) << "other pages still judged";
+}
+
+TEST_F(EngineTest, MarkOnTaskWithNothingJudgedIsRefused) {
+  (void)see("Code - Insiders", "index.js");
+  Decision decision;
+  EXPECT_EQ(engine().markOnTask(commitment_, utc_, decision), std::nullopt);
+  EXPECT_THAT(commitment_.allowedApps, ElementsAre("code - insiders", "qterminal"));
+}
+
+// ---- The nudge (seed 000) ----------------------------------------------------------------------
+
+TEST_F(EngineTest, TheNudgeNeedsTwoDistinctTitles) {
+  const Decision one = see("Code - Insiders", "index.js - chango.dev");
+  EXPECT_FALSE(one.nudge);
+  const Decision heartbeat = see("Code - Insiders", "● index.js - chango.dev");
+  EXPECT_FALSE(heartbeat.nudge) << "the unsaved marker is the same title";
+  const Decision two = see("Code - Insiders", "layout.css - chango.dev");
+  ASSERT_TRUE(two.nudge);
+  EXPECT_EQ(two.nudge->token, engine().nudgeEpoch().current());
+  EXPECT_EQ(two.nudge->input.nextAction, commitment_.nextAction);
+  EXPECT_THAT(two.nudge->input.recentTitles,
+              ElementsAre("● index.js - chango.dev", "layout.css - chango.dev"));
+}
+
+TEST_F(EngineTest, TheNudgeIsDebounced) {
+  (void)see("Code - Insiders", "index.js");
+  ASSERT_TRUE(see("Code - Insiders", "layout.css").nudge);
+  advance(299'000);
+  EXPECT_FALSE(see("Code - Insiders", "header.css").nudge);
+  advance(1'000);
+  EXPECT_TRUE(see("Code - Insiders", "footer.css").nudge);
+}
+
+TEST_F(EngineTest, TheNudgeTitlesAreRedacted) {
+  (void)see("Code - Insiders", "mail to anna@example.com");
+  const Decision decision = see("Code - Insiders", "layout.css");
+  ASSERT_TRUE(decision.nudge);
+  EXPECT_THAT(decision.nudge->input.recentTitles, ElementsAre("mail to [redacted]", "layout.css"));
+}
+
+TEST_F(EngineTest, TheNudgeNeverRunsOnTheUnmatchedPathAndItsTitlesStayOut) {
+  (void)see("Code - Insiders", "index.js");
+  const Decision unmatched = see("Slack", "general");
+  EXPECT_FALSE(unmatched.nudge);
+  const Decision blocked = see("Steam", "Library");
+  EXPECT_FALSE(blocked.nudge);
+  const Decision back = see("Code - Insiders", "layout.css");
+  ASSERT_TRUE(back.nudge);
+  EXPECT_THAT(back.nudge->input.recentTitles, ElementsAre("index.js", "layout.css"));
+}
+
+TEST_F(EngineTest, WithoutAdvisorsThereIsNoNudge) {
+  (void)see("Code - Insiders", "index.js", Engine::Advisors::None);
+  EXPECT_FALSE(see("Code - Insiders", "layout.css", Engine::Advisors::None).nudge);
+}
+
+TEST_F(EngineTest, TheAdvisoryIsShownOnTaskAndClearedByOnTrack) {
+  (void)see("Code - Insiders", "index.js");
+  ASSERT_TRUE(see("Code - Insiders", "layout.css").nudge);
+  EXPECT_TRUE(engine().applyNudge(std::string("The titles drifted to CSS")));
+  EXPECT_EQ(engine().view().nudge, "The titles drifted to CSS");
+  EXPECT_FALSE(engine().applyNudge(std::nullopt)) << "an error leaves it as it was";
+  EXPECT_EQ(engine().view().nudge, "The titles drifted to CSS");
+  EXPECT_TRUE(engine().applyNudge(std::string()));
+  EXPECT_EQ(engine().view().nudge, "");
+}
+
+TEST_F(EngineTest, LeavingTheAllowedAppsEndsTheStretchAndClearsTheAdvisory) {
+  (void)see("Code - Insiders", "index.js");
+  ASSERT_TRUE(see("Code - Insiders", "layout.css").nudge);
+  const std::uint64_t stretch = engine().nudgeEpoch().current();
+  ASSERT_TRUE(engine().applyNudge(std::string("The titles drifted to CSS")));
+
+  const Decision left = see("Slack", "general");
+  EXPECT_GT(engine().nudgeEpoch().current(), stretch) << "a running nudge is now stale";
+  EXPECT_EQ(engine().view().nudge, "");
+  EXPECT_TRUE(left.changed);
+
+  const std::uint64_t afterSlack = engine().nudgeEpoch().current();
+  (void)see("Steam", "Library");
+  EXPECT_GT(engine().nudgeEpoch().current(), afterSlack) << "a blocked app ends the stretch too";
+}
+
+TEST_F(EngineTest, AnAdvisoryIsNotShownWhileNotOnTask) {
+  (void)see("Slack", "general");
+  EXPECT_FALSE(engine().applyNudge(std::string("The titles drifted to CSS")));
+  EXPECT_EQ(engine().view().nudge, "");
+}
+
+// ---- Windows that say nothing ------------------------------------------------------------------
+
+TEST_F(EngineTest, AnUnreadableWindowIsWindowUnknownAndDropsAPendingCall) {
+  settings_.judgeDebounceSecs = 10;
+  (void)see("Slack", "general");
+  const Decision decision = see("", "");
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_EQ(engine().view().reason, "window unknown");
+  EXPECT_FALSE(decision.judge);
+  EXPECT_FALSE(decision.nudge);
+  EXPECT_EQ(engine().nextDueMono(), std::nullopt);
+}
+
+TEST_F(EngineTest, ALockScreenIsWindowUnknownAndNeverJudged) {
+  const Decision decision = see("i3lock", "i3lock");
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_EQ(engine().view().reason, "window unknown");
+  EXPECT_FALSE(decision.judge);
+  EXPECT_FALSE(decision.episodeStarted);
+}
+
+TEST_F(EngineTest, AntiDriftsOwnPageChangesNothing) {
+  (void)see("Steam", "Library");
+  const DriftView before = engine().view();
+  const Decision decision = see("Firefox", "AntiDrift — Mozilla Firefox");
+  EXPECT_FALSE(decision.changed);
+  EXPECT_FALSE(decision.judge);
+  EXPECT_EQ(engine().view().status, before.status);
+  EXPECT_EQ(engine().view().reason, before.reason);
+}
+
+TEST_F(EngineTest, SuspendIsUnknownAndDropsAPendingCall) {
+  settings_.judgeDebounceSecs = 10;
+  (void)see("Slack", "general");
+  const Decision decision = engine().suspend("away", utc_);
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_EQ(engine().view().reason, "away");
+  EXPECT_EQ(engine().nextDueMono(), std::nullopt);
+  EXPECT_FALSE(decision.judge);
+}
+
+// ---- Drift time and episodes -------------------------------------------------------------------
+
+TEST_F(EngineTest, DriftTimeAndEpisodesAreCountedFromTheObservationTimes) {
+  const Decision start = see("Steam", "Library");
+  EXPECT_TRUE(start.episodeStarted);
+  advance(5'000);
+  const Decision heartbeat = see("Steam", "Store");
+  EXPECT_FALSE(heartbeat.episodeStarted);
+  EXPECT_EQ(heartbeat.driftMs, 0);
+  advance(3'000);
+  const Decision back = see("Code - Insiders", "index.js");
+  EXPECT_EQ(back.driftMs, 8'000);
+  EXPECT_FALSE(back.episodeStarted);
+
+  advance(1'000);
+  EXPECT_TRUE(see("Steam", "Library").episodeStarted) << "a second episode";
+  advance(2'500);
+  EXPECT_EQ(engine().close(utc_), 2'500);
+  EXPECT_EQ(engine().close(utc_ + 1'000), 0) << "closed once";
+}
+
+TEST_F(EngineTest, SuspendClosesTheDriftTime) {
+  (void)see("Steam", "Library");
+  advance(6'000);
+  EXPECT_EQ(engine().suspend("evidence is stale", utc_).driftMs, 6'000);
+  EXPECT_EQ(engine().close(utc_ + 1'000), 0);
+}
+
+TEST_F(EngineTest, ResetForgetsTheSessionAndAdvancesBothEpochs) {
+  judge("Slack", "general", verdict(false, "Chat is not the Gatsby site"));
+  const std::uint64_t judgeBefore = engine().judgeEpoch().current();
+  const std::uint64_t nudgeBefore = engine().nudgeEpoch().current();
+  engine().reset();
+  EXPECT_GT(engine().judgeEpoch().current(), judgeBefore);
+  EXPECT_GT(engine().nudgeEpoch().current(), nudgeBefore);
+  EXPECT_EQ(engine().view().status, DriftStatus::Inactive);
+  EXPECT_TRUE(see("Slack", "general").judge) << "the cache is gone";
+}
+
+}  // namespace
+}  // namespace antidrift::drift
