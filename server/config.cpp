@@ -12,6 +12,10 @@
 #include <Poco/RegularExpression.h>
 #include <Poco/String.h>
 #include <Poco/StringTokenizer.h>
+#include <Poco/Util/IniFileConfiguration.h>
+#include <Poco/Util/JSONConfiguration.h>
+#include <Poco/Util/PropertyFileConfiguration.h>
+#include <Poco/Util/XMLConfiguration.h>
 
 #include "antidrift/evidence/observation.h"
 
@@ -195,6 +199,24 @@ std::optional<std::string> defaultConfigFile(const ConfigEnvironment& env) {
     // Unreadable directory: treated as "no default file".
   }
   return std::nullopt;
+}
+
+Poco::AutoPtr<AbstractConfiguration> loadConfigurationFile(const std::string& path) {
+  try {
+    const std::string extension = Poco::toLower(Poco::Path(path).getExtension());
+    if (extension == "ini") {
+      return new Poco::Util::IniFileConfiguration(path);
+    }
+    if (extension == "xml") {
+      return new Poco::Util::XMLConfiguration(path);
+    }
+    if (extension == "json") {
+      return new Poco::Util::JSONConfiguration(path);
+    }
+    return new Poco::Util::PropertyFileConfiguration(path);
+  } catch (const Poco::Exception& error) {
+    throw ConfigError("cannot read the configuration file " + path + ": " + error.displayText());
+  }
 }
 
 std::string defaultWwwDir() {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <Poco/AutoPtr.h>
 #include <Poco/Util/AbstractConfiguration.h>
 
 #include "antidrift/settings.h"
@@ -87,6 +88,12 @@ DaemonConfig readDaemonConfig(const Poco::Util::AbstractConfiguration& config,
 /// `~/.config/antidrift/antidrift.properties`; nullopt when that file does
 /// not exist. Reads the file system only.
 std::optional<std::string> defaultConfigFile(const ConfigEnvironment& env);
+
+/// Reads the configuration file at `path` (DESIGN §12): `.ini`, `.xml` and
+/// `.json` by extension, anything else as a `.properties` file. Throws
+/// ConfigError "cannot read the configuration file <path>: <reason>" when it
+/// is missing or malformed. Reads the file system only; thread-safe.
+Poco::AutoPtr<Poco::Util::AbstractConfiguration> loadConfigurationFile(const std::string& path);
 
 /// The default store.dir (DESIGN §9): `$XDG_DATA_HOME/antidrift`, else
 /// `~/.local/share/antidrift`. Throws ConfigError when neither

@@ -16,14 +16,10 @@
 #include <Poco/Path.h>
 #include <Poco/String.h>
 #include <Poco/Util/HelpFormatter.h>
-#include <Poco/Util/IniFileConfiguration.h>
-#include <Poco/Util/JSONConfiguration.h>
 #include <Poco/Util/MapConfiguration.h>
 #include <Poco/Util/Option.h>
 #include <Poco/Util/OptionCallback.h>
 #include <Poco/Util/OptionException.h>
-#include <Poco/Util/PropertyFileConfiguration.h>
-#include <Poco/Util/XMLConfiguration.h>
 
 #include "antidrift/clock.h"
 #include "antidrift/executor.h"
@@ -211,7 +207,7 @@ void Daemon::handleListBackends(const std::string&, const std::string&) {
   listBackendsRequested_ = true;
 }
 
-void Daemon::loadConfigurationFile() {
+void Daemon::addConfigurationFile() {
   std::string path = configFile_;
   if (path.empty()) {
     const auto found = defaultConfigFile(environment_);
@@ -220,22 +216,7 @@ void Daemon::loadConfigurationFile() {
     }
     path = *found;
   }
-  try {
-    const std::string extension = Poco::toLower(Poco::Path(path).getExtension());
-    Poco::AutoPtr<Poco::Util::AbstractConfiguration> file;
-    if (extension == "ini") {
-      file = new Poco::Util::IniFileConfiguration(path);
-    } else if (extension == "xml") {
-      file = new Poco::Util::XMLConfiguration(path);
-    } else if (extension == "json") {
-      file = new Poco::Util::JSONConfiguration(path);
-    } else {
-      file = new Poco::Util::PropertyFileConfiguration(path);
-    }
-    config().add(file, PRIO_DEFAULT, false);
-  } catch (const Poco::Exception& error) {
-    throw ConfigError("cannot read the configuration file " + path + ": " + error.displayText());
-  }
+  config().add(loadConfigurationFile(path), PRIO_DEFAULT, false);
 }
 
 void Daemon::initialize(Application& self) {
@@ -247,7 +228,7 @@ void Daemon::initialize(Application& self) {
   config().add(defaults, kDefaultsPriority, false);
   if (!helpRequested_) {
     try {
-      loadConfigurationFile();
+      addConfigurationFile();
     } catch (const ConfigError& error) {
       configError_ = error.what();
     }

@@ -70,7 +70,7 @@ class Daemon : public Poco::Util::ServerApplication {
   void handleDefine(const std::string& name, const std::string& value);
   void handleVerifyAudit(const std::string& name, const std::string& value);
   void handleListBackends(const std::string& name, const std::string& value);
-  void loadConfigurationFile();
+  void addConfigurationFile();
 
   /// `--verify-audit`: prints "audit chain ok: N records" (exit 0),
   /// "audit chain ok: 0 records (no <path> yet)" when the file does not
