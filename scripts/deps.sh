@@ -10,6 +10,8 @@ if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
   # The notify.desktop test: a real notification server on a private session bus.
   packages+=(dbus dunst libnotify-bin)
+  # The install tests: systemd-analyze verify on the user unit, dpkg-shlibdeps for cpack's .deb.
+  packages+=(systemd dpkg-dev)
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi

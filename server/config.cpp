@@ -1,5 +1,7 @@
 #include "server/config.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -24,6 +26,9 @@
 #endif
 #ifndef ANTIDRIFT_PLUGIN_DIR
 #define ANTIDRIFT_PLUGIN_DIR "plugins"
+#endif
+#ifndef ANTIDRIFT_BUILD_DIR
+#define ANTIDRIFT_BUILD_DIR ""
 #endif
 
 namespace antidrift {
@@ -158,6 +163,17 @@ void readPatterns(const AbstractConfiguration& config, const std::string& root,
   }
 }
 
+/// True for a binary outside the build tree it was built in: it uses the
+/// installed layout (bin/, share/antidrift/www, lib/antidrift/plugins).
+bool isInstalled(const ConfigEnvironment& env) {
+  return !env.executableDir.empty() && env.executableDir != ANTIDRIFT_BUILD_DIR;
+}
+
+/// The installation prefix with a trailing '/': the parent of bin/.
+std::string installPrefix(const ConfigEnvironment& env) {
+  return Poco::Path::forDirectory(env.executableDir).parent().toString(Poco::Path::PATH_UNIX);
+}
+
 }  // namespace
 
 ConfigEnvironment ConfigEnvironment::fromProcess() {
@@ -167,6 +183,16 @@ ConfigEnvironment ConfigEnvironment::fromProcess() {
   env.xdgDataHome = Poco::Environment::get("XDG_DATA_HOME", "");
   env.aiBackend = Poco::Environment::get("ANTIDRIFT_AI_BACKEND", "");
   env.display = Poco::Environment::get("DISPLAY", "");
+  char buffer[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (length > 0) {
+    env.executableDir = Poco::Path(std::string(buffer, static_cast<std::size_t>(length)))
+                            .parent()
+                            .toString(Poco::Path::PATH_UNIX);
+    if (env.executableDir.size() > 1 && env.executableDir.back() == '/') {
+      env.executableDir.pop_back();
+    }
+  }
   return env;
 }
 
@@ -219,12 +245,12 @@ Poco::AutoPtr<AbstractConfiguration> loadConfigurationFile(const std::string& pa
   }
 }
 
-std::string defaultWwwDir() {
-  return ANTIDRIFT_WWW_DIR;
+std::string defaultWwwDir(const ConfigEnvironment& env) {
+  return isInstalled(env) ? installPrefix(env) + "share/antidrift/www" : ANTIDRIFT_WWW_DIR;
 }
 
-std::string defaultPluginDir() {
-  return ANTIDRIFT_PLUGIN_DIR;
+std::string defaultPluginDir(const ConfigEnvironment& env) {
+  return isInstalled(env) ? installPrefix(env) + "lib/antidrift/plugins" : ANTIDRIFT_PLUGIN_DIR;
 }
 
 std::map<std::string, std::string> defaultLoggingProperties() {
@@ -259,7 +285,7 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   }
   result.sseKeepAliveSecs = readInteger(config, "server.sse_keepalive_s", 15, 1, 3600);
   result.requestTimeoutSecs = readInteger(config, "server.request_timeout_s", 5, 1, 300);
-  result.wwwDir = readPath(config, "server.www_dir", defaultWwwDir());
+  result.wwwDir = readPath(config, "server.www_dir", defaultWwwDir(env));
   if (result.wwwDir.empty()) {
     throw ConfigError("server.www_dir must not be empty");
   }
@@ -280,7 +306,7 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   if (result.aiBackend.empty()) {
     result.aiBackend = "none";
   }
-  result.pluginDir = readPath(config, "ai.plugin_dir", defaultPluginDir());
+  result.pluginDir = readPath(config, "ai.plugin_dir", defaultPluginDir(env));
   result.settings.aiTimeoutSecs = readInteger(config, "ai.timeout_s", 30, 1, 3600);
   if (result.aiBackend != "none") {
     collectLeaves(config, "ai." + result.aiBackend, "", result.aiBackendSettings);

@@ -33,6 +33,10 @@ struct ConfigEnvironment {
   std::string xdgDataHome;    ///< $XDG_DATA_HOME, "" when unset
   std::string aiBackend;      ///< $ANTIDRIFT_AI_BACKEND, "" when unset
   std::string display;        ///< $DISPLAY, "" when unset
+  /// Directory of the running binary (/proc/self/exe, symlinks resolved),
+  /// "" when unknown: an installed antidriftd finds its page and plugins
+  /// relative to it (defaultWwwDir, defaultPluginDir).
+  std::string executableDir;
 
   /// Reads the variables above from this process. Thread-safe.
   static ConfigEnvironment fromProcess();
@@ -100,10 +104,15 @@ Poco::AutoPtr<Poco::Util::AbstractConfiguration> loadConfigurationFile(const std
 /// $XDG_DATA_HOME (absolute) nor $HOME is set. Pure.
 std::string defaultStoreDir(const ConfigEnvironment& env);
 
-/// Built-in default of server.www_dir: the source tree's www/ (set by CMake).
-std::string defaultWwwDir();
-/// Built-in default of ai.plugin_dir: `<build dir>/plugins` (set by CMake).
-std::string defaultPluginDir();
+/// Built-in default of server.www_dir: the source tree's www/ for the
+/// binary in the build tree (`env.executableDir` is the build directory or
+/// ""), else `<executableDir>/../share/antidrift/www` — the installed layout
+/// (issue 10 item 3). Pure.
+std::string defaultWwwDir(const ConfigEnvironment& env);
+/// Built-in default of ai.plugin_dir: `<build dir>/plugins` for the binary
+/// in the build tree, else `<executableDir>/../lib/antidrift/plugins`
+/// (TECH-NOTES §1.6). Pure.
+std::string defaultPluginDir(const ConfigEnvironment& env);
 
 /// The logging.* defaults (TECH-NOTES §4): root logger on a ConsoleChannel
 /// (stderr) with the pattern "%Y-%m-%d %H:%M:%S [%p] %s: %t", level

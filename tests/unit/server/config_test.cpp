@@ -51,8 +51,8 @@ TEST_F(ConfigTest, BuiltInDefaults) {
   EXPECT_EQ(config.requestTimeoutSecs, 5);
   EXPECT_EQ(config.storeDir, "/home/person/.local/share/antidrift");
   EXPECT_EQ(config.aiBackend, "claude");
-  EXPECT_EQ(config.wwwDir, defaultWwwDir());
-  EXPECT_EQ(config.pluginDir, defaultPluginDir());
+  EXPECT_EQ(config.wwwDir, defaultWwwDir(env_));
+  EXPECT_EQ(config.pluginDir, defaultPluginDir(env_));
   EXPECT_TRUE(config.x11);
   EXPECT_EQ(config.settings.heartbeatSecs, 10);
   EXPECT_EQ(config.settings.idleAfterSecs, 180);
@@ -278,6 +278,17 @@ TEST_F(ConfigTest, DebouncesAreNonNegativeIntegersAndNotifyIsChecked) {
   config_->setString("notify.desktop", "yes");
   config_->setString("notify.command", " ");
   EXPECT_THAT(errorOf(), HasSubstr("notify.command must not be empty"));
+}
+
+TEST(InstalledLayout, AnInstalledDaemonFindsPageAndPluginsBesideItsBinDirectory) {
+  ConfigEnvironment env;
+  env.home = "/home/person";
+  env.executableDir = "/opt/antidrift/bin";
+  EXPECT_EQ(defaultWwwDir(env), "/opt/antidrift/share/antidrift/www");
+  EXPECT_EQ(defaultPluginDir(env), "/opt/antidrift/lib/antidrift/plugins");
+  // Unknown (or the build tree): the build-time defaults, for scripts/start.sh.
+  env.executableDir = "";
+  EXPECT_EQ(defaultWwwDir(env), ANTIDRIFT_SOURCE_WWW_DIR_FOR_TEST);
 }
 
 TEST(DefaultConfigFile, FoundUnderXdgConfigHomeElseHomeDotConfig) {
