@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <Poco/AutoPtr.h>
 #include <Poco/Util/AbstractConfiguration.h>
@@ -113,6 +114,51 @@ std::string defaultWwwDir(const ConfigEnvironment& env);
 /// in the build tree, else `<executableDir>/../lib/antidrift/plugins`
 /// (TECH-NOTES §1.6). Pure.
 std::string defaultPluginDir(const ConfigEnvironment& env);
+
+/// Every key readDaemonConfig reads, found by running it against an empty
+/// configuration that records each key asked for (so a key added there is
+/// known here without a second list), plus the roots of the key families it
+/// enumerates (`drift.blocked_titles`, `privacy.redact`, `ai.<name>`).
+/// Thread-safe; computed once.
+const std::set<std::string>& knownConfigKeys();
+
+/// Every leaf key of `config` (a key with a value), sorted. Reads `config` only.
+std::vector<std::string> leafKeys(const Poco::Util::AbstractConfiguration& config);
+
+/// One warning per key of `keys` that AntiDrift does not know (issue 10 item
+/// 4): not in knownConfigKeys(), not under a known family root, not
+/// `ai.<name>.<setting>` (plugin settings) and not `logging.*` (Poco). Each
+/// is one sentence naming the key and the nearest known key by edit
+/// distance: `unknown configuration key "server.prot" (ignored; did you mean
+/// "server.port"?)`. Pure.
+std::vector<std::string> unknownKeyWarnings(const std::vector<std::string>& keys);
+
+/// Where an effective configuration value came from (`--check-config`).
+enum class ValueOrigin {
+  Default,      ///< built-in default (or derived from $HOME/$XDG_* for paths)
+  File,         ///< the configuration file
+  Environment,  ///< $ANTIDRIFT_AI_BACKEND
+  CommandLine,  ///< -D key=value
+};
+
+/// One line of `antidriftd --check-config`.
+struct ConfigEntry {
+  std::string key;
+  std::string value;  ///< as the daemon uses it (paths expanded, lists normalised)
+  ValueOrigin origin = ValueOrigin::Default;
+};
+
+/// The effective configuration `config` as key/value lines sorted by key,
+/// each with where it came from: `commandLineKeys` (-D), `env.aiBackend`
+/// (for ai.backend), the keys of `file` (null when no file was read), else
+/// the default. Pure.
+std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
+                                        const Poco::Util::AbstractConfiguration* file,
+                                        const std::set<std::string>& commandLineKeys,
+                                        const ConfigEnvironment& env);
+
+/// "default", "file", "environment" or "-D". Pure.
+std::string originName(ValueOrigin origin);
 
 /// The logging.* defaults (TECH-NOTES §4): root logger on a ConsoleChannel
 /// (stderr) with the pattern "%Y-%m-%d %H:%M:%S [%p] %s: %t", level

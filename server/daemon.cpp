@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <iostream>
@@ -170,6 +171,13 @@ void Daemon::defineOptions(Poco::Util::OptionSet& options) {
           .required(false)
           .repeatable(false)
           .callback(OptionCallback<Daemon>(this, &Daemon::handleListBackends)));
+  options.addOption(
+      Option("check-config", "",
+             "print the effective configuration, where each value came from, and unknown keys, "
+             "and exit (78 on an error)")
+          .required(false)
+          .repeatable(false)
+          .callback(OptionCallback<Daemon>(this, &Daemon::handleCheckConfig)));
 }
 
 void Daemon::handleHelp(const std::string&, const std::string&) {
@@ -207,6 +215,10 @@ void Daemon::handleListBackends(const std::string&, const std::string&) {
   listBackendsRequested_ = true;
 }
 
+void Daemon::handleCheckConfig(const std::string&, const std::string&) {
+  checkConfigRequested_ = true;
+}
+
 void Daemon::addConfigurationFile() {
   std::string path = configFile_;
   if (path.empty()) {
@@ -216,7 +228,9 @@ void Daemon::addConfigurationFile() {
     }
     path = *found;
   }
-  config().add(loadConfigurationFile(path), PRIO_DEFAULT, false);
+  fileConfig_ = loadConfigurationFile(path);
+  fileConfigPath_ = path;
+  config().add(fileConfig_, PRIO_DEFAULT, false);
 }
 
 void Daemon::initialize(Application& self) {
@@ -248,6 +262,14 @@ void Daemon::initialize(Application& self) {
   } catch (const ConfigError& error) {
     configError_ = error.what();
   }
+  std::vector<std::string> given(commandLineKeys_.begin(), commandLineKeys_.end());
+  if (fileConfig_) {
+    const std::vector<std::string> fileKeys = leafKeys(*fileConfig_);
+    given.insert(given.end(), fileKeys.begin(), fileKeys.end());
+  }
+  std::sort(given.begin(), given.end());
+  given.erase(std::unique(given.begin(), given.end()), given.end());
+  warnings_ = unknownKeyWarnings(given);
 }
 
 int Daemon::main(const std::vector<std::string>& args) {
@@ -268,6 +290,12 @@ int Daemon::main(const std::vector<std::string>& args) {
   }
   if (listBackendsRequested_) {
     return listBackends();
+  }
+  if (checkConfigRequested_) {
+    return checkConfig();
+  }
+  for (const std::string& warning : warnings_) {
+    Poco::Logger::get("antidrift.config").warning(warning);
   }
   return serve();
 }
@@ -317,6 +345,21 @@ int Daemon::listBackends() {
     std::cout << std::endl;
   }
   std::cout << "  none  AI off" << (config_.aiBackend == "none" ? " *" : "") << std::endl;
+  return EXIT_OK;
+}
+
+int Daemon::checkConfig() {
+  std::cout << "# antidriftd --check-config: the effective configuration, key = value  # origin"
+            << std::endl;
+  std::cout << "# file: " << (fileConfig_ ? fileConfigPath_ : std::string("none")) << std::endl;
+  for (const ConfigEntry& entry :
+       describeConfig(config_, fileConfig_.get(), commandLineKeys_, environment_)) {
+    std::cout << entry.key << " = " << entry.value << "  # " << originName(entry.origin)
+              << std::endl;
+  }
+  for (const std::string& warning : warnings_) {
+    std::cout << "warning: " << warning << std::endl;
+  }
   return EXIT_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <Poco/AutoPtr.h>
 #include <Poco/Util/OptionSet.h>
 #include <Poco/Util/ServerApplication.h>
 
@@ -37,7 +38,8 @@ struct AiSetup {
 /// built-in defaults), `-D key=value` (repeatable, wins over the file),
 /// `--verify-audit` (check <store.dir>/audit.jsonl and exit 0 or 1),
 /// `--list-backends` (list ai.plugin_dir's backends from their metadata files
-/// without loading any plugin, and exit),
+/// without loading any plugin, and exit), `--check-config` (print the
+/// effective configuration with where each value came from, and exit),
 /// `--help`, plus ServerApplication's `--daemon`, `--pidfile`, `--umask`.
 ///
 /// Exit codes: 0 after a clean shutdown (SIGTERM, SIGINT, SIGQUIT) or
@@ -47,7 +49,9 @@ struct AiSetup {
 /// when audit.jsonl cannot be opened; 75 (EX_TEMPFAIL) when another
 /// antidriftd holds <store.dir>/lock ("another antidriftd is using <dir>
 /// (pid N)" on stderr); 78 for any configuration error (one sentence on
-/// stderr). `--verify-audit` takes no lock.
+/// stderr; also from `--check-config`). `--verify-audit` takes no lock.
+/// A key AntiDrift does not know is a warning naming the nearest known key
+/// (logged at start, printed by `--check-config`), never an error.
 ///
 /// Only the main thread uses this object; threads start in main(), never in
 /// the constructor (`--daemon` forks).
@@ -70,6 +74,7 @@ class Daemon : public Poco::Util::ServerApplication {
   void handleDefine(const std::string& name, const std::string& value);
   void handleVerifyAudit(const std::string& name, const std::string& value);
   void handleListBackends(const std::string& name, const std::string& value);
+  void handleCheckConfig(const std::string& name, const std::string& value);
   void addConfigurationFile();
 
   /// `--verify-audit`: prints "audit chain ok: N records" (exit 0),
@@ -82,6 +87,10 @@ class Daemon : public Poco::Util::ServerApplication {
   /// load), read from the metadata files only (issue 3). Exit 0, or 78 when
   /// the directory does not exist.
   int listBackends();
+  /// `--check-config`: "key = value  # origin" lines on stdout, sorted, then
+  /// one "warning: …" line per unknown key; exit 0. A configuration error is
+  /// reported by main() before (exit 78).
+  int checkConfig();
   /// Runs the daemon until a termination signal; returns the exit code.
   int serve();
   /// Loads the configured AI backend plugin through plugin::PluginLoader —
@@ -92,6 +101,12 @@ class Daemon : public Poco::Util::ServerApplication {
   bool helpRequested_ = false;
   bool verifyAuditRequested_ = false;
   bool listBackendsRequested_ = false;
+  bool checkConfigRequested_ = false;
+  /// The configuration file's own layer (null when none was read).
+  Poco::AutoPtr<Poco::Util::AbstractConfiguration> fileConfig_;
+  std::string fileConfigPath_;
+  /// Unknown keys in the file or on the command line (unknownKeyWarnings).
+  std::vector<std::string> warnings_;
   std::string configFile_;
   std::set<std::string> commandLineKeys_;
   std::optional<std::string> configError_;

@@ -235,6 +235,42 @@ TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {
   EXPECT_THAT(missing.err, HasSubstr("does not exist"));
 }
 
+TEST_F(DaemonBinaryTest, CheckConfigPrintsEachValueWithItsOriginAndWarnsOfUnknownKeys) {
+  const std::string file = directory_.path() + "/antidrift.properties";
+  std::ofstream(file) << "server.prot = 7793\nstore.dir = " << store_ << "\n";
+  const ChildResult result = run(
+      {"--check-config", "--config", file, "-D", "ai.backend=none", "-D", "evidence.x11=false"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("\nstore.dir = " + store_ + "  # file\n"));
+  EXPECT_THAT(result.out, HasSubstr("\nai.backend = none  # -D\n"));
+  EXPECT_THAT(result.out, HasSubstr("\nserver.port = 7717  # default\n"));
+  EXPECT_THAT(result.out, HasSubstr("\nwarning: unknown configuration key \"server.prot\" "
+                                    "(ignored; did you mean \"server.port\"?)\n"));
+
+  const ChildResult bad = run({"--check-config", "-D", "server.port=http"});
+  EXPECT_EQ(bad.exitCode, 78);
+  EXPECT_THAT(bad.err, HasSubstr("server.port must be an integer"));
+}
+
+TEST_F(DaemonBinaryTest, TheExampleConfigurationHasNoUnknownKey) {
+  const ChildResult result =
+      run({"--check-config", "--config", ANTIDRIFT_EXAMPLE_CONFIG, "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_THAT(result.out, ::testing::Not(HasSubstr("warning:")));
+}
+
+TEST_F(DaemonBinaryTest, AnUnknownKeyIsLoggedAtStartAndTheDaemonRuns) {
+  RunningDaemon daemon(ANTIDRIFTD_PATH,
+                       {"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
+                        "evidence.x11=false", "-D", "ai.backend=none", "-D", "nudge.debounce=5"},
+                       environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  EXPECT_EQ(daemon.stop(), 0);
+  EXPECT_THAT(daemon.err(), HasSubstr("[Warning] antidrift.config: unknown configuration key "
+                                      "\"nudge.debounce\" (ignored; did you mean "
+                                      "\"nudge.debounce_s\"?)"));
+}
+
 TEST_F(DaemonBinaryTest, StrayArgumentsAreAUsageError) {
   const ChildResult result = run({"-D", "store.dir=" + store_, "extra"});
   EXPECT_EQ(result.exitCode, 64);

@@ -322,3 +322,52 @@ TEST(DefaultLogging, ConsoleWithThePatternOfTechNotes) {
 
 }  // namespace
 }  // namespace antidrift
+
+namespace antidrift {
+namespace {
+
+TEST(UnknownKeys, AMisspeltKeyIsAWarningNamingTheNearestKnownOne) {
+  EXPECT_THAT(unknownKeyWarnings({"server.prot"}),
+              ::testing::ElementsAre("unknown configuration key \"server.prot\" (ignored; did you "
+                                     "mean \"server.port\"?)"));
+  EXPECT_THAT(unknownKeyWarnings({"evidance.x11"}),
+              ::testing::ElementsAre(::testing::HasSubstr("did you mean \"evidence.x11\"?")));
+}
+
+TEST(UnknownKeys, EveryKeyTheReaderReadsAndEveryFamilyIsKnown) {
+  EXPECT_TRUE(knownConfigKeys().count("server.port"));
+  EXPECT_TRUE(knownConfigKeys().count("notify.command"));
+  EXPECT_THAT(
+      unknownKeyWarnings({"server.port", "store.dir", "ai.backend", "ai.codex.model",
+                          "ai.fake.responses", "drift.blocked_titles.video",
+                          "privacy.redact.ticket", "logging.loggers.root.level", "tasks.todo_txt"}),
+      ::testing::IsEmpty());
+}
+
+TEST(DescribeConfig, EachValueSaysWhereItCameFrom) {
+  Poco::AutoPtr<Poco::Util::MapConfiguration> file = new Poco::Util::MapConfiguration;
+  file->setString("server.port", "7793");
+  file->setString("store.dir", "/data/antidrift");
+  Poco::AutoPtr<Poco::Util::MapConfiguration> layered = new Poco::Util::MapConfiguration;
+  layered->setString("server.port", "7793");
+  layered->setString("store.dir", "/elsewhere");
+  ConfigEnvironment env;
+  env.home = "/home/person";
+  env.aiBackend = "fake";
+  const DaemonConfig config = readDaemonConfig(*layered, env, {"store.dir"});
+  std::map<std::string, ConfigEntry> byKey;
+  for (const ConfigEntry& entry : describeConfig(config, file.get(), {"store.dir"}, env)) {
+    byKey[entry.key] = entry;
+  }
+  EXPECT_EQ(byKey["server.port"].value, "7793");
+  EXPECT_EQ(byKey["server.port"].origin, ValueOrigin::File);
+  EXPECT_EQ(byKey["store.dir"].value, "/elsewhere");
+  EXPECT_EQ(byKey["store.dir"].origin, ValueOrigin::CommandLine);
+  EXPECT_EQ(byKey["ai.backend"].value, "fake");
+  EXPECT_EQ(byKey["ai.backend"].origin, ValueOrigin::Environment);
+  EXPECT_EQ(byKey["server.threads"].origin, ValueOrigin::Default);
+  EXPECT_EQ(originName(ValueOrigin::CommandLine), "-D");
+}
+
+}  // namespace
+}  // namespace antidrift
