@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages AntiDrift needs, only those missing.
-# Usage: scripts/deps.sh run|test   (run: build + daemon; test: also Xvfb, a WM, chromium, node)
+# Usage: scripts/deps.sh run|test   (run: build + daemon; test: also Xvfb, a WM, sway, foot,
+# chromium, node)
 # Idempotent: does nothing (and needs no network) when everything is there.
 set -euo pipefail
 
@@ -12,6 +13,8 @@ if [ "$profile" = test ]; then
   packages+=(dbus dunst libnotify-bin)
   # The install tests: systemd-analyze verify on the user unit, dpkg-shlibdeps for cpack's .deb.
   packages+=(systemd dpkg-dev)
+  # The sway evidence source end to end: a headless sway with foot windows.
+  packages+=(sway foot)
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi

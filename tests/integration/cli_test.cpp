@@ -108,12 +108,20 @@ class CliTest : public ::testing::Test {
     environment_["XDG_DATA_HOME"] = directory_.path() + "/data";
   }
 
+  /// Starts antidriftd with the fake AI backend, whose judge says every
+  /// window it is asked about is off task, and steam blocked.
   void startDaemon() {
+    const std::string responses = directory_.path() + "/responses.json";
+    test::writeWholeFile(
+        responses, R"({"responses": [{"role": "judge", "text": "{\"on_task\": false, \"reason\": )"
+                   R"(\"Racing games are not the intro.\"}"}]})");
     daemon_ = std::make_unique<RunningDaemon>(
         ANTIDRIFTD_PATH,
         std::vector<std::string>{"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
-                                 "evidence.x11=false", "-D", "ai.backend=none", "-D",
-                                 "drift.blocked_apps=steam"},
+                                 "evidence.x11=false", "-D", "ai.backend=fake", "-D",
+                                 "ai.plugin_dir=" FAKE_PLUGIN_DIR, "-D",
+                                 "ai.fake.responses=" + responses, "-D", "drift.judge_debounce_s=0",
+                                 "-D", "drift.blocked_apps=steam"},
         environment_);
     ASSERT_NE(daemon_->port(), 0) << daemon_->firstLine();
   }
@@ -223,11 +231,26 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   EXPECT_EQ(refocus.exitCode, 0) << refocus.err;
   EXPECT_THAT(refocus.out, HasSubstr("drift: unknown (back to the task)\n"));
 
-  observe("firefox", "Some page");
+  // This is on task cannot override a hard rule: the daemon's 409 sentence.
   observe("steam", "Store again");
+  const ChildResult blocked = cli({"ontask"});
+  EXPECT_EQ(blocked.exitCode, 1);
+  EXPECT_THAT(blocked.err, HasSubstr("antidrift: cannot mark this on task: steam is blocked"));
+
+  // A window the (fake) judge calls off task: This is on task allows it.
+  test::SseRecorder sse(daemon_->port());
+  observe("supertuxkart", "Race");
+  ASSERT_TRUE(sse.waitUntil([](const std::vector<test::SseEvent>& events) {
+    return !events.empty() &&
+           events.back().data.find(R"("reason":"Racing games are not the intro.")") !=
+               std::string::npos;
+  }));
+  sse.close();
   const ChildResult onTask = cli({"ontask", "--json"});
   EXPECT_EQ(onTask.exitCode, 0) << onTask.err;
-  EXPECT_EQ(parseObject(onTask.out)->getObject("drift")->getValue<std::string>("status"), "ontask");
+  const auto afterOnTask = parseObject(onTask.out);
+  EXPECT_EQ(afterOnTask->getObject("drift")->getValue<std::string>("status"), "ontask");
+  EXPECT_EQ(afterOnTask->getObject("commitment")->getArray("allowed_apps")->size(), 3u);
 
   const ChildResult complete = cli({"complete"});
   EXPECT_EQ(complete.exitCode, 0) << complete.err;
