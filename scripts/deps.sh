@@ -9,6 +9,8 @@ profile=${1:-run}
 packages=(cmake g++ make libpoco-dev libutf8proc-dev pkg-config libx11-dev libxss-dev googletest libgtest-dev libgmock-dev)
 if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
+  # The other-user security test sends requests with curl as a second user (runuser).
+  packages+=(curl)
   # The notify.desktop test: a real notification server on a private session bus.
   packages+=(dbus dunst libnotify-bin)
   # The install tests: systemd-analyze verify on the user unit, dpkg-shlibdeps for cpack's .deb.

@@ -29,6 +29,7 @@
 #include "antidrift/store/audit_log.h"
 #include "antidrift/store/snapshot.h"
 #include "server/api_server.h"
+#include "server/child_processes.h"
 #include "server/evidence_sources.h"
 #include "server/http_api.h"
 #include "server/notify/desktop_notifier.h"
@@ -50,6 +51,9 @@ using Poco::Util::OptionCallback;
 constexpr int kDefaultsPriority = 1000;
 /// Threads of the core's executor (DESIGN §1).
 constexpr unsigned kExecutorThreads = 4;
+/// At shutdown, how long a child process group has between SIGTERM and
+/// SIGKILL (issue 9 item 7: the daemon exits within 2 s).
+constexpr std::chrono::milliseconds kChildTerminateGrace{500};
 
 /// Termination signals through a self-pipe. The handler only write(2)s the
 /// signal number, which is async-signal-safe, so the signals need not be
@@ -512,11 +516,14 @@ int Daemon::serve() {
 
   // TECH-NOTES §2.4: stop flag + wake every SSE stream, stopAll(true), join
   // the pool; then the evidence source, the timer and the executor (its
-  // queued tasks still run against a live Controller).
+  // queued tasks still run against a live Controller). An AI call in flight
+  // would hold the executor for up to ai.timeout_s: while it drains, every
+  // child process group (the CLIs run under setsid) gets SIGTERM, then
+  // SIGKILL, so the exit takes well under two seconds (issue 9 item 7).
   server.stop();
   sources.stop();
   ticker.stop();
-  executor.shutdown();
+  runWhileEndingChildren([&executor] { executor.shutdown(); }, kChildTerminateGrace);
   log.information("stopped");
   return EXIT_OK;
 }

@@ -52,6 +52,9 @@ struct AiSetup {
 /// stderr; also from `--check-config`). `--verify-audit` takes no lock.
 /// A key AntiDrift does not know is a warning naming the nearest known key
 /// (logged at start, printed by `--check-config`), never an error.
+/// On a termination signal it ends every child process group still running
+/// (an AI CLI in flight) while the executor drains, and exits within about
+/// two seconds with the snapshot written (issue 9 item 7).
 ///
 /// Only the main thread uses this object; threads start in main(), never in
 /// the constructor (`--daemon` forks).
