@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <iostream>
@@ -16,14 +17,10 @@
 #include <Poco/Path.h>
 #include <Poco/String.h>
 #include <Poco/Util/HelpFormatter.h>
-#include <Poco/Util/IniFileConfiguration.h>
-#include <Poco/Util/JSONConfiguration.h>
 #include <Poco/Util/MapConfiguration.h>
 #include <Poco/Util/Option.h>
 #include <Poco/Util/OptionCallback.h>
 #include <Poco/Util/OptionException.h>
-#include <Poco/Util/PropertyFileConfiguration.h>
-#include <Poco/Util/XMLConfiguration.h>
 
 #include "antidrift/clock.h"
 #include "antidrift/executor.h"
@@ -184,6 +181,13 @@ void Daemon::defineOptions(Poco::Util::OptionSet& options) {
           .required(false)
           .repeatable(false)
           .callback(OptionCallback<Daemon>(this, &Daemon::handleListBackends)));
+  options.addOption(
+      Option("check-config", "",
+             "print the effective configuration, where each value came from, and unknown keys, "
+             "and exit (78 on an error)")
+          .required(false)
+          .repeatable(false)
+          .callback(OptionCallback<Daemon>(this, &Daemon::handleCheckConfig)));
 }
 
 void Daemon::handleHelp(const std::string&, const std::string&) {
@@ -225,7 +229,11 @@ void Daemon::handleListBackends(const std::string&, const std::string&) {
   listBackendsRequested_ = true;
 }
 
-void Daemon::loadConfigurationFile() {
+void Daemon::handleCheckConfig(const std::string&, const std::string&) {
+  checkConfigRequested_ = true;
+}
+
+void Daemon::addConfigurationFile() {
   std::string path = configFile_;
   if (path.empty()) {
     const auto found = defaultConfigFile(environment_);
@@ -234,22 +242,9 @@ void Daemon::loadConfigurationFile() {
     }
     path = *found;
   }
-  try {
-    const std::string extension = Poco::toLower(Poco::Path(path).getExtension());
-    Poco::AutoPtr<Poco::Util::AbstractConfiguration> file;
-    if (extension == "ini") {
-      file = new Poco::Util::IniFileConfiguration(path);
-    } else if (extension == "xml") {
-      file = new Poco::Util::XMLConfiguration(path);
-    } else if (extension == "json") {
-      file = new Poco::Util::JSONConfiguration(path);
-    } else {
-      file = new Poco::Util::PropertyFileConfiguration(path);
-    }
-    config().add(file, PRIO_DEFAULT, false);
-  } catch (const Poco::Exception& error) {
-    throw ConfigError("cannot read the configuration file " + path + ": " + error.displayText());
-  }
+  fileConfig_ = loadConfigurationFile(path);
+  fileConfigPath_ = path;
+  config().add(fileConfig_, PRIO_DEFAULT, false);
 }
 
 void Daemon::initialize(Application& self) {
@@ -261,7 +256,7 @@ void Daemon::initialize(Application& self) {
   config().add(defaults, kDefaultsPriority, false);
   if (!helpRequested_) {
     try {
-      loadConfigurationFile();
+      addConfigurationFile();
     } catch (const ConfigError& error) {
       configError_ = error.what();
     }
@@ -281,6 +276,14 @@ void Daemon::initialize(Application& self) {
   } catch (const ConfigError& error) {
     configError_ = error.what();
   }
+  std::vector<std::string> given(commandLineKeys_.begin(), commandLineKeys_.end());
+  if (fileConfig_) {
+    const std::vector<std::string> fileKeys = leafKeys(*fileConfig_);
+    given.insert(given.end(), fileKeys.begin(), fileKeys.end());
+  }
+  std::sort(given.begin(), given.end());
+  given.erase(std::unique(given.begin(), given.end()), given.end());
+  warnings_ = unknownKeyWarnings(given);
 }
 
 int Daemon::main(const std::vector<std::string>& args) {
@@ -304,6 +307,12 @@ int Daemon::main(const std::vector<std::string>& args) {
   }
   if (exportFormat_) {
     return exportHistoryToStdout();
+  }
+  if (checkConfigRequested_) {
+    return checkConfig();
+  }
+  for (const std::string& warning : warnings_) {
+    Poco::Logger::get("antidrift.config").warning(warning);
   }
   return serve();
 }
@@ -379,6 +388,21 @@ int Daemon::listBackends() {
     std::cout << std::endl;
   }
   std::cout << "  none  AI off" << (config_.aiBackend == "none" ? " *" : "") << std::endl;
+  return EXIT_OK;
+}
+
+int Daemon::checkConfig() {
+  std::cout << "# antidriftd --check-config: the effective configuration, key = value  # origin"
+            << std::endl;
+  std::cout << "# file: " << (fileConfig_ ? fileConfigPath_ : std::string("none")) << std::endl;
+  for (const ConfigEntry& entry :
+       describeConfig(config_, fileConfig_.get(), commandLineKeys_, environment_)) {
+    std::cout << entry.key << " = " << entry.value << "  # " << originName(entry.origin)
+              << std::endl;
+  }
+  for (const std::string& warning : warnings_) {
+    std::cout << "warning: " << warning << std::endl;
+  }
   return EXIT_OK;
 }
 
