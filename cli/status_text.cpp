@@ -256,7 +256,7 @@ std::string historyLine(const Object& summary) {
   const Poco::LocalDateTime local{Poco::DateTime(started)};
   return Poco::DateTimeFormatter::format(local, "%Y-%m-%d %H:%M") + "  " +
          stringField(summary, "outcome") + "  " +
-         std::to_string(integerField(summary, "timebox_secs") / 60) + " min  " +
+         std::to_string(integerField(summary, "planned_secs") / 60) + " min  " +
          std::to_string(integerField(summary, "drift_episodes")) + " drifts  " +
          stringField(summary, "next_action");
 }

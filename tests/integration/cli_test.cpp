@@ -301,7 +301,7 @@ TEST_F(CliTest, TheDaemonsRefusalIsItsSentenceAndExit1AndStartChangesNothing) {
 
   const ChildResult history = cli({"history", "-n", "0"});
   EXPECT_EQ(history.exitCode, 1);
-  EXPECT_THAT(history.err, HasSubstr("n must be an integer from 1 to 100"));
+  EXPECT_THAT(history.err, HasSubstr("n must be an integer from 1 to 200"));
 
   // A timebox the core refuses: 400, and start leaves planning again.
   const ChildResult tooLong = cli({"start", "--next", "Forever", "--minutes", "9999"});

@@ -329,7 +329,7 @@ SessionSummary Controller::summaryLocked() const {
   summary.driftReasons = stats.driftReasons;
   summary.success = reviewAnswer_.success;
   summary.note = reviewAnswer_.note;
-  if (reflection_.status == "ready") {
+  if (!reflection_.recap.empty()) {  // ready, or an earlier recap while a re-run is pending
     summary.recap = reflection_.recap;
     summary.carryForward = reflection_.carryForward;
   }
@@ -409,7 +409,9 @@ void Controller::startReviewLocked() {
     return;
   }
   reviewerToken_ = reviewer_.begin();
-  reflection_ = ReflectionRecord{"pending", "", ""};
+  // A re-run (the person answered the review) keeps the recap it had until
+  // the new one arrives, so an End in between still records it.
+  reflection_ = ReflectionRecord{"pending", reflection_.recap, reflection_.carryForward};
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   reviewerGiveUpMono_ = clock_.monotonicMs() + timeoutMs + kReviewerGraceMs;
   stats_.addAiCall("reviewer");
@@ -444,8 +446,13 @@ void Controller::applyReflectionLocked() {
   const bool ready = reviewer_.status() == AsyncStatus::Ready && value && !value->empty();
   if (ready && !value->carryForward.empty()) lastCarryForward_ = value->carryForward;
   if (runtime_ != RuntimeState::Review) return;  // ended meanwhile: only the carry-forward stays
-  reflection_ = ready ? ReflectionRecord{"ready", value->recap, value->carryForward}
-                      : ReflectionRecord{"absent", "", ""};
+  if (ready) {
+    reflection_ = ReflectionRecord{"ready", value->recap, value->carryForward};
+  } else if (!reflection_.recap.empty()) {
+    reflection_.status = "ready";  // the re-run failed: the earlier recap stands
+  } else {
+    reflection_ = ReflectionRecord{"absent", "", ""};
+  }
 }
 
 ActionResult Controller::extend(std::int64_t minutes) {
