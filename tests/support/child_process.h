@@ -85,8 +85,16 @@ class RunningDaemon {
       try {
         Poco::Process::requestTermination(handle_.id());
       } catch (const Poco::Exception&) {
-        // Already gone; wait() below reports how it ended.
+        // Already gone; waitForExit() reports how it ended.
       }
+    }
+    return waitForExit();
+  }
+
+  /// Waits, without sending a signal, until the daemon exits (the test has
+  /// signalled it itself); returns the exit code.
+  int waitForExit() {
+    if (exitCode_ < 0) {
       Poco::StreamCopier::copyToString(out_, restOfOut_);
       errReader_.join();
       exitCode_ = handle_.wait();
