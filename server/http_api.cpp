@@ -14,6 +14,7 @@
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/store/audit_log.h"
+#include "server/http/peer_hangup.h"
 #include "server/http/responses.h"
 
 namespace antidrift {
@@ -291,7 +292,7 @@ void HttpApi::getEvents(Exchange& exchange) {
   response.set("X-Accel-Buffering", "no");
   response.setChunkedTransferEncoding(true);
   std::ostream& out = response.send();
-  broadcaster_.stream(*subscription, out);
+  broadcaster_.stream(*subscription, out, http::hangupProbe(exchange.request));
 }
 
 void HttpApi::getHealth(Exchange& exchange) {
