@@ -292,6 +292,7 @@ void HttpApi::getEvents(Exchange& exchange) {
   response.set("X-Accel-Buffering", "no");
   response.setChunkedTransferEncoding(true);
   std::ostream& out = response.send();
+  http::limitSendTime(exchange.request, options_.sseSendTimeout);
   broadcaster_.stream(*subscription, out, http::hangupProbe(exchange.request));
 }
 

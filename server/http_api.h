@@ -53,6 +53,10 @@ class HttpApi {
   /// Construction options.
   struct Options {
     std::string wwwDir;  ///< directory of index.html, app.js, style.css (server.www_dir)
+    /// The longest a write to an event stream may block (a client that
+    /// stopped reading) before the stream is dropped and its slot freed
+    /// (server.request_timeout_s; issue 9 item 6).
+    std::chrono::seconds sseSendTimeout{5};
   };
 
   /// All references must outlive the HttpApi. Publishes the controller's

@@ -36,4 +36,12 @@ std::function<bool()> hangupProbe(Poco::Net::HTTPServerRequest& request) {
   return [fd] { return peerHasHungUp(fd); };
 }
 
+void limitSendTime(Poco::Net::HTTPServerRequest& request, std::chrono::milliseconds timeout) {
+  auto* real = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  if (real != nullptr) {
+    real->socket().setSendTimeout(Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(
+        std::chrono::duration_cast<std::chrono::microseconds>(timeout).count())));
+  }
+}
+
 }  // namespace antidrift::http

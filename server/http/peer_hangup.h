@@ -4,6 +4,7 @@
 /// hold its slot and thread until the next keep-alive; DESIGN §10 "SSE").
 #pragma once
 
+#include <chrono>
 #include <functional>
 
 namespace Poco::Net {
@@ -23,5 +24,12 @@ bool peerHasHungUp(int fd);
 /// Empty when the request has no socket (a request built in memory, as in
 /// tests and fuzzing). The probe must not outlive the request.
 std::function<bool()> hangupProbe(Poco::Net::HTTPServerRequest& request);
+
+/// Bounds each write to the connection `request` arrived on: a send blocked
+/// longer than `timeout` (the client stopped reading and the buffers are
+/// full) fails, so the stream ends instead of holding its thread forever.
+/// Does nothing for a request without a socket. Throws Poco::Exception if
+/// the option cannot be set.
+void limitSendTime(Poco::Net::HTTPServerRequest& request, std::chrono::milliseconds timeout);
 
 }  // namespace antidrift::http
