@@ -13,6 +13,8 @@ if [ "$profile" = test ]; then
   packages+=(curl)
   # The notify.desktop test: a real notification server on a private session bus.
   packages+=(dbus dunst libnotify-bin)
+  # The install tests: systemd-analyze verify on the user unit, dpkg-shlibdeps for cpack's .deb.
+  packages+=(systemd dpkg-dev)
   # The sway evidence source end to end: a headless sway with foot windows.
   packages+=(sway foot)
   command -v node >/dev/null 2>&1 || packages+=(nodejs)

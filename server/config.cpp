@@ -1,6 +1,9 @@
 #include "server/config.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <mutex>
 #include <vector>
 
 #include <Poco/Environment.h>
@@ -12,6 +15,11 @@
 #include <Poco/RegularExpression.h>
 #include <Poco/String.h>
 #include <Poco/StringTokenizer.h>
+#include <Poco/Util/IniFileConfiguration.h>
+#include <Poco/Util/JSONConfiguration.h>
+#include <Poco/Util/MapConfiguration.h>
+#include <Poco/Util/PropertyFileConfiguration.h>
+#include <Poco/Util/XMLConfiguration.h>
 
 #include "antidrift/evidence/observation.h"
 
@@ -20,6 +28,9 @@
 #endif
 #ifndef ANTIDRIFT_PLUGIN_DIR
 #define ANTIDRIFT_PLUGIN_DIR "plugins"
+#endif
+#ifndef ANTIDRIFT_BUILD_DIR
+#define ANTIDRIFT_BUILD_DIR ""
 #endif
 
 namespace antidrift {
@@ -154,6 +165,89 @@ void readPatterns(const AbstractConfiguration& config, const std::string& root,
   }
 }
 
+/// True for a binary outside the build tree it was built in: it uses the
+/// installed layout (bin/, share/antidrift/www, lib/antidrift/plugins).
+bool isInstalled(const ConfigEnvironment& env) {
+  return !env.executableDir.empty() && env.executableDir != ANTIDRIFT_BUILD_DIR;
+}
+
+/// The installation prefix with a trailing '/': the parent of bin/.
+std::string installPrefix(const ConfigEnvironment& env) {
+  return Poco::Path::forDirectory(env.executableDir).parent().toString(Poco::Path::PATH_UNIX);
+}
+
+/// A read-only view of another configuration that records every key asked
+/// for and every root enumerated: how knownConfigKeys() learns what
+/// readDaemonConfig reads.
+class RecordingConfiguration : public AbstractConfiguration {
+ public:
+  explicit RecordingConfiguration(const AbstractConfiguration& inner) : inner_(inner) {}
+
+  // getRaw and enumerate are const in the interface; recording is not a
+  // change anyone can observe through the configuration.
+  mutable std::set<std::string> keys;   ///< every key looked up
+  mutable std::set<std::string> roots;  ///< every root whose children were listed
+
+ protected:
+  bool getRaw(const std::string& key, std::string& value) const override {
+    keys.insert(key);
+    if (!inner_.hasProperty(key)) {
+      return false;
+    }
+    value = inner_.getRawString(key);
+    return true;
+  }
+  void setRaw(const std::string& key, const std::string&) override {
+    throw Poco::NotImplementedException("read-only configuration: " + key);
+  }
+  void enumerate(const std::string& key, Keys& range) const override {
+    roots.insert(key);
+    inner_.keys(key, range);
+  }
+
+ private:
+  const AbstractConfiguration& inner_;
+};
+
+/// Levenshtein distance of two keys (bytes). Pure.
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> previous(b.size() + 1);
+  std::vector<std::size_t> current(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) {
+    previous[j] = j;
+  }
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+    }
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+void collectLeafKeys(const AbstractConfiguration& config, const std::string& root,
+                     std::vector<std::string>& out) {
+  AbstractConfiguration::Keys children;
+  config.keys(root, children);
+  for (const std::string& child : children) {
+    const std::string full = root.empty() ? child : root + "." + child;
+    if (config.hasProperty(full)) {
+      out.push_back(full);
+    }
+    collectLeafKeys(config, full, out);
+  }
+}
+
+std::string joinApps(const std::vector<std::string>& apps) {
+  std::string text;
+  for (const std::string& app : apps) {
+    text += (text.empty() ? "" : ", ") + app;
+  }
+  return text;
+}
+
 /// evidence.source resolved against the environment (see DaemonConfig::evidenceSource).
 void readEvidenceSource(const AbstractConfiguration& config, const ConfigEnvironment& env,
                         DaemonConfig& result) {
@@ -196,6 +290,140 @@ void readEvidenceSource(const AbstractConfiguration& config, const ConfigEnviron
 
 }  // namespace
 
+const std::set<std::string>& knownConfigKeys() {
+  static const std::set<std::string> known = [] {
+    Poco::AutoPtr<Poco::Util::MapConfiguration> empty = new Poco::Util::MapConfiguration;
+    Poco::AutoPtr<RecordingConfiguration> recording = new RecordingConfiguration(*empty);
+    ConfigEnvironment env;
+    env.home = "/";
+    readDaemonConfig(*recording, env);
+    std::set<std::string> keys = recording->keys;
+    for (const std::string& root : recording->roots) {
+      keys.insert(root + ".");  // a family: any key under it
+    }
+    return keys;
+  }();
+  return known;
+}
+
+std::vector<std::string> leafKeys(const AbstractConfiguration& config) {
+  std::vector<std::string> keys;
+  collectLeafKeys(config, "", keys);
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+std::vector<std::string> unknownKeyWarnings(const std::vector<std::string>& keys) {
+  const std::set<std::string>& known = knownConfigKeys();
+  std::vector<std::string> warnings;
+  for (const std::string& key : keys) {
+    if (known.count(key) != 0 || key.rfind("logging.", 0) == 0) {
+      continue;
+    }
+    // ai.<name>.<setting>: settings of any plugin, read when it is selected.
+    if (key.rfind("ai.", 0) == 0 && key.find('.', 3) != std::string::npos) {
+      continue;
+    }
+    const bool inFamily = std::any_of(known.begin(), known.end(), [&](const std::string& entry) {
+      return entry.back() == '.' && key.rfind(entry, 0) == 0;
+    });
+    if (inFamily) {
+      continue;
+    }
+    std::string nearest;
+    std::size_t best = std::string::npos;
+    for (const std::string& entry : known) {
+      if (entry.back() == '.') {
+        continue;
+      }
+      const std::size_t distance = editDistance(key, entry);
+      if (distance < best) {
+        best = distance;
+        nearest = entry;
+      }
+    }
+    warnings.push_back("unknown configuration key \"" + key + "\" (ignored; did you mean \"" +
+                       nearest + "\"?)");
+  }
+  return warnings;
+}
+
+std::string originName(ValueOrigin origin) {
+  switch (origin) {
+    case ValueOrigin::File:
+      return "file";
+    case ValueOrigin::Environment:
+      return "environment";
+    case ValueOrigin::CommandLine:
+      return "-D";
+    case ValueOrigin::Default:
+      break;
+  }
+  return "default";
+}
+
+std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
+                                        const AbstractConfiguration* file,
+                                        const std::set<std::string>& commandLineKeys,
+                                        const ConfigEnvironment& env) {
+  const Settings& settings = config.settings;
+  std::map<std::string, std::string> values = {
+      {"server.address", config.address},
+      {"server.port", std::to_string(config.port)},
+      {"server.max_sse_clients", std::to_string(config.maxSseClients)},
+      {"server.threads", std::to_string(config.threads)},
+      {"server.sse_keepalive_s", std::to_string(config.sseKeepAliveSecs)},
+      {"server.request_timeout_s", std::to_string(config.requestTimeoutSecs)},
+      {"server.www_dir", config.wwwDir},
+      {"store.dir", config.storeDir},
+      {"ai.backend", config.aiBackend},
+      {"ai.plugin_dir", config.pluginDir},
+      {"ai.timeout_s", std::to_string(settings.aiTimeoutSecs)},
+      {"evidence.heartbeat_s", std::to_string(settings.heartbeatSecs)},
+      {"evidence.idle_after_s", std::to_string(settings.idleAfterSecs)},
+      {"evidence.x11", config.x11 ? "true" : "false"},
+      {"evidence.source",
+       toString(config.evidenceSource) + " (" + config.evidenceSourceReason + ")"},
+      {"drift.allowed_apps", joinApps(settings.defaultAllowedApps)},
+      {"drift.blocked_apps", joinApps(settings.blockedApps)},
+      {"drift.title_sensitive_apps", joinApps(settings.titleSensitiveApps)},
+      {"drift.lock_screen_apps", joinApps(settings.lockScreenApps)},
+      {"drift.judge_debounce_s", std::to_string(settings.judgeDebounceSecs)},
+      {"nudge.debounce_s", std::to_string(settings.nudgeDebounceSecs)},
+      {"privacy.never_send_apps", joinApps(settings.neverSendApps)},
+      {"tasks.todo_txt", settings.todoTxtPath},
+      {"knowledge.profile", settings.profilePath},
+      {"notify.desktop", config.notifyDesktop ? "true" : "false"},
+      {"notify.command", config.notifyCommand},
+  };
+  for (const auto& [name, pattern] : settings.blockedTitles) {
+    values["drift.blocked_titles." + name] = pattern;
+  }
+  for (const auto& [name, pattern] : settings.redactPatterns) {
+    values["privacy.redact." + name] = pattern;
+  }
+  if (config.aiBackend != "none") {
+    for (const auto& [name, value] : config.aiBackendSettings) {
+      if (name != "timeout_s") {
+        values["ai." + config.aiBackend + "." + name] = value;
+      }
+    }
+  }
+  std::vector<ConfigEntry> entries;
+  for (const auto& [key, value] : values) {
+    ConfigEntry entry{key, value, ValueOrigin::Default};
+    if (commandLineKeys.count(key) != 0) {
+      entry.origin = ValueOrigin::CommandLine;
+    } else if (key == "ai.backend" && !env.aiBackend.empty()) {
+      entry.origin = ValueOrigin::Environment;
+    } else if (file != nullptr && file->hasProperty(key)) {
+      entry.origin = ValueOrigin::File;
+    }
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
 std::string toString(EvidenceSource source) {
   switch (source) {
     case EvidenceSource::X11:
@@ -217,6 +445,16 @@ ConfigEnvironment ConfigEnvironment::fromProcess() {
   env.xdgDataHome = Poco::Environment::get("XDG_DATA_HOME", "");
   env.aiBackend = Poco::Environment::get("ANTIDRIFT_AI_BACKEND", "");
   env.display = Poco::Environment::get("DISPLAY", "");
+  char buffer[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (length > 0) {
+    env.executableDir = Poco::Path(std::string(buffer, static_cast<std::size_t>(length)))
+                            .parent()
+                            .toString(Poco::Path::PATH_UNIX);
+    if (env.executableDir.size() > 1 && env.executableDir.back() == '/') {
+      env.executableDir.pop_back();
+    }
+  }
   env.swaySocket = Poco::Environment::get("SWAYSOCK", "");
   env.i3Socket = Poco::Environment::get("I3SOCK", "");
   return env;
@@ -253,12 +491,30 @@ std::optional<std::string> defaultConfigFile(const ConfigEnvironment& env) {
   return std::nullopt;
 }
 
-std::string defaultWwwDir() {
-  return ANTIDRIFT_WWW_DIR;
+Poco::AutoPtr<AbstractConfiguration> loadConfigurationFile(const std::string& path) {
+  try {
+    const std::string extension = Poco::toLower(Poco::Path(path).getExtension());
+    if (extension == "ini") {
+      return new Poco::Util::IniFileConfiguration(path);
+    }
+    if (extension == "xml") {
+      return new Poco::Util::XMLConfiguration(path);
+    }
+    if (extension == "json") {
+      return new Poco::Util::JSONConfiguration(path);
+    }
+    return new Poco::Util::PropertyFileConfiguration(path);
+  } catch (const Poco::Exception& error) {
+    throw ConfigError("cannot read the configuration file " + path + ": " + error.displayText());
+  }
 }
 
-std::string defaultPluginDir() {
-  return ANTIDRIFT_PLUGIN_DIR;
+std::string defaultWwwDir(const ConfigEnvironment& env) {
+  return isInstalled(env) ? installPrefix(env) + "share/antidrift/www" : ANTIDRIFT_WWW_DIR;
+}
+
+std::string defaultPluginDir(const ConfigEnvironment& env) {
+  return isInstalled(env) ? installPrefix(env) + "lib/antidrift/plugins" : ANTIDRIFT_PLUGIN_DIR;
 }
 
 std::map<std::string, std::string> defaultLoggingProperties() {
@@ -293,7 +549,7 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   }
   result.sseKeepAliveSecs = readInteger(config, "server.sse_keepalive_s", 15, 1, 3600);
   result.requestTimeoutSecs = readInteger(config, "server.request_timeout_s", 5, 1, 300);
-  result.wwwDir = readPath(config, "server.www_dir", defaultWwwDir());
+  result.wwwDir = readPath(config, "server.www_dir", defaultWwwDir(env));
   if (result.wwwDir.empty()) {
     throw ConfigError("server.www_dir must not be empty");
   }
@@ -314,7 +570,7 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   if (result.aiBackend.empty()) {
     result.aiBackend = "none";
   }
-  result.pluginDir = readPath(config, "ai.plugin_dir", defaultPluginDir());
+  result.pluginDir = readPath(config, "ai.plugin_dir", defaultPluginDir(env));
   result.settings.aiTimeoutSecs = readInteger(config, "ai.timeout_s", 30, 1, 3600);
   if (result.aiBackend != "none") {
     collectLeaves(config, "ai." + result.aiBackend, "", result.aiBackendSettings);

@@ -10,7 +10,9 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include <Poco/AutoPtr.h>
 #include <Poco/Util/AbstractConfiguration.h>
 
 #include "antidrift/settings.h"
@@ -32,8 +34,12 @@ struct ConfigEnvironment {
   std::string xdgDataHome;    ///< $XDG_DATA_HOME, "" when unset
   std::string aiBackend;      ///< $ANTIDRIFT_AI_BACKEND, "" when unset
   std::string display;        ///< $DISPLAY, "" when unset
-  std::string swaySocket;     ///< $SWAYSOCK, "" when unset
-  std::string i3Socket;       ///< $I3SOCK, "" when unset
+  /// Directory of the running binary (/proc/self/exe, symlinks resolved),
+  /// "" when unknown: an installed antidriftd finds its page and plugins
+  /// relative to it (defaultWwwDir, defaultPluginDir).
+  std::string executableDir;
+  std::string swaySocket;  ///< $SWAYSOCK, "" when unset
+  std::string i3Socket;    ///< $I3SOCK, "" when unset
 
   /// Reads the variables above from this process. Thread-safe.
   static ConfigEnvironment fromProcess();
@@ -110,15 +116,71 @@ DaemonConfig readDaemonConfig(const Poco::Util::AbstractConfiguration& config,
 /// not exist. Reads the file system only.
 std::optional<std::string> defaultConfigFile(const ConfigEnvironment& env);
 
+/// Reads the configuration file at `path` (DESIGN §12): `.ini`, `.xml` and
+/// `.json` by extension, anything else as a `.properties` file. Throws
+/// ConfigError "cannot read the configuration file <path>: <reason>" when it
+/// is missing or malformed. Reads the file system only; thread-safe.
+Poco::AutoPtr<Poco::Util::AbstractConfiguration> loadConfigurationFile(const std::string& path);
+
 /// The default store.dir (DESIGN §9): `$XDG_DATA_HOME/antidrift`, else
 /// `~/.local/share/antidrift`. Throws ConfigError when neither
 /// $XDG_DATA_HOME (absolute) nor $HOME is set. Pure.
 std::string defaultStoreDir(const ConfigEnvironment& env);
 
-/// Built-in default of server.www_dir: the source tree's www/ (set by CMake).
-std::string defaultWwwDir();
-/// Built-in default of ai.plugin_dir: `<build dir>/plugins` (set by CMake).
-std::string defaultPluginDir();
+/// Built-in default of server.www_dir: the source tree's www/ for the
+/// binary in the build tree (`env.executableDir` is the build directory or
+/// ""), else `<executableDir>/../share/antidrift/www` — the installed layout
+/// (issue 10 item 3). Pure.
+std::string defaultWwwDir(const ConfigEnvironment& env);
+/// Built-in default of ai.plugin_dir: `<build dir>/plugins` for the binary
+/// in the build tree, else `<executableDir>/../lib/antidrift/plugins`
+/// (TECH-NOTES §1.6). Pure.
+std::string defaultPluginDir(const ConfigEnvironment& env);
+
+/// Every key readDaemonConfig reads, found by running it against an empty
+/// configuration that records each key asked for (so a key added there is
+/// known here without a second list), plus the roots of the key families it
+/// enumerates (`drift.blocked_titles`, `privacy.redact`, `ai.<name>`).
+/// Thread-safe; computed once.
+const std::set<std::string>& knownConfigKeys();
+
+/// Every leaf key of `config` (a key with a value), sorted. Reads `config` only.
+std::vector<std::string> leafKeys(const Poco::Util::AbstractConfiguration& config);
+
+/// One warning per key of `keys` that AntiDrift does not know (issue 10 item
+/// 4): not in knownConfigKeys(), not under a known family root, not
+/// `ai.<name>.<setting>` (plugin settings) and not `logging.*` (Poco). Each
+/// is one sentence naming the key and the nearest known key by edit
+/// distance: `unknown configuration key "server.prot" (ignored; did you mean
+/// "server.port"?)`. Pure.
+std::vector<std::string> unknownKeyWarnings(const std::vector<std::string>& keys);
+
+/// Where an effective configuration value came from (`--check-config`).
+enum class ValueOrigin {
+  Default,      ///< built-in default (or derived from $HOME/$XDG_* for paths)
+  File,         ///< the configuration file
+  Environment,  ///< $ANTIDRIFT_AI_BACKEND
+  CommandLine,  ///< -D key=value
+};
+
+/// One line of `antidriftd --check-config`.
+struct ConfigEntry {
+  std::string key;
+  std::string value;  ///< as the daemon uses it (paths expanded, lists normalised)
+  ValueOrigin origin = ValueOrigin::Default;
+};
+
+/// The effective configuration `config` as key/value lines sorted by key,
+/// each with where it came from: `commandLineKeys` (-D), `env.aiBackend`
+/// (for ai.backend), the keys of `file` (null when no file was read), else
+/// the default. Pure.
+std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
+                                        const Poco::Util::AbstractConfiguration* file,
+                                        const std::set<std::string>& commandLineKeys,
+                                        const ConfigEnvironment& env);
+
+/// "default", "file", "environment" or "-D". Pure.
+std::string originName(ValueOrigin origin);
 
 /// The logging.* defaults (TECH-NOTES §4): root logger on a ConsoleChannel
 /// (stderr) with the pattern "%Y-%m-%d %H:%M:%S [%p] %s: %t", level

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <iostream>
@@ -16,19 +17,16 @@
 #include <Poco/Path.h>
 #include <Poco/String.h>
 #include <Poco/Util/HelpFormatter.h>
-#include <Poco/Util/IniFileConfiguration.h>
-#include <Poco/Util/JSONConfiguration.h>
 #include <Poco/Util/MapConfiguration.h>
 #include <Poco/Util/Option.h>
 #include <Poco/Util/OptionCallback.h>
 #include <Poco/Util/OptionException.h>
-#include <Poco/Util/PropertyFileConfiguration.h>
-#include <Poco/Util/XMLConfiguration.h>
 
 #include "antidrift/clock.h"
 #include "antidrift/executor.h"
 #include "antidrift/plugin/loader.h"
 #include "antidrift/session/controller.h"
+#include "antidrift/session/history_view.h"
 #include "antidrift/store/audit_log.h"
 #include "antidrift/store/snapshot.h"
 #include "server/api_server.h"
@@ -169,12 +167,27 @@ void Daemon::defineOptions(Poco::Util::OptionSet& options) {
           .repeatable(false)
           .callback(OptionCallback<Daemon>(this, &Daemon::handleVerifyAudit)));
   options.addOption(
+      Option("export-history", "",
+             "write every session of the verified audit chain to stdout as FORMAT (jsonl, csv "
+             "or markdown) and exit; a broken chain is reported on stderr (exit 1)")
+          .required(false)
+          .repeatable(false)
+          .argument("FORMAT")
+          .callback(OptionCallback<Daemon>(this, &Daemon::handleExportHistory)));
+  options.addOption(
       Option("list-backends", "",
              "list the AI backends in ai.plugin_dir from their metadata (no plugin is loaded) "
              "and exit")
           .required(false)
           .repeatable(false)
           .callback(OptionCallback<Daemon>(this, &Daemon::handleListBackends)));
+  options.addOption(
+      Option("check-config", "",
+             "print the effective configuration, where each value came from, and unknown keys, "
+             "and exit (78 on an error)")
+          .required(false)
+          .repeatable(false)
+          .callback(OptionCallback<Daemon>(this, &Daemon::handleCheckConfig)));
 }
 
 void Daemon::handleHelp(const std::string&, const std::string&) {
@@ -208,11 +221,19 @@ void Daemon::handleVerifyAudit(const std::string&, const std::string&) {
   verifyAuditRequested_ = true;
 }
 
+void Daemon::handleExportHistory(const std::string&, const std::string& value) {
+  exportFormat_ = value;
+}
+
 void Daemon::handleListBackends(const std::string&, const std::string&) {
   listBackendsRequested_ = true;
 }
 
-void Daemon::loadConfigurationFile() {
+void Daemon::handleCheckConfig(const std::string&, const std::string&) {
+  checkConfigRequested_ = true;
+}
+
+void Daemon::addConfigurationFile() {
   std::string path = configFile_;
   if (path.empty()) {
     const auto found = defaultConfigFile(environment_);
@@ -221,22 +242,9 @@ void Daemon::loadConfigurationFile() {
     }
     path = *found;
   }
-  try {
-    const std::string extension = Poco::toLower(Poco::Path(path).getExtension());
-    Poco::AutoPtr<Poco::Util::AbstractConfiguration> file;
-    if (extension == "ini") {
-      file = new Poco::Util::IniFileConfiguration(path);
-    } else if (extension == "xml") {
-      file = new Poco::Util::XMLConfiguration(path);
-    } else if (extension == "json") {
-      file = new Poco::Util::JSONConfiguration(path);
-    } else {
-      file = new Poco::Util::PropertyFileConfiguration(path);
-    }
-    config().add(file, PRIO_DEFAULT, false);
-  } catch (const Poco::Exception& error) {
-    throw ConfigError("cannot read the configuration file " + path + ": " + error.displayText());
-  }
+  fileConfig_ = loadConfigurationFile(path);
+  fileConfigPath_ = path;
+  config().add(fileConfig_, PRIO_DEFAULT, false);
 }
 
 void Daemon::initialize(Application& self) {
@@ -248,7 +256,7 @@ void Daemon::initialize(Application& self) {
   config().add(defaults, kDefaultsPriority, false);
   if (!helpRequested_) {
     try {
-      loadConfigurationFile();
+      addConfigurationFile();
     } catch (const ConfigError& error) {
       configError_ = error.what();
     }
@@ -268,6 +276,14 @@ void Daemon::initialize(Application& self) {
   } catch (const ConfigError& error) {
     configError_ = error.what();
   }
+  std::vector<std::string> given(commandLineKeys_.begin(), commandLineKeys_.end());
+  if (fileConfig_) {
+    const std::vector<std::string> fileKeys = leafKeys(*fileConfig_);
+    given.insert(given.end(), fileKeys.begin(), fileKeys.end());
+  }
+  std::sort(given.begin(), given.end());
+  given.erase(std::unique(given.begin(), given.end()), given.end());
+  warnings_ = unknownKeyWarnings(given);
 }
 
 int Daemon::main(const std::vector<std::string>& args) {
@@ -288,6 +304,15 @@ int Daemon::main(const std::vector<std::string>& args) {
   }
   if (listBackendsRequested_) {
     return listBackends();
+  }
+  if (exportFormat_) {
+    return exportHistoryToStdout();
+  }
+  if (checkConfigRequested_) {
+    return checkConfig();
+  }
+  for (const std::string& warning : warnings_) {
+    Poco::Logger::get("antidrift.config").warning(warning);
   }
   return serve();
 }
@@ -320,6 +345,32 @@ int Daemon::verifyAudit() {
   return 1;
 }
 
+int Daemon::exportHistoryToStdout() {
+  const std::optional<ExportFormat> format = parseExportFormat(*exportFormat_);
+  if (!format) {
+    std::cerr << "antidriftd: --export-history takes jsonl, csv or markdown, not \""
+              << *exportFormat_ << "\"" << std::endl;
+    return EXIT_USAGE;
+  }
+  const std::string path = config_.storeDir + "/audit.jsonl";
+  const VerifiedHistory history = readVerifiedHistory(path);
+  std::cout << exportHistory(history.sessions, *format) << std::flush;
+  if (history.verification.ok) {
+    return EXIT_OK;
+  }
+  const std::size_t left = history.verification.records > history.sessions.size()
+                               ? history.verification.records - history.sessions.size()
+                               : 0;
+  std::cerr << "antidriftd: audit chain of " << path << " is broken";
+  if (history.verification.firstBadLine) {
+    std::cerr << " at line " << *history.verification.firstBadLine;
+  }
+  std::cerr << ": " << history.verification.problem << "; exported the " << history.sessions.size()
+            << " sound record(s) before it, left out " << left
+            << " well-formed record(s) from there on (check with --verify-audit)" << std::endl;
+  return 1;
+}
+
 int Daemon::listBackends() {
   std::vector<plugin::BackendInfo> backends;
   try {
@@ -337,6 +388,21 @@ int Daemon::listBackends() {
     std::cout << std::endl;
   }
   std::cout << "  none  AI off" << (config_.aiBackend == "none" ? " *" : "") << std::endl;
+  return EXIT_OK;
+}
+
+int Daemon::checkConfig() {
+  std::cout << "# antidriftd --check-config: the effective configuration, key = value  # origin"
+            << std::endl;
+  std::cout << "# file: " << (fileConfig_ ? fileConfigPath_ : std::string("none")) << std::endl;
+  for (const ConfigEntry& entry :
+       describeConfig(config_, fileConfig_.get(), commandLineKeys_, environment_)) {
+    std::cout << entry.key << " = " << entry.value << "  # " << originName(entry.origin)
+              << std::endl;
+  }
+  for (const std::string& warning : warnings_) {
+    std::cout << "warning: " << warning << std::endl;
+  }
   return EXIT_OK;
 }
 
@@ -448,7 +514,8 @@ int Daemon::serve() {
       [&controller] { controller.tick(); });
   RequestGuard guard(token.token);
   HttpApi api(controller, broadcaster, guard,
-              HttpApi::Options{config_.wwwDir, std::chrono::seconds(config_.requestTimeoutSecs)});
+              HttpApi::Options{config_.wwwDir, audit.path(),
+                               std::chrono::seconds(config_.requestTimeoutSecs)});
   controller.setChangeListener([&api, &ticker, &notifier](const State& state) {
     api.publish(state);
     ticker.wake();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <Poco/AutoPtr.h>
 #include <Poco/Util/OptionSet.h>
 #include <Poco/Util/ServerApplication.h>
 
@@ -37,7 +38,8 @@ struct AiSetup {
 /// built-in defaults), `-D key=value` (repeatable, wins over the file),
 /// `--verify-audit` (check <store.dir>/audit.jsonl and exit 0 or 1),
 /// `--list-backends` (list ai.plugin_dir's backends from their metadata files
-/// without loading any plugin, and exit),
+/// without loading any plugin, and exit), `--check-config` (print the
+/// effective configuration with where each value came from, and exit),
 /// `--help`, plus ServerApplication's `--daemon`, `--pidfile`, `--umask`.
 ///
 /// Exit codes: 0 after a clean shutdown (SIGTERM, SIGINT, SIGQUIT) or
@@ -47,7 +49,9 @@ struct AiSetup {
 /// when audit.jsonl cannot be opened; 75 (EX_TEMPFAIL) when another
 /// antidriftd holds <store.dir>/lock ("another antidriftd is using <dir>
 /// (pid N)" on stderr); 78 for any configuration error (one sentence on
-/// stderr). `--verify-audit` takes no lock.
+/// stderr; also from `--check-config`). `--verify-audit` takes no lock.
+/// A key AntiDrift does not know is a warning naming the nearest known key
+/// (logged at start, printed by `--check-config`), never an error.
 /// On a termination signal it ends every child process group still running
 /// (an AI CLI in flight) while the executor drains, and exits within about
 /// two seconds with the snapshot written (issue 9 item 7).
@@ -73,7 +77,9 @@ class Daemon : public Poco::Util::ServerApplication {
   void handleDefine(const std::string& name, const std::string& value);
   void handleVerifyAudit(const std::string& name, const std::string& value);
   void handleListBackends(const std::string& name, const std::string& value);
-  void loadConfigurationFile();
+  void handleExportHistory(const std::string& name, const std::string& value);
+  void handleCheckConfig(const std::string& name, const std::string& value);
+  void addConfigurationFile();
 
   /// `--verify-audit`: prints "audit chain ok: N records" (exit 0),
   /// "audit chain ok: 0 records (no <path> yet)" when the file does not
@@ -85,6 +91,17 @@ class Daemon : public Poco::Util::ServerApplication {
   /// load), read from the metadata files only (issue 3). Exit 0, or 78 when
   /// the directory does not exist.
   int listBackends();
+  /// `--export-history FORMAT` (jsonl, csv, markdown; issue 7 item 6): writes
+  /// every session of the VERIFIED chain of <store.dir>/audit.jsonl to stdout
+  /// (history_view.h exportHistory). When the chain is broken, the records
+  /// from the first problem on are not exported; stderr says where it broke
+  /// and how many records were left out, and the exit code is 1. An unknown
+  /// FORMAT is exit 64 (usage). Takes no store lock (reads only).
+  int exportHistoryToStdout();
+  /// `--check-config`: "key = value  # origin" lines on stdout, sorted, then
+  /// one "warning: …" line per unknown key; exit 0. A configuration error is
+  /// reported by main() before (exit 78).
+  int checkConfig();
   /// Runs the daemon until a termination signal; returns the exit code.
   int serve();
   /// Loads the configured AI backend plugin through plugin::PluginLoader —
@@ -95,6 +112,13 @@ class Daemon : public Poco::Util::ServerApplication {
   bool helpRequested_ = false;
   bool verifyAuditRequested_ = false;
   bool listBackendsRequested_ = false;
+  std::optional<std::string> exportFormat_;  ///< --export-history FORMAT
+  bool checkConfigRequested_ = false;
+  /// The configuration file's own layer (null when none was read).
+  Poco::AutoPtr<Poco::Util::AbstractConfiguration> fileConfig_;
+  std::string fileConfigPath_;
+  /// Unknown keys in the file or on the command line (unknownKeyWarnings).
+  std::vector<std::string> warnings_;
   std::string configFile_;
   std::set<std::string> commandLineKeys_;
   std::optional<std::string> configError_;

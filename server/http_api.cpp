@@ -13,6 +13,7 @@
 
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/observation.h"
+#include "antidrift/session/history_view.h"
 #include "antidrift/store/audit_log.h"
 #include "server/http/peer_hangup.h"
 #include "server/http/responses.h"
@@ -25,8 +26,8 @@ using Poco::Net::HTTPServerRequest;
 using Poco::Net::HTTPServerResponse;
 
 /// Default and bounds of GET /history?n=.
-constexpr std::int64_t kHistoryDefault = 10;
-constexpr std::int64_t kHistoryMax = 100;
+constexpr std::int64_t kHistoryDefault = 20;
+constexpr std::int64_t kHistoryMax = 200;
 
 /// A whole query parameter value as an integer, or nullopt when it is not
 /// plain decimal digits.
@@ -76,6 +77,9 @@ const HttpApi::Route HttpApi::kRoutes[] = {
     {"GET", "/events", &HttpApi::getEvents, Access::Read},
     {"GET", "/healthz", &HttpApi::getHealth, Access::Read},
     {"GET", "/history", &HttpApi::getHistory, Access::Read},
+    {"GET", "/history/export", &HttpApi::getHistoryExport, Access::Read},
+    {"POST", "/extend", &HttpApi::postExtend, Access::Token},
+    {"POST", "/review", &HttpApi::postReview, Access::Token},
     {"POST", "/planning", &HttpApi::postPlanning, Access::Token},
     {"POST", "/planning/cancel", &HttpApi::postPlanningCancel, Access::Token},
     {"POST", "/commitment", &HttpApi::postCommitment, Access::Token},
@@ -317,15 +321,41 @@ void HttpApi::getHistory(Exchange& exchange) {
     }
     count = *parsed;
   }
-  std::string body = "{\"sessions\":[";
-  bool first = true;
-  for (const SessionSummary& summary : controller_.history(static_cast<std::size_t>(count))) {
-    body += first ? "" : ",";
-    body += toJsonLine(summary);
-    first = false;
+  const Controller::HistoryData data = controller_.historyView(static_cast<std::size_t>(count));
+  http::sendJson(exchange.response, 200, http::toJsonText(*historyJson(data.sessions, data.days)));
+}
+
+void HttpApi::getHistoryExport(Exchange& exchange) {
+  std::optional<ExportFormat> format;
+  for (const auto& [name, value] : exchange.query) {
+    if (name == "format") format = parseExportFormat(value);
   }
-  body += "]}";
-  http::sendJson(exchange.response, 200, body);
+  if (!format) throw http::BadRequest("format must be jsonl, csv or markdown");
+  const VerifiedHistory history =
+      options_.auditPath.empty() ? VerifiedHistory{} : readVerifiedHistory(options_.auditPath);
+  if (!history.verification.ok) {
+    // The sound part is still offered; the log says what was left out.
+    logger_.warning("history export: " + describeVerification(history.verification) +
+                    "; only the records before the problem are exported");
+  }
+  exchange.response.set("Content-Disposition", "attachment; filename=\"antidrift-history." +
+                                                   exportExtension(*format) + "\"");
+  exchange.response.set("X-AntiDrift-Chain", history.verification.ok ? "intact" : "broken");
+  http::sendBody(exchange.response, 200, exportContentType(*format),
+                 exportHistory(history.sessions, *format));
+}
+
+void HttpApi::postExtend(Exchange& exchange) {
+  const std::optional<std::int64_t> minutes = http::optionalInteger(*exchange.json, "minutes");
+  if (!minutes) throw http::BadRequest("minutes is required (5 or 15)");
+  answerAction(exchange, controller_.extend(*minutes));
+}
+
+void HttpApi::postReview(Exchange& exchange) {
+  ReviewAnswer answer;
+  answer.success = http::requireString(*exchange.json, "success");
+  answer.note = http::optionalString(*exchange.json, "note", "note").value_or("");
+  answerAction(exchange, controller_.answerReview(answer));
 }
 
 void HttpApi::postPlanning(Exchange& exchange) {

@@ -53,6 +53,8 @@ class HttpApi {
   /// Construction options.
   struct Options {
     std::string wwwDir;  ///< directory of index.html, app.js, style.css (server.www_dir)
+    /// audit.jsonl of the store (GET /history/export reads and verifies it); "" = none.
+    std::string auditPath;
     /// The longest a write to an event stream may block (a client that
     /// stopped reading) before the stream is dropped and its slot freed
     /// (server.request_timeout_s; issue 9 item 6).
@@ -103,6 +105,9 @@ class HttpApi {
   void getEvents(Exchange& exchange);
   void getHealth(Exchange& exchange);
   void getHistory(Exchange& exchange);
+  void getHistoryExport(Exchange& exchange);  ///< the verified history as a download (issue 7)
+  void postExtend(Exchange& exchange);        ///< +5 / +15 minutes (issue 7)
+  void postReview(Exchange& exchange);        ///< the review's answer (issue 7)
   void postPlanning(Exchange& exchange);
   void postPlanningCancel(Exchange& exchange);
   void postCommitment(Exchange& exchange);

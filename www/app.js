@@ -20,8 +20,9 @@ import * as locked from './js/locked.js';
 import { connect, loadState, onConnection, onState } from './js/net.js';
 import * as planning from './js/planning.js';
 import * as review from './js/review.js';
-import { acceptNewer, forgetVersion } from './js/store.js';
+import { acceptNewer, forgetVersion, latestState } from './js/store.js';
 import { refreshTab, setTabConnection } from './js/tab.js';
+import { announceIfTimeUp } from './js/timeup.js';
 
 const kTickMs = 250;
 
@@ -37,9 +38,15 @@ function viewKey(state) {
     ? `${state.runtime}:${session}` : state.runtime;
 }
 
-/** Takes a State from the stream, /state or a POST answer; stale ones are ignored. */
+/**
+ * Takes a State from the stream, /state or a POST answer; stale ones are
+ * ignored. A timebox that ran out since the last State is announced.
+ */
 function accept(state) {
-  if (acceptNewer(state)) render(state);
+  const previous = latestState();
+  if (!acceptNewer(state)) return;
+  announceIfTimeUp(previous, state);
+  render(state);
 }
 
 function render(state) {

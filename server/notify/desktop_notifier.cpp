@@ -34,20 +34,30 @@ DesktopNotifier::~DesktopNotifier() {
 }
 
 std::vector<std::string> DesktopNotifier::argumentsFor(const std::string& reason) {
-  return {"-a", kAppName, kSummary, reason};
+  return argumentsFor(kSummary, reason);
+}
+
+std::vector<std::string> DesktopNotifier::argumentsFor(const std::string& summary,
+                                                       const std::string& body) {
+  return {"-a", kAppName, summary, body};
 }
 
 void DesktopNotifier::onState(const State& state) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     std::optional<std::string> reason = tracker_.newDriftReason(state);
-    if (!reason || stopping_) {
+    std::optional<std::string> timeUp = tracker_.timeUpAction(state);
+    if ((!reason && !timeUp) || stopping_) {
       return;
     }
-    if (pending_.size() >= kMaxPending) {
-      pending_.pop_front();
-    }
-    pending_.push_back(std::move(*reason));
+    const auto queue = [this](Message message) {
+      if (pending_.size() >= kMaxPending) {
+        pending_.pop_front();
+      }
+      pending_.push_back(std::move(message));
+    };
+    if (reason) queue(Message{kSummary, std::move(*reason)});
+    if (timeUp) queue(Message{kTimeUpSummary, std::move(*timeUp)});
   }
   wake_.notify_one();
 }
@@ -64,11 +74,11 @@ void DesktopNotifier::work() {
     if (stopping_) {
       return;
     }
-    const std::string reason = std::move(pending_.front());
+    const Message message = std::move(pending_.front());
     pending_.pop_front();
     running_ = true;
     lock.unlock();
-    run(reason);
+    run(message);
     lock.lock();
     running_ = false;
     idle_.notify_all();
@@ -89,7 +99,7 @@ bool DesktopNotifier::commandFound() const {
   }
 }
 
-void DesktopNotifier::run(const std::string& reason) {
+void DesktopNotifier::run(const Message& message) {
   if (!commandFound()) {
     if (!missingLogged_) {
       logger_.warning("notify.desktop is on but \"" + command_ +
@@ -100,7 +110,8 @@ void DesktopNotifier::run(const std::string& reason) {
   }
   int exitCode = 0;
   try {
-    Poco::ProcessHandle handle = Poco::Process::launch(command_, argumentsFor(reason));
+    Poco::ProcessHandle handle =
+        Poco::Process::launch(command_, argumentsFor(message.summary, message.body));
     const auto deadline = std::chrono::steady_clock::now() + kCommandTimeout;
     exitCode = handle.tryWait();
     while (exitCode == -1 && std::chrono::steady_clock::now() < deadline) {

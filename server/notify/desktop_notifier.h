@@ -1,8 +1,9 @@
 /// @file desktop_notifier.h
-/// The daemon's desktop notification for a new drift (DESIGN §4, last
-/// paragraph; `notify.desktop`, `notify.command`): runs
+/// The daemon's desktop notifications (`notify.desktop`, `notify.command`):
 /// `notify-send -a AntiDrift "AntiDrift: you drifted" "<reason>"` once per
-/// drift episode, off the caller's thread.
+/// drift episode (DESIGN §4, last paragraph) and `notify-send -a AntiDrift
+/// "AntiDrift: time is up" "<next action>"` when a timebox runs out (issue 7
+/// item 5), off the caller's thread.
 #pragma once
 
 #include <chrono>
@@ -35,6 +36,8 @@ class DesktopNotifier {
   static constexpr const char* kAppName = "AntiDrift";
   /// The notification's summary line; the body is the drift reason.
   static constexpr const char* kSummary = "AntiDrift: you drifted";
+  /// The summary line when the timebox ran out; the body is the next action.
+  static constexpr const char* kTimeUpSummary = "AntiDrift: time is up";
   /// Notifications waiting for the worker, at most.
   static constexpr std::size_t kMaxPending = 2;
   /// A command still running after this is killed (and reaped).
@@ -50,14 +53,18 @@ class DesktopNotifier {
   DesktopNotifier& operator=(const DesktopNotifier&) = delete;
 
   /// Looks at one State; queues a notification when it starts a new drift
-  /// episode. Thread-safe; takes a short lock and never waits for the
-  /// command. Call with States in the order they were made.
+  /// episode or the timebox ran out (EpisodeTracker). Thread-safe; takes a
+  /// short lock and never waits for the command. Call with States in the
+  /// order they were made.
   void onState(const State& state);
 
   /// The arguments after the command for a drift with `reason`:
   /// {"-a", kAppName, kSummary, reason}; the reason is one argv element,
   /// verbatim. Pure.
   static std::vector<std::string> argumentsFor(const std::string& reason);
+  /// The arguments for any notification: {"-a", kAppName, summary, body};
+  /// each one argv element, verbatim. Pure.
+  static std::vector<std::string> argumentsFor(const std::string& summary, const std::string& body);
 
   /// Blocks until nothing is pending or running, at most `timeout`; true
   /// when idle. For tests.
@@ -65,20 +72,25 @@ class DesktopNotifier {
 
  private:
   void work();
-  void run(const std::string& reason);
+  /// One queued notification.
+  struct Message {
+    std::string summary;
+    std::string body;
+  };
+  void run(const Message& message);
   bool commandFound() const;
 
   const std::string command_;
   Poco::Logger& logger_;
   std::mutex mutex_;
-  std::condition_variable wake_;     ///< the worker: pending or stopping
-  std::condition_variable idle_;     ///< waitUntilIdleForTest
-  EpisodeTracker tracker_;           // guarded by mutex_
-  std::deque<std::string> pending_;  // reasons, guarded by mutex_
-  bool running_ = false;             // guarded by mutex_
-  bool stopping_ = false;            // guarded by mutex_
-  bool missingLogged_ = false;       // worker thread only
-  bool failureLogged_ = false;       // worker thread only
+  std::condition_variable wake_;  ///< the worker: pending or stopping
+  std::condition_variable idle_;  ///< waitUntilIdleForTest
+  EpisodeTracker tracker_;        // guarded by mutex_
+  std::deque<Message> pending_;   // guarded by mutex_
+  bool running_ = false;          // guarded by mutex_
+  bool stopping_ = false;         // guarded by mutex_
+  bool missingLogged_ = false;    // worker thread only
+  bool failureLogged_ = false;    // worker thread only
   std::thread worker_;
 };
 

@@ -16,4 +16,15 @@ std::optional<std::string> EpisodeTracker::newDriftReason(const State& state) {
   return state.drift.reason;
 }
 
+std::optional<std::string> EpisodeTracker::timeUpAction(const State& state) {
+  const std::string id = state.commitment ? state.commitment->id : std::string();
+  const bool wasActive = id == timeUpSessionId_ && timeUpLastRuntime_ == RuntimeState::Active;
+  timeUpSessionId_ = id;
+  timeUpLastRuntime_ = state.runtime;
+  if (!wasActive || state.runtime != RuntimeState::Review || state.outcome != Outcome::Expired) {
+    return std::nullopt;
+  }
+  return state.commitment->nextAction;
+}
+
 }  // namespace antidrift::notify

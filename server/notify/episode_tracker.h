@@ -23,9 +23,18 @@ class EpisodeTracker {
   /// starts counting again.
   std::optional<std::string> newDriftReason(const State& state);
 
+  /// The next action of a session whose timebox just ran out (issue 7 item
+  /// 5): `state` is review with outcome expired and the previous State fed
+  /// here was the same session while active. Once per session; a session
+  /// that expired while the daemon was down (restored straight into review)
+  /// is not announced. Feed every State through both methods, in order.
+  std::optional<std::string> timeUpAction(const State& state);
+
  private:
-  std::string commitmentId_;               ///< the session last seen ("" = none)
-  std::int64_t lastReportedEpisodes_ = 0;  ///< driftEpisodes last reported in it
+  std::string timeUpSessionId_;  ///< the session last seen by timeUpAction
+  RuntimeState timeUpLastRuntime_ = RuntimeState::Locked;  ///< its runtime then
+  std::string commitmentId_;                               ///< the session last seen ("" = none)
+  std::int64_t lastReportedEpisodes_ = 0;                  ///< driftEpisodes last reported in it
 };
 
 }  // namespace antidrift::notify

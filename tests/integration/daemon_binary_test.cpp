@@ -9,10 +9,8 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -24,13 +22,13 @@
 #include <Poco/Pipe.h>
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
-#include <Poco/StreamCopier.h>
 #include <Poco/Util/PropertyFileConfiguration.h>
 
 #include "antidrift/settings.h"
 #include "antidrift/store/audit_log.h"
 #include "http_test_support.h"
 #include "server/config.h"
+#include "support/child_process.h"
 #include "support/temp_dir.h"
 
 #ifndef ANTIDRIFTD_PATH
@@ -42,11 +40,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct ChildResult {
-  int exitCode = -1;
-  std::string out;
-  std::string err;
-};
+using test::ChildResult;
+using test::RunningDaemon;
 
 class DaemonBinaryTest : public ::testing::Test {
  protected:
@@ -58,20 +53,7 @@ class DaemonBinaryTest : public ::testing::Test {
 
   /// Runs antidriftd to completion, draining stdout and stderr concurrently.
   ChildResult run(const std::vector<std::string>& args) {
-    Poco::Pipe outPipe;
-    Poco::Pipe errPipe;
-    Poco::ProcessHandle handle =
-        Poco::Process::launch(ANTIDRIFTD_PATH, args, nullptr, &outPipe, &errPipe, environment_);
-    ChildResult result;
-    std::thread errReader([&] {
-      Poco::PipeInputStream err(errPipe);
-      Poco::StreamCopier::copyToString(err, result.err);
-    });
-    Poco::PipeInputStream out(outPipe);
-    Poco::StreamCopier::copyToString(out, result.out);
-    errReader.join();
-    result.exitCode = handle.wait();
-    return result;
+    return test::runToCompletion(ANTIDRIFTD_PATH, args, environment_);
   }
 
   /// Writes an audit log of `count` sessions with the real AuditLog.
@@ -135,6 +117,44 @@ TEST_F(DaemonBinaryTest, VerifyAuditNamesATornLastLineAndExits1) {
   EXPECT_EQ(result.exitCode, 1) << result.err;
   EXPECT_THAT(result.out, HasSubstr("audit chain broken at line 3: torn last line (a crash "
                                     "mid-append; the daemon moves it aside on its next start)"));
+}
+
+TEST_F(DaemonBinaryTest, ExportHistoryWritesEveryVerifiedSessionInEachFormat) {
+  writeAudit(3);
+  const ChildResult jsonl = run({"--export-history", "jsonl", "-D", "store.dir=" + store_});
+  EXPECT_EQ(jsonl.exitCode, 0) << jsonl.err;
+  EXPECT_EQ(std::count(jsonl.out.begin(), jsonl.out.end(), '\n'), 3);
+  EXPECT_THAT(jsonl.out, HasSubstr("\"next_action\":\"Session 1\""));
+  EXPECT_THAT(jsonl.out, Not(HasSubstr("\"hash\"")));
+  const ChildResult csv = run({"--export-history", "csv", "-D", "store.dir=" + store_});
+  EXPECT_EQ(csv.exitCode, 0) << csv.err;
+  EXPECT_THAT(csv.out, HasSubstr("id,started_at,ended_at,next_action"));
+  EXPECT_THAT(csv.out, HasSubstr(",Session 3,"));
+  const ChildResult markdown = run({"--export-history", "markdown", "-D", "store.dir=" + store_});
+  EXPECT_EQ(markdown.exitCode, 0) << markdown.err;
+  EXPECT_THAT(markdown.out, HasSubstr("| Session 2 | completed | 25 min | 25 min |"));
+  const ChildResult empty = run({"--export-history", "jsonl", "-D", "store.dir=" + store_ + "/x"});
+  EXPECT_EQ(empty.exitCode, 0) << empty.err;
+  EXPECT_EQ(empty.out, "");
+  const ChildResult bad = run({"--export-history", "pdf", "-D", "store.dir=" + store_});
+  EXPECT_EQ(bad.exitCode, 64);
+  EXPECT_THAT(bad.err, HasSubstr("jsonl, csv or markdown"));
+}
+
+TEST_F(DaemonBinaryTest, ExportHistoryNeverExportsRecordsAfterABrokenLink) {
+  writeAudit(3);
+  std::string content = test::readWholeFile(auditPath());
+  const std::string original = "\"next_action\":\"Session 2\"";
+  content.replace(content.find(original), original.size(), "\"next_action\":\"Session 9\"");
+  std::ofstream(auditPath(), std::ios::trunc) << content;
+  const ChildResult result = run({"--export-history", "jsonl", "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(std::count(result.out.begin(), result.out.end(), '\n'), 1);
+  EXPECT_THAT(result.out, HasSubstr("Session 1"));
+  EXPECT_THAT(result.out, Not(HasSubstr("Session 9")));
+  EXPECT_THAT(result.out, Not(HasSubstr("Session 3")));
+  EXPECT_THAT(result.err, HasSubstr("broken at line 2"));
+  EXPECT_THAT(result.err, HasSubstr("left out 2 well-formed record(s)"));
 }
 
 TEST_F(DaemonBinaryTest, ABadPortIsOneClearMessageAndExit78) {
@@ -261,69 +281,47 @@ TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {
   EXPECT_THAT(missing.err, HasSubstr("does not exist"));
 }
 
+TEST_F(DaemonBinaryTest, CheckConfigPrintsEachValueWithItsOriginAndWarnsOfUnknownKeys) {
+  const std::string file = directory_.path() + "/antidrift.properties";
+  std::ofstream(file) << "server.prot = 7793\nstore.dir = " << store_ << "\n";
+  const ChildResult result = run(
+      {"--check-config", "--config", file, "-D", "ai.backend=none", "-D", "evidence.x11=false"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("\nstore.dir = " + store_ + "  # file\n"));
+  EXPECT_THAT(result.out, HasSubstr("\nai.backend = none  # -D\n"));
+  EXPECT_THAT(result.out, HasSubstr("\nserver.port = 7717  # default\n"));
+  EXPECT_THAT(result.out, HasSubstr("\nwarning: unknown configuration key \"server.prot\" "
+                                    "(ignored; did you mean \"server.port\"?)\n"));
+
+  const ChildResult bad = run({"--check-config", "-D", "server.port=http"});
+  EXPECT_EQ(bad.exitCode, 78);
+  EXPECT_THAT(bad.err, HasSubstr("server.port must be an integer"));
+}
+
+TEST_F(DaemonBinaryTest, TheExampleConfigurationHasNoUnknownKey) {
+  const ChildResult result =
+      run({"--check-config", "--config", ANTIDRIFT_EXAMPLE_CONFIG, "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_THAT(result.out, ::testing::Not(HasSubstr("warning:")));
+}
+
+TEST_F(DaemonBinaryTest, AnUnknownKeyIsLoggedAtStartAndTheDaemonRuns) {
+  RunningDaemon daemon(ANTIDRIFTD_PATH,
+                       {"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
+                        "evidence.x11=false", "-D", "ai.backend=none", "-D", "nudge.debounce=5"},
+                       environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  EXPECT_EQ(daemon.stop(), 0);
+  EXPECT_THAT(daemon.err(), HasSubstr("[Warning] antidrift.config: unknown configuration key "
+                                      "\"nudge.debounce\" (ignored; did you mean "
+                                      "\"nudge.debounce_s\"?)"));
+}
+
 TEST_F(DaemonBinaryTest, StrayArgumentsAreAUsageError) {
   const ChildResult result = run({"-D", "store.dir=" + store_, "extra"});
   EXPECT_EQ(result.exitCode, 64);
   EXPECT_THAT(result.err, HasSubstr("extra"));
 }
-
-/// A running daemon: started on port 0, stopped with SIGINT.
-class RunningDaemon {
- public:
-  RunningDaemon(const std::vector<std::string>& args, const Poco::Process::Env& environment)
-      : handle_(Poco::Process::launch(ANTIDRIFTD_PATH, args, nullptr, &outPipe_, &errPipe_,
-                                      environment)),
-        out_(outPipe_) {
-    errReader_ = std::thread([this] {
-      Poco::PipeInputStream err(errPipe_);
-      Poco::StreamCopier::copyToString(err, err_);
-    });
-    std::getline(out_, firstLine_);
-    std::smatch match;
-    if (std::regex_match(firstLine_, match,
-                         std::regex(R"(antidriftd listening on http://127\.0\.0\.1:(\d+))"))) {
-      port_ = static_cast<std::uint16_t>(std::stoi(match[1]));
-    }
-  }
-
-  ~RunningDaemon() {
-    if (exitCode_ < 0) {
-      stop();
-    }
-  }
-
-  /// Sends SIGINT and waits; returns the exit code.
-  int stop() {
-    if (exitCode_ < 0) {
-      try {
-        Poco::Process::requestTermination(handle_.id());
-      } catch (const Poco::Exception&) {
-        // Already gone; wait() below reports how it ended.
-      }
-      Poco::StreamCopier::copyToString(out_, restOfOut_);
-      errReader_.join();
-      exitCode_ = handle_.wait();
-    }
-    return exitCode_;
-  }
-
-  std::uint16_t port() const { return port_; }
-  Poco::ProcessHandle::PID pid() const { return handle_.id(); }
-  const std::string& firstLine() const { return firstLine_; }
-  const std::string& err() const { return err_; }
-
- private:
-  Poco::Pipe outPipe_;
-  Poco::Pipe errPipe_;
-  Poco::ProcessHandle handle_;
-  Poco::PipeInputStream out_;
-  std::thread errReader_;
-  std::string firstLine_;
-  std::string restOfOut_;
-  std::string err_;
-  std::uint16_t port_ = 0;
-  int exitCode_ = -1;
-};
 
 TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
   const std::vector<std::string> args = {"-D", "server.port=0",
@@ -334,7 +332,7 @@ TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
   std::string commitmentId;
   std::string token;
   {
-    RunningDaemon daemon(args, environment_);
+    RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
     ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
     EXPECT_EQ(test::sendRequest(daemon.port(), "GET", "/healthz").body,
               R"({"evidence":"unavailable","runtime":"locked","status":"ok"})");
@@ -359,7 +357,7 @@ TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
     EXPECT_THAT(daemon.err(), HasSubstr("received SIGINT; shutting down"));
   }
   {
-    RunningDaemon daemon(args, environment_);
+    RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
     ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
     const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
     EXPECT_EQ(state->getValue<std::string>("runtime"), "active");
@@ -373,7 +371,8 @@ TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
 }
 
 TEST_F(DaemonBinaryTest, TheTimeboxExpiresOnItsOwnAndStreamsTheChange) {
-  RunningDaemon daemon({"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
+  RunningDaemon daemon(ANTIDRIFTD_PATH,
+                       {"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
                         "evidence.x11=false", "-D", "ai.backend=none"},
                        environment_);
   ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
@@ -405,7 +404,8 @@ TEST_F(DaemonBinaryTest, StartupReportsATornLineAndABrokenChainAndKeepsServing) 
   content += "{\"id\":\"crash-mid-app";  // no newline: a torn last line
   std::ofstream(auditPath(), std::ios::trunc) << content;
 
-  RunningDaemon daemon({"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
+  RunningDaemon daemon(ANTIDRIFTD_PATH,
+                       {"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
                         "evidence.x11=false", "-D", "ai.backend=none"},
                        environment_);
   ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
@@ -421,7 +421,7 @@ TEST_F(DaemonBinaryTest, StartupReportsATornLineAndABrokenChainAndKeepsServing) 
 TEST_F(DaemonBinaryTest, ASecondDaemonOnTheSameStoreIsExit75AndTheFirstKeepsServing) {
   const std::vector<std::string> args = {"-D", "server.port=0",      "-D", "store.dir=" + store_,
                                          "-D", "evidence.x11=false", "-D", "ai.backend=none"};
-  RunningDaemon first(args, environment_);
+  RunningDaemon first(ANTIDRIFTD_PATH, args, environment_);
   ASSERT_NE(first.port(), 0) << first.firstLine();
 
   const ChildResult second = run(args);
@@ -440,7 +440,7 @@ TEST_F(DaemonBinaryTest, ASecondDaemonOnTheSameStoreIsExit75AndTheFirstKeepsServ
   EXPECT_EQ(first.stop(), 0) << first.err();
 
   // Once it has stopped, the store is free again.
-  RunningDaemon third(args, environment_);
+  RunningDaemon third(ANTIDRIFTD_PATH, args, environment_);
   EXPECT_NE(third.port(), 0) << third.firstLine() << third.err();
   EXPECT_EQ(third.stop(), 0);
 }
@@ -448,7 +448,7 @@ TEST_F(DaemonBinaryTest, ASecondDaemonOnTheSameStoreIsExit75AndTheFirstKeepsServ
 TEST_F(DaemonBinaryTest, AnOccupiedPortIsExit69) {
   const std::vector<std::string> first = {"-D", "server.port=0",      "-D", "store.dir=" + store_,
                                           "-D", "evidence.x11=false", "-D", "ai.backend=none"};
-  RunningDaemon daemon(first, environment_);
+  RunningDaemon daemon(ANTIDRIFTD_PATH, first, environment_);
   ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
   const ChildResult second = run({"-D", "server.port=" + std::to_string(daemon.port()), "-D",
                                   "store.dir=" + directory_.path() + "/other", "-D",
@@ -483,6 +483,7 @@ TEST_F(DaemonBinaryTest, SigtermWithAnAiCallInFlightEndsItsProcessTreeAndExitsWi
   ASSERT_GE(started, 0);
 
   RunningDaemon daemon(
+      ANTIDRIFTD_PATH,
       {"-D", "server.port=0", "-D", "store.dir=" + store_, "-D", "evidence.x11=false", "-D",
        "ai.backend=claude", "-D", "ai.claude.command=" + cli, "-D", "ai.timeout_s=120"},
       environment_);

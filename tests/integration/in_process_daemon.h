@@ -50,6 +50,7 @@ class InProcessDaemon {
     std::string wwwDir;  ///< web root under the temp dir; "" = the temp dir
     std::map<std::string, std::string> wwwFiles;  ///< file name → content, written into wwwDir
     Settings settings;                            ///< the core's settings (drift rules, …)
+    std::shared_ptr<Backend> backend;             ///< the AI backend; nullptr = AI off
   };
 
   /// Builds and starts everything; throws what the stores or the server throw
@@ -67,10 +68,11 @@ class InProcessDaemon {
     audit_->open();
     controller_ =
         std::make_unique<Controller>(options.settings, clock_, executor_, *snapshots_, *audit_);
+    if (options.backend) controller_->setBackend(options.backend);
     broadcaster_ = std::make_unique<SseBroadcaster>(options.maxSseClients, options.sseKeepAlive);
     guard_ = std::make_unique<RequestGuard>(kToken);
-    api_ =
-        std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_, HttpApi::Options{wwwDir_});
+    api_ = std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_,
+                                     HttpApi::Options{wwwDir_, audit_->path()});
     controller_->setChangeListener([this](const State& state) { api_->publish(state); });
     controller_->restore();
     api_->publish(controller_->state());

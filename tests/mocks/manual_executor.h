@@ -37,6 +37,14 @@ class ManualExecutor final : public Executor {
     while (runOne()) ++count;
     return count;
   }
+  /// Drops every queued task without running it (a process that died with
+  /// them); returns how many were dropped.
+  std::size_t dropAll() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::size_t count = queue_.size();
+    queue_.clear();
+    return count;
+  }
   /// Number of queued tasks.
   std::size_t pending() const {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -1,13 +1,15 @@
 /*
  * The active view (DESIGN §4, §11): next action, success condition, a
- * countdown with a progress bar, the current window and evidence health, the
- * drift tiers, Complete and Abandon.
+ * countdown with a progress bar, +5 / +15 min (POST /extend, issue 7), the
+ * current window and evidence health, the drift tiers, Complete and Abandon,
+ * and the end signals (notifications, "Sound at the end").
  */
 
 import { byId, setHidden, setText } from './dom.js';
-import { formatClock } from './format.js';
+import { formatClock, formatMinutes } from './format.js';
 import { post } from './net.js';
 import { mountNotifyControl, notifyDrift } from './notify.js';
+import { mountSoundToggle } from './sound.js';
 import { latestState, serverNowMs } from './store.js';
 
 const kHealthWords = {
@@ -38,6 +40,15 @@ export function mount(state) {
   dismissedNudge = '';
   wireDriftTiers();
   mountNotifyControl();
+  mountSoundToggle('sound-at-end');
+  for (const id of ['extend-5', 'extend-15']) {
+    byId(id).addEventListener('click', async (event) => {
+      const button = event.currentTarget;
+      button.disabled = true;
+      await post('/extend', { minutes: Number(button.dataset.minutes) });
+      if (button.isConnected) button.disabled = false;
+    });
+  }
   byId('complete').addEventListener('click', async (event) => {
     const button = event.currentTarget;
     button.disabled = true;
@@ -104,6 +115,9 @@ export function update(state) {
   }
   updateDriftBanner(drift);
   updateHeadsUp(drift);
+  const extendedSecs = Number(commitment.extended_secs) || 0;
+  setText('extended', extendedSecs > 0 ? `· extended by ${formatMinutes(extendedSecs)}` : '');
+  setHidden(byId('extended'), extendedSecs <= 0);
   tick();
 }
 
@@ -180,9 +194,12 @@ export function tick() {
   // document.title shows whole minutes only (js/tab.js): a window source
   // would see a per-second title change and report each one as evidence.
 
-  const totalMs = (commitment.timebox_secs || 0) * 1000;
+  // The whole timebox, extensions included (POST /extend moves the deadline).
+  const plannedMs = ((commitment.timebox_secs || 0) + (Number(commitment.extended_secs) || 0)) * 1000;
   const startedAt = typeof commitment.started_at === 'number'
-    ? commitment.started_at : now - (totalMs - remainingMs);
+    ? commitment.started_at : now - (plannedMs - remainingMs);
+  const totalMs = typeof commitment.deadline === 'number' && commitment.deadline > startedAt
+    ? commitment.deadline - startedAt : plannedMs;
   const fraction = totalMs > 0 ? Math.min(1, Math.max(0, (now - startedAt) / totalMs)) : 0;
   const percent = Math.round(fraction * 1000) / 10;
   const progress = byId('progress');

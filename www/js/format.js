@@ -47,3 +47,28 @@ export function parseAppList(text) {
 export function joinAppList(apps) {
   return apps.map(String).join(', ');
 }
+
+/** A UTC ms time as the local time of day, "14:05"; "" for no time. */
+export function formatTime(utcMs) {
+  if (typeof utcMs !== 'number' || !Number.isFinite(utcMs) || utcMs <= 0) return '';
+  return new Date(utcMs).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+/** A share 0..1 as a whole percentage, "82%"; "—" when there is none (null). */
+export function formatShare(share) {
+  if (typeof share !== 'number' || !Number.isFinite(share)) return '—';
+  return `${Math.round(Math.min(1, Math.max(0, share)) * 100)}%`;
+}
+
+/** Seconds as whole minutes, "0 min" for less than half a minute. */
+export function formatMinutes(totalSecs) {
+  const secs = typeof totalSecs === 'number' && Number.isFinite(totalSecs) ? Math.max(0, totalSecs) : 0;
+  return `${Math.round(secs / 60)} min`;
+}
+
+/** The words for the person's answer to "Was the success condition met?". */
+export const kSuccessWords = {
+  yes: 'Met',
+  partly: 'Partly met',
+  no: 'Not met',
+};

@@ -1,14 +1,15 @@
 /*
  * Web Notifications on a new drift (DESIGN §4: the banner is in a tab the
- * person has just left). The page never asks unprompted: a small "Notify me
- * on drift" control asks for permission when clicked.
+ * person has just left) and when the timebox runs out (issue 7). The page
+ * never asks unprompted: a small "Notify me" control asks for permission
+ * when clicked.
  */
 
 import { byId, setHidden, setText } from './dom.js';
 
 const kSupported = typeof window.Notification === 'function';
 
-/** Wires the "Notify me on drift" control of the active view and shows the current permission. */
+/** Wires the "Notify me" control of the active view and shows the current permission. */
 export function mountNotifyControl() {
   const button = byId('notify-drift');
   button.addEventListener('click', async () => {
@@ -27,8 +28,8 @@ function showPermission() {
   const permission = kSupported ? Notification.permission : 'unsupported';
   setHidden(byId('notify-drift'), permission !== 'default');
   let text = '';
-  if (permission === 'granted') text = 'Drift notifications on';
-  else if (permission === 'denied') text = 'Drift notifications blocked in this browser';
+  if (permission === 'granted') text = 'Notifications on: drift and time up';
+  else if (permission === 'denied') text = 'Notifications blocked in this browser';
   setText('notify-status', text);
   setHidden(byId('notify-status'), text === '');
 }
@@ -43,6 +44,23 @@ export function notifyDrift(reason) {
   const notification = new Notification('Drifting · AntiDrift', {
     body: reason,
     tag: 'antidrift-drift',
+  });
+  notification.addEventListener('click', () => {
+    window.focus();
+    notification.close();
+  });
+}
+
+/**
+ * Raises one notification "Time is up: <next action>" (the daemon moved
+ * the session to review with outcome expired). Nothing without permission.
+ * Clicking it brings this tab forward, where the review waits.
+ */
+export function notifyTimeUp(nextAction) {
+  if (!kSupported || Notification.permission !== 'granted') return;
+  const notification = new Notification(`Time is up: ${nextAction}`, {
+    body: 'Review the session in AntiDrift.',
+    tag: 'antidrift-time-up',
   });
   notification.addEventListener('click', () => {
     window.focus();

@@ -1,25 +1,74 @@
 /*
- * The review view (DESIGN §11): outcome, time per app, the numbers, the
- * recap (DESIGN §7), End.
+ * The review view (DESIGN §11, issue 7): outcome, the recap (DESIGN §7),
+ * "Was the success condition met?" with an optional note (POST /review),
+ * the session's timeline strip, time per app split into on-task and
+ * drifting time, the numbers, End. End never waits for the recap.
  */
 
 import { byId, setHidden, setText, updateCarry } from './dom.js';
 import { formatClock, kOutcomeWords } from './format.js';
 import { post } from './net.js';
+import { latestState } from './store.js';
+import { finiteOr } from './svg.js';
+import { timelineFigure } from './timeline.js';
 
 /** Key of the rendered bucket chart, so it is rebuilt only when it changes. */
 let renderedBucketsKey = '';
+/** Key of the rendered timeline, so it is rebuilt only when it changes. */
+let renderedTimelineKey = '';
+/** The POST /review on its way, so End goes after it; null when none. */
+let savingReview = null;
 
 /** Wires the freshly cloned review template. */
-export function mount() {
+export function mount(state) {
   renderedBucketsKey = '';
+  renderedTimelineKey = '';
+  savingReview = null;
+  // Filled once: later States never overwrite what the person types.
+  const review = reviewOf(state);
+  byId('review-note').value = review ? review.note : '';
+  for (const button of byId('success-question').querySelectorAll('.answer')) {
+    button.addEventListener('click', () => saveReview(button.dataset.success));
+  }
+  const note = byId('review-note');
+  note.addEventListener('input', () => updateSaved(reviewOf(latestState())));
+  note.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter') return;
+    event.preventDefault();
+    const answered = reviewOf(latestState());
+    if (answered && answered.success) saveReview(answered.success);
+  });
   byId('end').addEventListener('click', async (event) => {
     const button = event.currentTarget;
     button.disabled = true;
+    const pending = reviewOf(latestState());
+    // A note typed after the answer and not yet saved goes with End.
+    if (pending && pending.success && note.value.trim() !== pending.note) saveReview(pending.success);
+    if (savingReview) await savingReview;
     await post('/end', {});
     if (button.isConnected) button.disabled = false;
   });
   byId('end').focus();
+}
+
+/** state.review as {success, note} strings, or null when the daemon sends none. */
+function reviewOf(state) {
+  const review = state && state.review;
+  if (!review || typeof review !== 'object') return null;
+  return {
+    success: typeof review.success === 'string' ? review.success : '',
+    note: typeof review.note === 'string' ? review.note : '',
+  };
+}
+
+/** POSTs the answer with the note as typed; End waits for it. */
+function saveReview(success) {
+  const note = byId('review-note').value.trim();
+  const request = post('/review', { success, note }).then(() => {
+    if (savingReview === request) savingReview = null;
+  });
+  savingReview = request;
+  return request;
 }
 
 /** Partial update from a new State. */
@@ -31,12 +80,16 @@ export function update(state) {
   const commitment = state.commitment || {};
   setText('review-next-action', String(commitment.next_action || ''));
 
+  updateRecap(state.reflection);
+  updateQuestion(commitment, reviewOf(state));
+  updateTimeline(state);
+
   const stats = state.stats || {};
-  const buckets = Array.isArray(stats.buckets) ? stats.buckets : [];
+  const buckets = Array.isArray(stats.buckets) ? stats.buckets.filter((bucket) => bucket) : [];
   const key = JSON.stringify(buckets);
   if (key !== renderedBucketsKey) {
     renderedBucketsKey = key;
-    const largest = buckets.reduce((max, bucket) => Math.max(max, Number(bucket.secs) || 0), 0);
+    const largest = buckets.reduce((max, bucket) => Math.max(max, finiteOr(bucket.secs, 0)), 0);
     byId('buckets').replaceChildren(...buckets.map((bucket) => bucketItem(bucket, largest)));
   }
   setHidden(byId('buckets-empty'), buckets.length > 0);
@@ -46,14 +99,51 @@ export function update(state) {
   setText('away-time', formatClock(stats.away_secs || 0));
   setText('corrections', String(stats.corrections || 0));
   updateAiCalls(stats.ai_calls);
+}
 
-  updateRecap(state.reflection);
+/** The question, the pressed answer and the saved line; hidden when the daemon has no review. */
+function updateQuestion(commitment, review) {
+  setHidden(byId('success-question'), review === null);
+  if (review === null) return;
+  const condition = String(commitment.success_condition || '');
+  setText('review-success', condition ? `Done when: ${condition}` : '');
+  for (const button of byId('success-question').querySelectorAll('.answer')) {
+    const pressed = String(button.dataset.success === review.success);
+    if (button.getAttribute('aria-pressed') !== pressed) button.setAttribute('aria-pressed', pressed);
+  }
+  updateSaved(review);
+}
+
+/** One quiet line: saved, what saves the note, or nothing. */
+function updateSaved(review) {
+  if (!review) return;
+  const typed = byId('review-note').value.trim();
+  let text = '';
+  if (review.success && typed !== review.note) text = 'Enter saves the note.';
+  else if (review.success) text = 'Saved.';
+  else if (typed !== '') text = 'Pick yes, partly or no to save the note.';
+  setText('review-saved', text);
+}
+
+/** The timeline strip over the session (state.timeline); hidden when the daemon sends none. */
+function updateTimeline(state) {
+  const timeline = state.timeline;
+  setHidden(byId('timeline-section'), !Array.isArray(timeline));
+  if (!Array.isArray(timeline)) return;
+  const commitment = state.commitment || {};
+  const range = { startMs: commitment.started_at, endMs: state.ended_at };
+  const key = JSON.stringify([timeline, range]);
+  if (key === renderedTimelineKey) return;
+  renderedTimelineKey = key;
+  const figure = timelineFigure(timeline, { ...range, label: 'Timeline of this session' });
+  byId('review-timeline').replaceChildren(...(figure ? [figure] : []));
+  setHidden(byId('timeline-empty'), figure !== null);
 }
 
 /** "AI calls: judge 3 · nudge 1 · coach 2" (stats.ai_calls); hidden when none were made. */
 function updateAiCalls(calls) {
   const parts = [];
-  for (const role of ['judge', 'nudge', 'coach']) {
+  for (const role of ['judge', 'nudge', 'coach', 'reviewer']) {
     const count = calls ? Number(calls[role]) || 0 : 0;
     if (count > 0) parts.push(`${role} ${count}`);
   }
@@ -61,19 +151,35 @@ function updateAiCalls(calls) {
   setHidden(byId('ai-calls'), parts.length === 0);
 }
 
+/**
+ * One app's row: a bar as long as its time (relative to the largest),
+ * split into on-task, drifting and the rest (not judged) when the daemon
+ * sends ontask_secs and drifting_secs; the split in the tooltip.
+ */
 function bucketItem(bucket, largest) {
-  const secs = Number(bucket.secs) || 0;
+  const secs = Math.max(0, finiteOr(bucket.secs, 0));
+  const appName = String(bucket.app || 'unknown');
   const item = document.createElement('li');
   item.className = 'bucket';
   item.dataset.app = String(bucket.app || '');
   const app = document.createElement('span');
   app.className = 'bucket-app';
-  app.textContent = String(bucket.app || 'unknown');
+  app.textContent = appName;
   const track = document.createElement('span');
   track.className = 'bar-track';
   const bar = document.createElement('span');
   bar.className = 'bar';
   bar.style.width = `${largest > 0 ? Math.max(2, (secs / largest) * 100) : 2}%`;
+  const split = typeof bucket.ontask_secs === 'number' || typeof bucket.drifting_secs === 'number';
+  let tooltip = `${appName}: ${formatClock(secs)}`;
+  if (split) {
+    bar.dataset.split = 'true';
+    const onTask = Math.min(secs, Math.max(0, finiteOr(bucket.ontask_secs, 0)));
+    const drifting = Math.min(secs - onTask, Math.max(0, finiteOr(bucket.drifting_secs, 0)));
+    bar.append(barPart('bar-ontask', onTask, secs), barPart('bar-drifting', drifting, secs));
+    tooltip += ` · on task ${formatClock(onTask)} · drifting ${formatClock(drifting)}`;
+  }
+  track.title = tooltip;
   track.append(bar);
   const time = document.createElement('span');
   time.className = 'bucket-time muted small';
@@ -82,13 +188,21 @@ function bucketItem(bucket, largest) {
   return item;
 }
 
+/** A segment of a bucket's bar: `part` of `whole` seconds. */
+function barPart(className, part, whole) {
+  const segment = document.createElement('span');
+  segment.className = className;
+  segment.style.width = `${whole > 0 ? (part / whole) * 100 : 0}%`;
+  return segment;
+}
+
 /** Recap: pending → a quiet line; ready → recap + carry-forward; otherwise nothing. */
 function updateRecap(reflection) {
   const status = reflection ? String(reflection.status || '') : '';
   const box = byId('recap');
   box.dataset.status = status;
   if (status === 'pending') {
-    setText('recap-status', 'Writing a short recap…');
+    setText('recap-status', 'Writing a recap…');
     setText('recap-text', '');
     updateCarry('recap-carry', '');
     setHidden(box, false);

@@ -5,6 +5,7 @@
 
 #include <Poco/Logger.h>
 #include <Poco/String.h>
+#include <Poco/Timezone.h>
 #include <Poco/UUIDGenerator.h>
 
 namespace antidrift {
@@ -21,6 +22,27 @@ bool validateIntentLength(const std::string& intent) {
   std::size_t chars = 0;
   for (unsigned char c : intent) chars += (c & 0xC0) != 0x80;  // count UTF-8 lead bytes
   return chars > kMaxIntentChars;
+}
+
+// A SessionSummary as the reviewer's plain facts.
+ai::SessionFacts factsOf(const SessionSummary& summary) {
+  ai::SessionFacts facts;
+  facts.nextAction = summary.nextAction;
+  facts.successCondition = summary.successCondition;
+  facts.outcome = toString(summary.outcome);
+  facts.plannedSecs =
+      summary.shape == SummaryShape::Detailed ? summary.plannedSecs : summary.timeboxSecs;
+  facts.actualSecs = std::max<std::int64_t>(0, (summary.endedAtMs - summary.startedAtMs) / 1000);
+  facts.onTaskSecs = summary.onTaskSecs;
+  facts.driftSecs = summary.driftSecs;
+  facts.switches = summary.switches;
+  facts.driftEpisodes = summary.driftEpisodes;
+  facts.corrections = summary.corrections;
+  facts.topBuckets = summary.topBuckets;
+  facts.driftReasons = summary.driftReasons;
+  facts.success = summary.success;
+  facts.note = summary.note;
+  return facts;
 }
 
 std::vector<std::string> normaliseApps(const std::vector<std::string>& apps) {
@@ -85,7 +107,10 @@ Snapshot Controller::snapshotLocked() const {
   snapshot.outcome = outcome_;
   snapshot.endedAtMs = endedAtMs_;
   snapshot.stats = stats_.stats();
+  snapshot.timeline = timeline_.spans();
+  snapshot.timelineSplit = timeline_.split();
   snapshot.reflection = reflection_;
+  snapshot.review = reviewAnswer_;
   snapshot.lastCarryForward = lastCarryForward_;
   snapshot.lastAllowedApps = lastAllowedApps_;
   snapshot.savedAtMs = clock_.nowUtcMs();
@@ -134,7 +159,9 @@ std::string Controller::restore() {
   outcome_ = snapshot->outcome;
   endedAtMs_ = snapshot->endedAtMs;
   stats_.resume(snapshot->stats);
+  timeline_.restore(snapshot->timeline, snapshot->timelineSplit);
   reflection_ = snapshot->reflection;
+  reviewAnswer_ = snapshot->review;
   lastCarryForward_ = snapshot->lastCarryForward;
   lastAllowedApps_ = snapshot->lastAllowedApps;
   drift_.reset();  // DESIGN §9: verdicts and nudges are not restored
@@ -145,6 +172,9 @@ std::string Controller::restore() {
   }
 
   std::string what = "restored " + toString(runtime_);
+  if (runtime_ == RuntimeState::Review && reflection_.status == "pending") {
+    startReviewLocked();  // the call was lost with the old process; ask again
+  }
   if (runtime_ == RuntimeState::Active) {
     const std::int64_t remainingMs = commitment_->deadlineMs - clock_.nowUtcMs();
     if (remainingMs <= 0) {
@@ -260,17 +290,7 @@ ActionResult Controller::abandon() {
 ActionResult Controller::end() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Review) return illegalLocked("end");
-  SessionSummary summary;
-  summary.id = commitment_->id;
-  summary.startedAtMs = commitment_->startedAtMs;
-  summary.endedAtMs = endedAtMs_;
-  summary.nextAction = commitment_->nextAction;
-  summary.successCondition = commitment_->successCondition;
-  summary.timeboxSecs = commitment_->timeboxSecs;
-  summary.outcome = outcome_;
-  summary.switches = stats_.stats().switches;
-  summary.topBuckets = stats_.stats().topBucketsSecs(5);
-  summary.driftEpisodes = stats_.stats().driftEpisodes;
+  const SessionSummary summary = summaryLocked();
   try {
     audit_.append(summary);
   } catch (const std::exception& e) {
@@ -284,6 +304,37 @@ ActionResult Controller::end() {
   runtime_ = RuntimeState::Locked;
   publish(lock, Persist::Yes);
   return std::nullopt;
+}
+
+SessionSummary Controller::summaryLocked() const {
+  const SessionStats& stats = stats_.stats();
+  SessionSummary summary;
+  summary.id = commitment_->id;
+  summary.startedAtMs = commitment_->startedAtMs;
+  summary.endedAtMs = endedAtMs_;
+  summary.nextAction = commitment_->nextAction;
+  summary.successCondition = commitment_->successCondition;
+  summary.timeboxSecs = commitment_->timeboxSecs;
+  summary.outcome = outcome_;
+  summary.switches = stats.switches;
+  summary.topBuckets = stats.topBucketsSecs(5);
+  summary.driftEpisodes = stats.driftEpisodes;
+  summary.shape = SummaryShape::Detailed;
+  summary.plannedSecs = commitment_->timeboxSecs + commitment_->extendedSecs;
+  summary.extendedSecs = commitment_->extendedSecs;
+  summary.driftSecs = stats.driftMs / 1000;
+  summary.awaySecs = stats.awayMs / 1000;
+  summary.onTaskSecs = timeline_.onTaskMs() / 1000;
+  summary.corrections = stats.corrections;
+  summary.driftReasons = stats.driftReasons;
+  summary.success = reviewAnswer_.success;
+  summary.note = reviewAnswer_.note;
+  if (!reflection_.recap.empty()) {  // ready, or an earlier recap while a re-run is pending
+    summary.recap = reflection_.recap;
+    summary.carryForward = reflection_.carryForward;
+  }
+  summary.timeline = timeline_.spans();
+  return capSummary(std::move(summary));
 }
 
 void Controller::resetPlanningLocked() {
@@ -343,12 +394,106 @@ void Controller::enterReviewLocked(Outcome outcome) {
   const std::int64_t now = clock_.nowUtcMs();
   const std::int64_t endedAt = std::min(now, commitment_->deadlineMs);
   stats_.settle(endedAt);
+  timeline_.extendTo(endedAt);
   stats_.addDriftMs(drift_.close(endedAt));
   runtime_ = RuntimeState::Review;
   outcome_ = outcome;
   endedAtMs_ = now;
-  // No Reviewer role yet (DESIGN §7 comes with its own issue): no recap.
-  reflection_ = ReflectionRecord{"absent", "", ""};
+  startReviewLocked();
+}
+
+void Controller::startReviewLocked() {
+  if (!backend_) {
+    reviewer_.reset();
+    reflection_ = ReflectionRecord{"absent", "", ""};
+    return;
+  }
+  reviewerToken_ = reviewer_.begin();
+  // A re-run (the person answered the review) keeps the recap it had until
+  // the new one arrives, so an End in between still records it.
+  reflection_ = ReflectionRecord{"pending", reflection_.recap, reflection_.carryForward};
+  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  reviewerGiveUpMono_ = clock_.monotonicMs() + timeoutMs + kReviewerGraceMs;
+  stats_.addAiCall("reviewer");
+  std::shared_ptr<Backend> backend = backend_;
+  AuditSink& audit = audit_;
+  // The session is not in the audit log yet (End appends it): no double count.
+  const std::string finished = ai::describeSession(factsOf(summaryLocked()));
+  launchGuarded(
+      mutex_, executor_, reviewer_, reviewerToken_,
+      [backend, &audit, finished, timeoutMs] {
+        std::vector<ai::SessionFacts> prior;
+        try {
+          for (const SessionSummary& summary : audit.recent(ai::kReviewerHistorySessions)) {
+            prior.push_back(factsOf(summary));
+          }
+        } catch (const std::exception& e) {
+          logger().warning("reviewer: no history (%s)", std::string(e.what()));
+        }
+        auto result = ai::tryReview(*backend, finished, ai::describeHistory(prior), timeoutMs);
+        if (!result) logger().warning("reviewer failed: %s", result.error().message);
+        return result;
+      },
+      [this] {
+        applyReflectionLocked();
+        return changedLocked(Persist::Yes);
+      },
+      [this](const State& state) { notifyListener(state); });
+}
+
+void Controller::applyReflectionLocked() {
+  const std::optional<ai::Reflection>& value = reviewer_.value();
+  const bool ready = reviewer_.status() == AsyncStatus::Ready && value && !value->empty();
+  if (ready && !value->carryForward.empty()) lastCarryForward_ = value->carryForward;
+  if (runtime_ != RuntimeState::Review) return;  // ended meanwhile: only the carry-forward stays
+  if (ready) {
+    reflection_ = ReflectionRecord{"ready", value->recap, value->carryForward};
+  } else if (!reflection_.recap.empty()) {
+    reflection_.status = "ready";  // the re-run failed: the earlier recap stands
+  } else {
+    reflection_ = ReflectionRecord{"absent", "", ""};
+  }
+}
+
+ActionResult Controller::extend(std::int64_t minutes) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (runtime_ != RuntimeState::Active) return illegalLocked("extend the timebox");
+  if (std::find(std::begin(kExtendMinutes), std::end(kExtendMinutes), minutes) ==
+      std::end(kExtendMinutes)) {
+    return ActionError{ErrorKind::Validation, "minutes must be 5 or 15", runtime_};
+  }
+  const std::int64_t addedSecs = minutes * 60;
+  if (commitment_->timeboxSecs + commitment_->extendedSecs + addedSecs > kMaxTimeboxSecs) {
+    return ActionError{ErrorKind::Validation, "a session cannot be longer than 12 h", runtime_};
+  }
+  commitment_->extendedSecs += addedSecs;
+  commitment_->deadlineMs += addedSecs * 1000;
+  deadlineMono_ += addedSecs * 1000;
+  publish(lock, Persist::Yes);
+  return std::nullopt;
+}
+
+ActionResult Controller::answerReview(const ReviewAnswer& raw) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (runtime_ != RuntimeState::Review) return illegalLocked("answer the review");
+  if (raw.success != "yes" && raw.success != "partly" && raw.success != "no") {
+    return ActionError{ErrorKind::Validation, "success must be \"yes\", \"partly\" or \"no\"",
+                       runtime_};
+  }
+  ReviewAnswer answer;
+  answer.success = raw.success;
+  answer.note = Poco::trim(sanitizeText(raw.note, raw.note.size() * 3 + 3));
+  std::size_t chars = 0;
+  for (unsigned char c : answer.note) chars += (c & 0xC0) != 0x80;
+  if (chars > kMaxFieldChars) {
+    return ActionError{ErrorKind::Validation,
+                       "note is longer than " + std::to_string(kMaxFieldChars) + " characters",
+                       runtime_};
+  }
+  reviewAnswer_ = std::move(answer);
+  startReviewLocked();  // the Reviewer hears the answer too (latest wins)
+  publish(lock, Persist::Yes);
+  return std::nullopt;
 }
 
 void Controller::resetSessionLocked() {
@@ -357,8 +502,10 @@ void Controller::resetSessionLocked() {
   outcome_ = Outcome::None;
   endedAtMs_ = 0;
   stats_ = StatsAccumulator(settings_.idleAfterSecs * 1000);
+  timeline_.clear();
   if (away_) stats_.setAway(true, clock_.nowUtcMs());
   reflection_ = ReflectionRecord{};
+  reviewAnswer_ = ReviewAnswer{};
   drift_.reset();
 }
 
@@ -457,7 +604,10 @@ bool Controller::evaluateDriftLocked() {
 }
 
 bool Controller::applyDriftLocked(drift::Decision& decision) {
-  if (decision.episodeStarted) stats_.addDriftEpisode();
+  if (decision.episodeStarted) {
+    stats_.addDriftEpisode();
+    stats_.addDriftReason(drift_.view().reason);
+  }
   if (decision.driftMs > 0) stats_.addDriftMs(decision.driftMs);
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   const auto notify = [this](const State& state) { notifyListener(state); };
@@ -512,7 +662,21 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
         },
         notify);
   }
+  trackTimelineLocked(clock_.nowUtcMs());
   return decision.changed || decision.episodeStarted || decision.driftMs > 0;
+}
+
+void Controller::trackTimelineLocked(std::int64_t atMs) {
+  if (runtime_ != RuntimeState::Active) return;
+  SpanStatus status = SpanStatus::Unknown;
+  if (away_) {
+    status = SpanStatus::Away;
+  } else if (drift_.view().status == drift::DriftStatus::OnTask) {
+    status = SpanStatus::OnTask;
+  } else if (drift_.view().status == drift::DriftStatus::Drifting) {
+    status = SpanStatus::Drifting;
+  }
+  timeline_.record(atMs, current_ ? current_->app : std::string(), status);
 }
 
 ActionResult Controller::refocus() {
@@ -567,6 +731,13 @@ void Controller::tick() {
       changed = applyDriftLocked(decision) || changed;
     }
   }
+  if (reviewer_.status() == AsyncStatus::Pending && clock_.monotonicMs() >= reviewerGiveUpMono_) {
+    logger().warning("reviewer: no answer within ai.timeout_s; no reflection this time");
+    if (reviewer_.fail(reviewerToken_, "the reviewer did not answer in time")) {
+      applyReflectionLocked();
+      changed = persist = true;
+    }
+  }
   if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
@@ -576,6 +747,9 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
   if (runtime_ == RuntimeState::Active) {
     next = deadlineMono_;
     if (const std::optional<std::int64_t> due = drift_.nextDueMono()) next = std::min(*next, *due);
+  }
+  if (reviewer_.status() == AsyncStatus::Pending) {
+    next = next ? std::min(*next, reviewerGiveUpMono_) : reviewerGiveUpMono_;
   }
   if (lastHealth_ == Health::Ok && lastObservationMono_ >= 0) {
     const std::int64_t staleAt = lastObservationMono_ + 3 * settings_.heartbeatSecs * 1000;
@@ -614,7 +788,10 @@ State Controller::stateLocked() const {
                             view.app, view.blocked};
   }
   state.stats = stats_.stats();
+  state.timeline = timeline_.spans();
+  state.appSplit = timeline_.split();
   state.reflection = reflection_;
+  state.review = reviewAnswer_;
   state.lastCarryForward = lastCarryForward_;
   state.ai = AiView{aiBackendName_, aiAvailable_, aiDetail_};
   if (runtime_ == RuntimeState::Planning) {
@@ -659,6 +836,15 @@ std::vector<std::string> Controller::appChoicesLocked() const {
   for (const auto& entry : seen) offer(entry.second);
   for (const auto& app : historyApps_) offer(app);
   return choices;
+}
+
+Controller::HistoryData Controller::historyView(std::size_t n) const {
+  std::vector<SessionSummary> recent = history(std::max(n, kHistoryScanSessions));
+  HistoryData data;
+  data.days = historyDays(recent, clock_.nowUtcMs(), Poco::Timezone::tzd());
+  if (recent.size() > n) recent.resize(n);
+  data.sessions = std::move(recent);
+  return data;
 }
 
 std::vector<SessionSummary> Controller::history(std::size_t n) const {

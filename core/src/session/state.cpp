@@ -1,5 +1,7 @@
 #include "antidrift/session/state.h"
 
+#include <algorithm>
+
 #include <Poco/JSON/Array.h>
 
 namespace antidrift {
@@ -24,6 +26,7 @@ Poco::JSON::Object::Ptr commitmentJson(const Commitment& commitment, std::int64_
   json->set("next_action", commitment.nextAction);
   json->set("success_condition", commitment.successCondition);
   json->set("timebox_secs", commitment.timeboxSecs);
+  json->set("extended_secs", commitment.extendedSecs);
   json->set("started_at", commitment.startedAtMs);
   json->set("deadline", commitment.deadlineMs);
   json->set("remaining_secs", remainingSecs);
@@ -41,13 +44,23 @@ Poco::JSON::Object::Ptr commitmentJson(const Commitment& commitment, std::int64_
   return json;
 }
 
-Poco::JSON::Object::Ptr statsJson(const SessionStats& stats) {
+Poco::JSON::Object::Ptr statsJson(const SessionStats& stats,
+                                  const std::map<std::string, AppSplit>& split) {
   Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
   Poco::JSON::Array::Ptr buckets = new Poco::JSON::Array;
   for (const auto& [app, secs] : stats.topBucketsSecs(stats.bucketsMs.size())) {
     Poco::JSON::Object::Ptr bucket = new Poco::JSON::Object;
     bucket->set("app", app);
     bucket->set("secs", secs);
+    // The timeline counts gaps the buckets cap (evidence.idle_after_s): the
+    // split never claims more than the bucket holds.
+    const auto it = split.find(app);
+    const std::int64_t onTask =
+        it == split.end() ? 0 : std::min<std::int64_t>(it->second.onTaskMs / 1000, secs);
+    const std::int64_t drifting =
+        it == split.end() ? 0 : std::min<std::int64_t>(it->second.driftingMs / 1000, secs - onTask);
+    bucket->set("ontask_secs", onTask);
+    bucket->set("drifting_secs", drifting);
     buckets->add(bucket);
   }
   json->set("buckets", buckets);
@@ -67,6 +80,19 @@ Poco::JSON::Object::Ptr statsJson(const SessionStats& stats) {
 
 }  // namespace
 
+Poco::JSON::Array::Ptr timelineJson(const std::vector<TimelineSpan>& spans) {
+  Poco::JSON::Array::Ptr array = new Poco::JSON::Array;
+  for (const TimelineSpan& span : spans) {
+    Poco::JSON::Object::Ptr item = new Poco::JSON::Object;
+    item->set("start", span.startMs);
+    item->set("end", span.endMs);
+    item->set("app", span.app);
+    item->set("status", std::string(toString(span.status)));
+    array->add(item);
+  }
+  return array;
+}
+
 Poco::JSON::Object::Ptr toJson(const State& state) {
   Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
   json->set("version", state.version);
@@ -76,7 +102,8 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
       state.runtime == RuntimeState::Active || state.runtime == RuntimeState::Review;
   if (inSession && state.commitment) {
     json->set("commitment", commitmentJson(*state.commitment, state.remainingSecs));
-    json->set("stats", statsJson(state.stats));
+    json->set("stats", statsJson(state.stats, state.appSplit));
+    json->set("timeline", timelineJson(state.timeline));
   }
   if (state.runtime == RuntimeState::Review) {
     json->set("outcome", toString(state.outcome));
@@ -86,6 +113,10 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     reflection->set("recap", state.reflection.recap);
     reflection->set("carry_forward", state.reflection.carryForward);
     json->set("reflection", reflection);
+    Poco::JSON::Object::Ptr review = new Poco::JSON::Object;
+    review->set("success", state.review.success);
+    review->set("note", state.review.note);
+    json->set("review", review);
   }
 
   Poco::JSON::Object::Ptr evidence = new Poco::JSON::Object;

@@ -11,6 +11,9 @@
 #include <Poco/Path.h>
 #include <Poco/SHA2Engine.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -54,7 +57,43 @@ Poco::JSON::Object summaryToObject(const SessionSummary& summary) {
   object.set("top_buckets", buckets);
   object.set("drift_episodes", Poco::Int64(summary.driftEpisodes));
   object.set("prev", validUtf8(summary.prev));
+  if (summary.shape == SummaryShape::Basic) return object;
+  object.set("planned_secs", Poco::Int64(summary.plannedSecs));
+  object.set("extended_secs", Poco::Int64(summary.extendedSecs));
+  object.set("drift_secs", Poco::Int64(summary.driftSecs));
+  object.set("away_secs", Poco::Int64(summary.awaySecs));
+  object.set("on_task_secs", Poco::Int64(summary.onTaskSecs));
+  object.set("corrections", Poco::Int64(summary.corrections));
+  Poco::JSON::Array reasons;
+  for (const std::string& reason : summary.driftReasons) reasons.add(validUtf8(reason));
+  object.set("drift_reasons", reasons);
+  object.set("success", validUtf8(summary.success));
+  object.set("note", validUtf8(summary.note));
+  object.set("recap", validUtf8(summary.recap));
+  object.set("carry_forward", validUtf8(summary.carryForward));
+  Poco::JSON::Array spans;
+  for (const TimelineSpan& span : summary.timeline) {
+    Poco::JSON::Object item;
+    item.set("start", Poco::Int64(span.startMs));
+    item.set("end", Poco::Int64(span.endMs));
+    item.set("app", validUtf8(span.app));
+    item.set("status", std::string(toString(span.status)));
+    spans.add(item);
+  }
+  object.set("timeline", spans);
   return object;
+}
+
+/// Valid UTF-8 `text` cut to at most `maxChars` code points.
+std::string capText(const std::string& text, std::size_t maxChars) {
+  const std::string valid = validUtf8(text);
+  std::size_t chars = 0;
+  for (std::size_t index = 0; index < valid.size(); ++index) {
+    if ((static_cast<unsigned char>(valid[index]) & 0xC0) != 0x80 && chars++ == maxChars) {
+      return valid.substr(0, index);
+    }
+  }
+  return valid;
 }
 
 /// The lines of `content`: split on '\n'; a final '\n' ends the last line
@@ -169,8 +208,62 @@ SessionSummary summaryFromJsonLine(const std::string& line) {
                                     requireInt(*bucket, "secs", field));
   }
   summary.driftEpisodes = requireInt(*object, "drift_episodes", context);
+  summary.shape = object->has("planned_secs") ? SummaryShape::Detailed : SummaryShape::Basic;
+  if (summary.shape == SummaryShape::Detailed) {
+    summary.plannedSecs = requireInt(*object, "planned_secs", context);
+    summary.extendedSecs = requireInt(*object, "extended_secs", context);
+    summary.driftSecs = requireInt(*object, "drift_secs", context);
+    summary.awaySecs = requireInt(*object, "away_secs", context);
+    summary.onTaskSecs = requireInt(*object, "on_task_secs", context);
+    summary.corrections = requireInt(*object, "corrections", context);
+    const Poco::JSON::Array::Ptr reasons = requireArray(*object, "drift_reasons", context);
+    for (std::size_t index = 0; index < reasons->size(); ++index) {
+      summary.driftReasons.push_back(jsonfields::requireStringAt(*reasons, index, "drift_reasons"));
+    }
+    summary.success = requireString(*object, "success", context);
+    summary.note = requireString(*object, "note", context);
+    summary.recap = requireString(*object, "recap", context);
+    summary.carryForward = requireString(*object, "carry_forward", context);
+    const Poco::JSON::Array::Ptr spans = requireArray(*object, "timeline", context);
+    for (std::size_t index = 0; index < spans->size(); ++index) {
+      const std::string field = "timeline[" + std::to_string(index) + "].";
+      const Poco::JSON::Object::Ptr item = requireObjectAt(*spans, index, "timeline");
+      TimelineSpan span;
+      span.startMs = requireInt(*item, "start", field);
+      span.endMs = requireInt(*item, "end", field);
+      span.app = requireString(*item, "app", field);
+      const std::string status = requireString(*item, "status", field);
+      const std::optional<SpanStatus> parsed = parseSpanStatus(status);
+      if (!parsed) {
+        throw std::runtime_error("field \"" + field + "status\" has unknown value \"" + status +
+                                 "\"");
+      }
+      span.status = *parsed;
+      summary.timeline.push_back(std::move(span));
+    }
+  }
   summary.prev = requireString(*object, "prev", context);
   summary.hash = requireString(*object, "hash", context);
+  return summary;
+}
+
+SessionSummary capSummary(SessionSummary summary) {
+  if (summary.driftReasons.size() > kMaxSummaryDriftReasons) {
+    summary.driftReasons.resize(kMaxSummaryDriftReasons);
+  }
+  for (std::string& reason : summary.driftReasons) {
+    reason = capText(reason, kMaxSummaryReasonChars);
+  }
+  if (summary.timeline.size() > kMaxSummarySpans) {
+    // Keep the whole session covered: the last span ends where the session did.
+    const std::int64_t end = summary.timeline.back().endMs;
+    summary.timeline.resize(kMaxSummarySpans);
+    summary.timeline.back().endMs = end;
+  }
+  for (TimelineSpan& span : summary.timeline) span.app = capText(span.app, kMaxSummaryAppChars);
+  summary.note = capText(summary.note, kMaxSummaryTextChars);
+  summary.recap = capText(summary.recap, kMaxSummaryTextChars);
+  summary.carryForward = capText(summary.carryForward, kMaxSummaryTextChars);
   return summary;
 }
 
@@ -277,18 +370,114 @@ SessionSummary AuditLog::append(const SessionSummary& summary) {
 }
 
 std::vector<SessionSummary> AuditLog::recent(std::size_t n) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  // No lock: appends only add whole lines at the end, and a line being
+  // appended has no '\n' yet, so it is skipped as a torn tail.
+  return recentSessions(path_, n);
+}
+
+std::vector<SessionSummary> recentSessions(const std::string& path, std::size_t n) {
   std::vector<SessionSummary> result;
-  if (n == 0 || !fileio::exists(path_)) {
-    return result;
+  if (n == 0) return result;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return result;
+    throw std::runtime_error(fileio::systemError("open", path));
   }
-  const std::vector<std::string> lines = splitLines(fileio::readFile(path_));
-  for (auto it = lines.rbegin(); it != lines.rend() && result.size() < n; ++it) {
-    if (std::optional<SessionSummary> summary = tryParse(*it)) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    const std::string message = fileio::systemError("stat", path);
+    ::close(fd);
+    throw std::runtime_error(message);
+  }
+  off_t position = info.st_size;
+  // The bytes after the last '\n' seen so far, i.e. the start of a line whose
+  // beginning is in an earlier block. At the end of the file it is the torn tail.
+  std::string pending;
+  bool tail = true;       // `pending` is still the file's last, unterminated part
+  bool skipping = false;  // the current line is over kMaxAuditLineBytes
+  std::string block(kBackwardBlockBytes, '\0');
+  const auto take = [&](std::string line) {
+    if (skipping) {
+      skipping = false;
+      return;
+    }
+    if (std::optional<SessionSummary> summary = tryParse(line)) {
       result.push_back(std::move(*summary));
     }
+  };
+  while (position > 0 && result.size() < n) {
+    const std::size_t length =
+        static_cast<std::size_t>(std::min<off_t>(position, static_cast<off_t>(block.size())));
+    position -= static_cast<off_t>(length);
+    std::size_t done = 0;
+    while (done < length) {
+      const ssize_t count =
+          ::pread(fd, &block[done], length - done, position + static_cast<off_t>(done));
+      if (count < 0 && errno == EINTR) continue;
+      if (count <= 0) {
+        const std::string message = fileio::systemError("read", path);
+        ::close(fd);
+        throw std::runtime_error(message);
+      }
+      done += static_cast<std::size_t>(count);
+    }
+    // Lines in this block, from its end backwards.
+    std::size_t end = length;
+    while (end > 0 && result.size() < n) {
+      const void* found = ::memrchr(block.data(), '\n', end);
+      if (found == nullptr) break;
+      const std::size_t newline =
+          static_cast<std::size_t>(static_cast<const char*>(found) - block.data());
+      std::string line = block.substr(newline + 1, end - newline - 1) + pending;
+      pending.clear();
+      if (tail) {
+        tail = false;  // the part after the file's last '\n' is a torn tail
+        skipping = false;
+      } else {
+        take(std::move(line));
+      }
+      end = newline;
+    }
+    if (result.size() >= n) break;
+    if (pending.size() + end > kMaxAuditLineBytes) {
+      skipping = true;  // too long to be a record: drop what we hold of it
+      pending.clear();
+    } else {
+      pending.insert(0, block.data(), end);
+    }
   }
+  if (position == 0 && result.size() < n && !tail) {
+    take(std::move(pending));  // the file's first line
+  }
+  ::close(fd);
   return result;
+}
+
+VerifiedHistory readVerifiedHistory(const std::string& path) {
+  VerifiedHistory history;
+  history.verification = AuditLog::verify(path);
+  const AuditVerification& verification = history.verification;
+  if (!verification.ok && !verification.firstBadLine) return history;  // unreadable
+  std::string content;
+  try {
+    if (!fileio::exists(path)) return history;
+    content = fileio::readFile(path);
+  } catch (const std::exception& error) {
+    history.verification.ok = false;
+    history.verification.firstBadLine.reset();
+    history.verification.problem = error.what();
+    return history;
+  }
+  const std::vector<std::string> lines = splitLines(content.substr(0, tornLineStart(content)));
+  const std::size_t sound = verification.firstBadLine
+                                ? std::min(lines.size(), *verification.firstBadLine - 1)
+                                : lines.size();
+  for (std::size_t index = 0; index < sound; ++index) {
+    if (std::optional<SessionSummary> summary = tryParse(lines[index])) {
+      history.sessions.push_back(std::move(*summary));
+    }
+  }
+  return history;
 }
 
 AuditVerification AuditLog::verify(const std::string& path) {

@@ -52,6 +52,7 @@ Poco::JSON::Object commitmentToJson(const Commitment& commitment) {
     titles.add(title);
   }
   object.set("allowed_titles", titles);
+  object.set("extended_secs", Poco::Int64(commitment.extendedSecs));
   return object;
 }
 
@@ -78,6 +79,9 @@ Commitment commitmentFromJson(const Poco::JSON::Object& object) {
           AllowedTitle{requireString(*title, "app", where), requireString(*title, "title", where)});
     }
   }
+  if (object.has("extended_secs")) {
+    commitment.extendedSecs = requireInt(object, "extended_secs", context);
+  }
   return commitment;
 }
 
@@ -98,6 +102,9 @@ Poco::JSON::Object statsToJson(const SessionStats& stats) {
   object.set("drift_ms", Poco::Int64(stats.driftMs));
   object.set("away_ms", Poco::Int64(stats.awayMs));
   object.set("corrections", Poco::Int64(stats.corrections));
+  Poco::JSON::Array reasons;
+  for (const std::string& reason : stats.driftReasons) reasons.add(validUtf8(reason));
+  object.set("drift_reasons", reasons);
   Poco::JSON::Object aiCalls;
   for (const auto& [role, count] : stats.aiCalls) aiCalls.set(validUtf8(role), Poco::Int64(count));
   object.set("ai_calls", aiCalls);
@@ -116,6 +123,12 @@ SessionStats statsFromJson(const Poco::JSON::Object& object) {
   stats.driftMs = requireInt(object, "drift_ms", context);
   stats.awayMs = requireInt(object, "away_ms", context);
   if (object.has("corrections")) stats.corrections = requireInt(object, "corrections", context);
+  if (object.has("drift_reasons")) {
+    const Poco::JSON::Array::Ptr reasons = requireArray(object, "drift_reasons", context);
+    for (std::size_t index = 0; index < reasons->size(); ++index) {
+      stats.driftReasons.push_back(requireStringAt(*reasons, index, "stats.drift_reasons"));
+    }
+  }
   if (object.has("ai_calls")) {
     const Poco::JSON::Object::Ptr aiCalls = requireObject(object, "ai_calls", context);
     for (const std::string& role : aiCalls->getNames()) {
@@ -123,6 +136,58 @@ SessionStats statsFromJson(const Poco::JSON::Object& object) {
     }
   }
   return stats;
+}
+
+Poco::JSON::Object timelineToJson(const std::vector<TimelineSpan>& spans,
+                                  const std::map<std::string, AppSplit>& split) {
+  Poco::JSON::Object object;
+  Poco::JSON::Array array;
+  for (const TimelineSpan& span : spans) {
+    Poco::JSON::Object item;
+    item.set("start", Poco::Int64(span.startMs));
+    item.set("end", Poco::Int64(span.endMs));
+    item.set("app", validUtf8(span.app));
+    item.set("status", std::string(toString(span.status)));
+    array.add(item);
+  }
+  object.set("spans", array);
+  Poco::JSON::Object apps;
+  for (const auto& [app, times] : split) {
+    Poco::JSON::Object item;
+    item.set("ontask_ms", Poco::Int64(times.onTaskMs));
+    item.set("drifting_ms", Poco::Int64(times.driftingMs));
+    apps.set(validUtf8(app), item);
+  }
+  object.set("split", apps);
+  return object;
+}
+
+void timelineFromJson(const Poco::JSON::Object& object, Snapshot& snapshot) {
+  const std::string context = "timeline.";
+  const Poco::JSON::Array::Ptr spans = requireArray(object, "spans", context);
+  for (std::size_t index = 0; index < spans->size(); ++index) {
+    const Poco::JSON::Object::Ptr item = requireObjectAt(*spans, index, "timeline.spans");
+    const std::string where = "timeline.spans[" + std::to_string(index) + "].";
+    TimelineSpan span;
+    span.startMs = requireInt(*item, "start", where);
+    span.endMs = requireInt(*item, "end", where);
+    span.app = requireString(*item, "app", where);
+    const std::string status = requireString(*item, "status", where);
+    const std::optional<SpanStatus> parsed = parseSpanStatus(status);
+    if (!parsed) {
+      throw std::runtime_error("field \"" + where + "status\" has unknown value \"" + status +
+                               "\"");
+    }
+    span.status = *parsed;
+    snapshot.timeline.push_back(std::move(span));
+  }
+  const Poco::JSON::Object::Ptr split = requireObject(object, "split", context);
+  for (const std::string& app : split->getNames()) {
+    const Poco::JSON::Object::Ptr item = requireObject(*split, app, "timeline.split.");
+    const std::string where = "timeline.split." + app + ".";
+    snapshot.timelineSplit[app] =
+        AppSplit{requireInt(*item, "ontask_ms", where), requireInt(*item, "drifting_ms", where)};
+  }
 }
 
 Poco::JSON::Object reflectionToJson(const ReflectionRecord& reflection) {
@@ -162,8 +227,13 @@ std::string snapshotToJson(const Snapshot& snapshot) {
   object.set("outcome", toString(snapshot.outcome));
   object.set("ended_at", Poco::Int64(snapshot.endedAtMs));
   object.set("stats", statsToJson(snapshot.stats));
+  object.set("timeline", timelineToJson(snapshot.timeline, snapshot.timelineSplit));
   object.set("reflection", reflectionToJson(snapshot.reflection));
   object.set("last_carry_forward", validUtf8(snapshot.lastCarryForward));
+  Poco::JSON::Object review;
+  review.set("success", validUtf8(snapshot.review.success));
+  review.set("note", validUtf8(snapshot.review.note));
+  object.set("review", review);
   Poco::JSON::Array lastApps;
   for (const std::string& app : snapshot.lastAllowedApps) lastApps.add(validUtf8(app));
   object.set("last_allowed_apps", lastApps);
@@ -208,8 +278,16 @@ Snapshot snapshotFromJson(const std::string& json) {
 
   snapshot.endedAtMs = requireInt(*object, "ended_at", context);
   snapshot.stats = statsFromJson(*requireObject(*object, "stats", context));
+  if (object->has("timeline")) {
+    timelineFromJson(*requireObject(*object, "timeline", context), snapshot);
+  }
   snapshot.reflection = reflectionFromJson(*requireObject(*object, "reflection", context));
   snapshot.lastCarryForward = requireString(*object, "last_carry_forward", context);
+  if (object->has("review")) {
+    const Poco::JSON::Object::Ptr review = requireObject(*object, "review", context);
+    snapshot.review.success = requireString(*review, "success", "review.");
+    snapshot.review.note = requireString(*review, "note", "review.");
+  }
   if (object->has("last_allowed_apps")) {
     const Poco::JSON::Array::Ptr apps = requireArray(*object, "last_allowed_apps", context);
     for (std::size_t index = 0; index < apps->size(); ++index) {

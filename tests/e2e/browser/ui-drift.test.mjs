@@ -121,9 +121,9 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.click('#start');
     await waitForView(page, 'active');
     assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
-    // Notifications are allowed already: no "Notify me on drift" control, one quiet line.
+    // Notifications are allowed already: no "Notify me" control, one quiet line.
     assert.equal(await page.isHidden('#notify-drift'), true);
-    assert.equal(await page.textContent('#notify-status'), 'Drift notifications on');
+    assert.equal(await page.textContent('#notify-status'), 'Notifications on: drift and time up');
 
     await observe('code', 'report.md - Visual Studio Code');
     await page.waitForSelector('#drift-status[data-status="ontask"]');

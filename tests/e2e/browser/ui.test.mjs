@@ -40,6 +40,12 @@ describe('AntiDrift UI, AI off', () => {
     const planBackground = await page.$eval('#plan-button', (b) => getComputedStyle(b).backgroundColor);
     assert.equal(planBackground, 'rgb(46, 111, 142)');
     await page.waitForSelector('#history-empty:not([hidden])');
+    // The empty history says what to do; nothing to download or chart yet.
+    assert.equal(await page.textContent('#history-empty'), 'No sessions yet — plan one to start your history.');
+    assert.equal(await page.isHidden('#history-downloads'), true);
+    assert.equal(await page.isHidden('#history-days'), true);
+    // No carry-forward yet: no "Last time" line.
+    assert.equal(await page.isHidden('#locked-carry'), true);
     screenshots.push(await screenshot(page, 'ui-locked-empty'));
 
     // Plan.
@@ -53,6 +59,7 @@ describe('AntiDrift UI, AI off', () => {
     assert.equal(await page.isHidden('#sharpen'), true);
     assert.equal(await page.isHidden('#profile'), true);
     assert.equal(await page.evaluate(() => document.activeElement.id), 'next-action');
+    assert.equal(await page.isHidden('#planning-carry'), true, 'no carry-forward, no "Last time" line');
     assert.match(await page.textContent('#allowed-apps-hint'), /count as on task/);
     assert.doesNotMatch(await page.textContent('#allowed-apps-hint'), /defaults/);
     // Manual planning: Start says what it still needs.
@@ -246,6 +253,77 @@ describe('AntiDrift UI, AI off', () => {
     const meta = await page.textContent('#history-list li .history-meta');
     assert.match(meta, / · [1-9] s$/, `a 3 s session shows seconds, not "1 min": "${meta}"`);
     assert.deepEqual(page.pageErrors, []);
+  });
+
+  test('the timebox running out notifies once and chimes when "Sound at the end" is on', async () => {
+    // Stand-ins (this page only) that record what the page asks of the
+    // browser: notification permission granted, every oscillator the chime starts.
+    const page = await openPage(suite.browser.context);
+    await page.addInitScript(() => {
+      window.recordedNotifications = [];
+      window.startedTones = 0;
+      window.Notification = class {
+        static permission = 'granted';
+        static requestPermission() { return Promise.resolve('granted'); }
+        constructor(title, options) { window.recordedNotifications.push({ title, tag: options && options.tag }); }
+        addEventListener() {}
+        close() {}
+      };
+      const original = window.AudioContext.prototype.createOscillator;
+      window.AudioContext.prototype.createOscillator = function createOscillator() {
+        const oscillator = original.call(this);
+        const start = oscillator.start.bind(oscillator);
+        oscillator.start = (...args) => { window.startedTones += 1; return start(...args); };
+        return oscillator;
+      };
+    });
+    await page.goto(suite.daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    assert.equal((await suite.daemon.post('/planning')).status, 200);
+    await waitForView(page, 'planning');
+    // Seconds are only reachable through the API (the page offers minutes).
+    const started = await suite.daemon.post('/commitment', {
+      next_action: 'Stretch the legs', success_condition: 'Stood up', timebox_secs: 5,
+    });
+    assert.equal(started.status, 200, started.text);
+    await waitForView(page, 'active');
+
+    // Off by default; turning it on plays the chime once, so it is heard.
+    assert.equal(await page.isChecked('#sound-at-end'), false);
+    await page.check('#sound-at-end');
+    await page.waitForFunction(() => window.startedTones === 2);
+    assert.equal(await page.evaluate(() => localStorage.getItem('antidrift.sound-at-end')), 'on');
+    assert.match(await page.textContent('#notify-status'), /drift and time up/);
+
+    await waitForView(page, 'review');
+    assert.equal(await page.getAttribute('#outcome', 'data-outcome'), 'expired');
+    await page.waitForFunction(() => window.recordedNotifications.length === 1);
+    assert.deepEqual(await page.evaluate(() => window.recordedNotifications),
+      [{ title: 'Time is up: Stretch the legs', tag: 'antidrift-time-up' }]);
+    await page.waitForFunction(() => window.startedTones === 4);
+
+    // A page opened (or reloaded) after the fact announces nothing again.
+    await page.reload();
+    await waitForView(page, 'review');
+    assert.equal(await page.evaluate(() => window.recordedNotifications.length), 0);
+    await page.click('#end');
+    await waitForView(page, 'locked');
+
+    // The setting is remembered in this browser, and can be turned off again.
+    assert.equal((await suite.daemon.post('/planning')).status, 200);
+    assert.equal((await suite.daemon.post('/commitment', {
+      next_action: 'Tidy the desk', success_condition: 'Clear', timebox_minutes: 10,
+    })).status, 200);
+    await waitForView(page, 'active');
+    assert.equal(await page.isChecked('#sound-at-end'), true);
+    await page.uncheck('#sound-at-end');
+    assert.equal(await page.evaluate(() => localStorage.getItem('antidrift.sound-at-end')), null);
+    await page.reload();
+    await waitForView(page, 'active');
+    assert.equal(await page.isChecked('#sound-at-end'), false);
+    assert.equal(await page.evaluate(() => window.startedTones), 0, 'turning it off plays nothing');
+    assert.deepEqual(page.pageErrors, []);
+    await page.close();
   });
 
   test('long unbroken words wrap in every view; tasks, allowed apps, abandon and end', async () => {

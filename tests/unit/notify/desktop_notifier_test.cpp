@@ -60,6 +60,29 @@ TEST(DesktopNotifier, RunsTheCommandOncePerEpisodeWithArgvVerbatim) {
                           "AntiDrift: you drifted", "second"));
 }
 
+TEST(DesktopNotifier, SaysTimeIsUpWhenTheTimeboxRunsOut) {
+  test::TempDirectory directory;
+  const std::string command = directory.file("fake-notify");
+  const std::string log = directory.file("calls.log");
+  test::writeWholeFile(command, "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + log + "'\n");
+  ASSERT_EQ(::chmod(command.c_str(), 0700), 0);
+
+  DesktopNotifier notifier(command);
+  State active;
+  active.runtime = RuntimeState::Active;
+  active.commitment = Commitment{};
+  active.commitment->id = "session-1";
+  active.commitment->nextAction = "Draft the report";
+  notifier.onState(active);
+  State expired = active;
+  expired.runtime = RuntimeState::Review;
+  expired.outcome = Outcome::Expired;
+  notifier.onState(expired);
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  EXPECT_THAT(test::readLines(log),
+              ElementsAre("-a", "AntiDrift", "AntiDrift: time is up", "Draft the report"));
+}
+
 TEST(DesktopNotifier, AMissingCommandNeitherThrowsNorBlocks) {
   DesktopNotifier notifier("/nonexistent/notify-send");
   notifier.onState(drifting(1, "first"));

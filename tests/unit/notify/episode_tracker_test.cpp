@@ -54,5 +54,34 @@ TEST(EpisodeTracker, ANewSessionCountsFromZeroAgain) {
   EXPECT_EQ(tracker.newDriftReason(drifting("b", 1, "second session")), std::nullopt);
 }
 
+State sessionIn(RuntimeState runtime, const std::string& id, Outcome outcome = Outcome::None) {
+  State state;
+  state.runtime = runtime;
+  state.commitment = Commitment{};
+  state.commitment->id = id;
+  state.commitment->nextAction = "Draft the report";
+  state.outcome = outcome;
+  return state;
+}
+
+TEST(EpisodeTrackerTimeUp, AnnouncesAnActiveSessionThatExpiredOnce) {
+  EpisodeTracker tracker;
+  EXPECT_FALSE(tracker.timeUpAction(sessionIn(RuntimeState::Active, "s1")));
+  EXPECT_EQ(tracker.timeUpAction(sessionIn(RuntimeState::Review, "s1", Outcome::Expired)),
+            std::optional<std::string>("Draft the report"));
+  EXPECT_FALSE(tracker.timeUpAction(sessionIn(RuntimeState::Review, "s1", Outcome::Expired)));
+}
+
+TEST(EpisodeTrackerTimeUp, CompletedAbandonedAndRestoredSessionsAreNotAnnounced) {
+  EpisodeTracker tracker;
+  tracker.timeUpAction(sessionIn(RuntimeState::Active, "s1"));
+  EXPECT_FALSE(tracker.timeUpAction(sessionIn(RuntimeState::Review, "s1", Outcome::Completed)));
+  tracker.timeUpAction(sessionIn(RuntimeState::Active, "s2"));
+  EXPECT_FALSE(tracker.timeUpAction(sessionIn(RuntimeState::Review, "s2", Outcome::Abandoned)));
+  // Restored straight into review (it expired while the daemon was down).
+  EpisodeTracker restarted;
+  EXPECT_FALSE(restarted.timeUpAction(sessionIn(RuntimeState::Review, "s3", Outcome::Expired)));
+}
+
 }  // namespace
 }  // namespace antidrift::notify

@@ -52,8 +52,8 @@ TEST_F(ConfigTest, BuiltInDefaults) {
   EXPECT_EQ(config.requestTimeoutSecs, 5);
   EXPECT_EQ(config.storeDir, "/home/person/.local/share/antidrift");
   EXPECT_EQ(config.aiBackend, "claude");
-  EXPECT_EQ(config.wwwDir, defaultWwwDir());
-  EXPECT_EQ(config.pluginDir, defaultPluginDir());
+  EXPECT_EQ(config.wwwDir, defaultWwwDir(env_));
+  EXPECT_EQ(config.pluginDir, defaultPluginDir(env_));
   EXPECT_TRUE(config.x11);
   EXPECT_EQ(config.settings.heartbeatSecs, 10);
   EXPECT_EQ(config.settings.idleAfterSecs, 180);
@@ -321,6 +321,17 @@ TEST_F(ConfigTest, DebouncesAreNonNegativeIntegersAndNotifyIsChecked) {
   EXPECT_THAT(errorOf(), HasSubstr("notify.command must not be empty"));
 }
 
+TEST(InstalledLayout, AnInstalledDaemonFindsPageAndPluginsBesideItsBinDirectory) {
+  ConfigEnvironment env;
+  env.home = "/home/person";
+  env.executableDir = "/opt/antidrift/bin";
+  EXPECT_EQ(defaultWwwDir(env), "/opt/antidrift/share/antidrift/www");
+  EXPECT_EQ(defaultPluginDir(env), "/opt/antidrift/lib/antidrift/plugins");
+  // Unknown (or the build tree): the build-time defaults, for scripts/start.sh.
+  env.executableDir = "";
+  EXPECT_EQ(defaultWwwDir(env), ANTIDRIFT_SOURCE_WWW_DIR_FOR_TEST);
+}
+
 TEST(DefaultConfigFile, FoundUnderXdgConfigHomeElseHomeDotConfig) {
   const std::string root = Poco::TemporaryFile::tempName();
   Poco::TemporaryFile::registerForDeletion(root);
@@ -348,6 +359,55 @@ TEST(DefaultLogging, ConsoleWithThePatternOfTechNotes) {
   EXPECT_EQ(properties.at("logging.channels.console.class"), "ConsoleChannel");
   EXPECT_EQ(properties.at("logging.channels.console.formatter.pattern"),
             "%Y-%m-%d %H:%M:%S [%p] %s: %t");
+}
+
+}  // namespace
+}  // namespace antidrift
+
+namespace antidrift {
+namespace {
+
+TEST(UnknownKeys, AMisspeltKeyIsAWarningNamingTheNearestKnownOne) {
+  EXPECT_THAT(unknownKeyWarnings({"server.prot"}),
+              ::testing::ElementsAre("unknown configuration key \"server.prot\" (ignored; did you "
+                                     "mean \"server.port\"?)"));
+  EXPECT_THAT(unknownKeyWarnings({"evidance.x11"}),
+              ::testing::ElementsAre(::testing::HasSubstr("did you mean \"evidence.x11\"?")));
+}
+
+TEST(UnknownKeys, EveryKeyTheReaderReadsAndEveryFamilyIsKnown) {
+  EXPECT_TRUE(knownConfigKeys().count("server.port"));
+  EXPECT_TRUE(knownConfigKeys().count("notify.command"));
+  EXPECT_THAT(
+      unknownKeyWarnings({"server.port", "store.dir", "ai.backend", "ai.codex.model",
+                          "ai.fake.responses", "drift.blocked_titles.video",
+                          "privacy.redact.ticket", "logging.loggers.root.level", "tasks.todo_txt"}),
+      ::testing::IsEmpty());
+}
+
+TEST(DescribeConfig, EachValueSaysWhereItCameFrom) {
+  Poco::AutoPtr<Poco::Util::MapConfiguration> file = new Poco::Util::MapConfiguration;
+  file->setString("server.port", "7793");
+  file->setString("store.dir", "/data/antidrift");
+  Poco::AutoPtr<Poco::Util::MapConfiguration> layered = new Poco::Util::MapConfiguration;
+  layered->setString("server.port", "7793");
+  layered->setString("store.dir", "/elsewhere");
+  ConfigEnvironment env;
+  env.home = "/home/person";
+  env.aiBackend = "fake";
+  const DaemonConfig config = readDaemonConfig(*layered, env, {"store.dir"});
+  std::map<std::string, ConfigEntry> byKey;
+  for (const ConfigEntry& entry : describeConfig(config, file.get(), {"store.dir"}, env)) {
+    byKey[entry.key] = entry;
+  }
+  EXPECT_EQ(byKey["server.port"].value, "7793");
+  EXPECT_EQ(byKey["server.port"].origin, ValueOrigin::File);
+  EXPECT_EQ(byKey["store.dir"].value, "/elsewhere");
+  EXPECT_EQ(byKey["store.dir"].origin, ValueOrigin::CommandLine);
+  EXPECT_EQ(byKey["ai.backend"].value, "fake");
+  EXPECT_EQ(byKey["ai.backend"].origin, ValueOrigin::Environment);
+  EXPECT_EQ(byKey["server.threads"].origin, ValueOrigin::Default);
+  EXPECT_EQ(originName(ValueOrigin::CommandLine), "-D");
 }
 
 }  // namespace

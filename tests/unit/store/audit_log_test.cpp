@@ -101,6 +101,7 @@ TEST(AuditJson, CanonicalJsonIsCompactSortedAndWithoutHash) {
   summary.driftEpisodes = 2;
   summary.prev = kGenesisHash;
   summary.hash = "must-not-appear";
+  summary.shape = SummaryShape::Basic;  // a record as written before issue 7
   EXPECT_EQ(canonicalJson(summary),
             "{\"drift_episodes\":2,\"ended_at\":2000,\"id\":\"abc\",\"next_action\":\"Write ✓\","
             "\"outcome\":\"abandoned\",\"prev\":\"" +

@@ -25,12 +25,13 @@ struct AllowedTitle {
 /// One active commitment. Immutable once started except `allowedApps` and
 /// `allowedTitles`, which grow when the person says "This is on task".
 struct Commitment {
-  std::string id;                           ///< UUID (Poco::UUIDGenerator), lower-case text
-  std::string nextAction;                   ///< what the person will do
-  std::string successCondition;             ///< how they will know it is done
-  std::int64_t timeboxSecs = 0;             ///< length of the timebox, seconds
-  std::int64_t startedAtMs = 0;             ///< UTC ms
-  std::int64_t deadlineMs = 0;              ///< UTC ms = startedAtMs + timeboxSecs * 1000
+  std::string id;                 ///< UUID (Poco::UUIDGenerator), lower-case text
+  std::string nextAction;         ///< what the person will do
+  std::string successCondition;   ///< how they will know it is done
+  std::int64_t timeboxSecs = 0;   ///< length of the timebox, seconds
+  std::int64_t startedAtMs = 0;   ///< UTC ms
+  std::int64_t deadlineMs = 0;    ///< UTC ms = startedAtMs + (timeboxSecs + extendedSecs) * 1000
+  std::int64_t extendedSecs = 0;  ///< seconds added by Extend (issue 7), 0 if none
   std::vector<std::string> allowedApps;     ///< normalised window classes (lower-case)
   std::vector<AllowedTitle> allowedTitles;  ///< titles confirmed on task (title-sensitive apps)
 };

@@ -13,6 +13,9 @@
 
 namespace antidrift {
 
+/// Drift reasons kept per session (SessionStats::driftReasons).
+inline constexpr std::size_t kMaxDriftReasons = 20;
+
 /// Statistics of one session. Values are plain data, copied freely.
 struct SessionStats {
   std::map<std::string, std::int64_t> bucketsMs;  ///< app → time spent, ms (away excluded)
@@ -23,6 +26,8 @@ struct SessionStats {
   /// "This is on task" presses: drift verdicts the person corrected (the
   /// false-positive count, issue 6 item 6).
   std::int64_t corrections = 0;
+  /// The reasons of the drift episodes, oldest first; at most kMaxDriftReasons.
+  std::vector<std::string> driftReasons;
   /// AI calls made this session by role ("coach", "judge", "nudge", "reviewer").
   std::map<std::string, std::int64_t> aiCalls;
 
@@ -69,6 +74,10 @@ class StatsAccumulator {
   /// Adds drift bookkeeping (called by the Controller).
   void addDriftEpisode() { stats_.driftEpisodes += 1; }
   void addDriftMs(std::int64_t ms) { stats_.driftMs += ms; }
+  /// Keeps the reason of a new drift episode (the first kMaxDriftReasons).
+  void addDriftReason(const std::string& reason) {
+    if (stats_.driftReasons.size() < kMaxDriftReasons) stats_.driftReasons.push_back(reason);
+  }
   /// Counts one "This is on task" correction.
   void addCorrection() { stats_.corrections += 1; }
   /// Counts one AI call of `role` (e.g. "judge").

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "antidrift/ai/coach.h"
+#include "antidrift/ai/reviewer.h"
 #include "antidrift/backend.h"
 #include "antidrift/clock.h"
 #include "antidrift/domain/commitment.h"
@@ -19,10 +20,12 @@
 #include "antidrift/drift/engine.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
+#include "antidrift/evidence/timeline.h"
 #include "antidrift/executor.h"
 #include "antidrift/planning/profile.h"
 #include "antidrift/planning/todo_txt.h"
 #include "antidrift/session/async_slot.h"
+#include "antidrift/session/history_view.h"
 #include "antidrift/session/state.h"
 #include "antidrift/settings.h"
 #include "antidrift/store/audit_log.h"
@@ -70,6 +73,12 @@ class Controller {
   static constexpr std::size_t kHistorySessionsForApps = 5;
   /// At most this many app choices are offered.
   static constexpr std::size_t kMaxAppChoices = 16;
+  /// A Reviewer call still unanswered this long after ai.timeout_s is given
+  /// up (status absent; a late answer is discarded): a plugin that ignores
+  /// its timeout never leaves Review "pending" for good (issue 7 item 7).
+  static constexpr std::int64_t kReviewerGraceMs = 2'000;
+  /// Minutes Extend accepts (issue 7 item 5).
+  static constexpr std::int64_t kExtendMinutes[] = {5, 15};
 
   /// Called after every change with the new State, never under the mutex.
   using ChangeListener = std::function<void(const State&)>;
@@ -128,9 +137,25 @@ class Controller {
   /// → IllegalTransition naming the rule (the config, not a button, allows it).
   [[nodiscard]] ActionResult markOnTask();
 
+  /// active: moves the deadline `minutes` later (5 or 15, else
+  /// ErrorKind::Validation; past a 12 h total also Validation) and records it
+  /// in commitment.extendedSecs (issue 7 item 5). Outside active →
+  /// IllegalTransition.
+  [[nodiscard]] ActionResult extend(std::int64_t minutes);
+
+  /// review: stores what the person said — `answer.success` "yes" | "partly"
+  /// | "no" (else Validation) and `answer.note`, made one line and trimmed
+  /// (over kMaxFieldChars characters → Validation) — and runs the Reviewer
+  /// again with it (latest wins; seed 004). Recorded in the summary at End.
+  /// Outside review → IllegalTransition.
+  [[nodiscard]] ActionResult answerReview(const ReviewAnswer& answer);
+
   /// review → locked: appends the SessionSummary to the audit log, clears the
-  /// commitment and stats; the carry-forward survives. If the audit append
-  /// fails the state stays review and an error is returned (nothing is lost).
+  /// commitment and stats; the carry-forward survives. Never waits for the
+  /// Reviewer: the summary records the reflection if it is ready, and an
+  /// answer arriving later still becomes the last carry-forward (seed 004).
+  /// If the audit append fails the state stays review and an error is
+  /// returned (nothing is lost).
   [[nodiscard]] ActionResult end();
 
   // ---- Planning coach (seed 003, DESIGN §6).
@@ -183,7 +208,21 @@ class Controller {
   /// The current State. Thread-safe; a copy.
   State state() const;
   /// Up to `n` most recent ended sessions from the audit log, newest first.
+  /// An unreadable log is logged and gives none. Thread-safe.
   std::vector<SessionSummary> history(std::size_t n) const;
+
+  /// Records read at most for the History view's days (bounds its cost).
+  static constexpr std::size_t kHistoryScanSessions = 200;
+  /// What GET /history shows (issue 7 item 4).
+  struct HistoryData {
+    std::vector<SessionSummary> sessions;  ///< the `n` most recent, newest first
+    std::vector<HistoryDay> days;          ///< the last kHistoryDays local dates, oldest first
+  };
+  /// The `n` most recent sessions and the last kHistoryDays days (local
+  /// dates of the daemon, from the clock and Poco::Timezone), counted over
+  /// at most max(n, kHistoryScanSessions) records. Reads the audit log
+  /// without the Controller's lock. Thread-safe.
+  HistoryData historyView(std::size_t n) const;
 
  private:
   State stateLocked() const;
@@ -201,6 +240,16 @@ class Controller {
   /// changedLocked, then releases `lock` and notifies the listener.
   void publish(std::unique_lock<std::mutex>& lock, Persist persist);
   void enterReviewLocked(Outcome outcome);
+  /// Launches the Reviewer for the session in review (seed 004): one call
+  /// through reviewer_ with the finished session and the last
+  /// ai::kReviewerHistorySessions summaries of the audit log (read on the
+  /// executor); latest wins. With AI off the reflection is absent at once.
+  void startReviewLocked();
+  /// The reflection from reviewer_'s outcome: ready (and the last
+  /// carry-forward) or absent; only shown while still in review.
+  void applyReflectionLocked();
+  /// The SessionSummary of the session in review (End appends it).
+  SessionSummary summaryLocked() const;
   void resetSessionLocked();
   ActionError illegalLocked(const std::string& action) const;
   void resetPlanningLocked();
@@ -211,6 +260,9 @@ class Controller {
   /// Runs the drift engine on the current window while active (evidence ok,
   /// present) or suspends it with the reason it cannot judge.
   bool evaluateDriftLocked();
+  /// While active: the timeline follows the current app and drift status
+  /// (away, ontask, drifting, else unknown) from `atMs` (UTC ms) on.
+  void trackTimelineLocked(std::int64_t atMs);
   /// Calls the listener with `state`; the mutex must NOT be held.
   void notifyListener(const State& state) const;
 
@@ -234,7 +286,9 @@ class Controller {
   Outcome outcome_ = Outcome::None;
   std::int64_t endedAtMs_ = 0;
   StatsAccumulator stats_;
+  Timeline timeline_;  ///< when and where the session was on task (issue 7)
   ReflectionRecord reflection_;
+  ReviewAnswer reviewAnswer_;  ///< what the person said on Review (issue 7)
   std::string lastCarryForward_;
 
   std::optional<Observation> current_;
@@ -254,6 +308,9 @@ class Controller {
   AsyncSlot<ai::Proposal> coach_;
   AsyncSlot<planning::TaskList> tasks_;
   AsyncSlot<planning::Profile> profile_;
+  AsyncSlot<ai::Reflection> reviewer_;   ///< survives End: a late answer is still carried forward
+  AsyncToken reviewerToken_;             ///< the reviewer call in flight
+  std::int64_t reviewerGiveUpMono_ = 0;  ///< monotonic ms after which a pending call is absent
 };
 
 }  // namespace antidrift

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
+#include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 
 #include "antidrift/ai/coach.h"
@@ -13,6 +15,7 @@
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
+#include "antidrift/evidence/timeline.h"
 #include "antidrift/planning/todo_txt.h"
 #include "antidrift/store/snapshot.h"
 
@@ -80,7 +83,12 @@ struct State {
   EvidenceView evidence;
   DriftView drift;
   SessionStats stats;  ///< active and review
+  /// active and review: the session's spans, oldest first, ≤ Timeline::kMaxSpans (issue 7).
+  std::vector<TimelineSpan> timeline;
+  /// active and review: app → on-task and drifting ms (the review's split bars).
+  std::map<std::string, AppSplit> appSplit;
   ReflectionRecord reflection;
+  ReviewAnswer review;  ///< review only: what the person said (issue 7)
   std::string lastCarryForward;
   AiView ai;
   std::vector<std::string> defaultAllowedApps;  ///< planning only: drift.allowed_apps, normalised
@@ -93,6 +101,11 @@ struct State {
   TasksView tasks;      ///< planning only
   ProfileView profile;  ///< planning only
 };
+
+/// The timeline as JSON: `[{"start", "end", "app", "status"}]`, oldest first
+/// (times UTC ms; status "ontask" | "drifting" | "unknown" | "away"). Used by
+/// the State and the history view. Pure; thread-safe.
+Poco::JSON::Array::Ptr timelineJson(const std::vector<TimelineSpan>& spans);
 
 /// The State JSON of DESIGN §10, documented field by field in docs/API.md.
 /// Keys absent for the current runtime are omitted. Pure; thread-safe.

@@ -11,8 +11,24 @@
 #include <vector>
 
 #include "antidrift/domain/runtime.h"
+#include "antidrift/evidence/timeline.h"
 
 namespace antidrift {
+
+/// Which keys a record holds. Records written before issue 7 hold only the
+/// basic keys; their canonical JSON (and so their hash) stays exactly what it
+/// was, so old chains still verify.
+enum class SummaryShape {
+  Basic,     ///< id … drift_episodes, prev (DESIGN §9 as first shipped)
+  Detailed,  ///< the basic keys plus what the session was (issue 7)
+};
+
+/// Caps that keep one audit record small (issue 7 item 3).
+inline constexpr std::size_t kMaxSummaryDriftReasons = 10;  ///< reasons kept, oldest first
+inline constexpr std::size_t kMaxSummaryReasonChars = 200;  ///< per reason, characters
+inline constexpr std::size_t kMaxSummarySpans = 200;        ///< timeline spans kept
+inline constexpr std::size_t kMaxSummaryAppChars = 64;      ///< per span's app, characters
+inline constexpr std::size_t kMaxSummaryTextChars = 500;    ///< note, recap, carry-forward
 
 /// One ended session as recorded in audit.jsonl.
 struct SessionSummary {
@@ -26,8 +42,23 @@ struct SessionSummary {
   std::int64_t switches = 0;
   std::vector<std::pair<std::string, std::int64_t>> topBuckets;  ///< app, seconds; largest first
   std::int64_t driftEpisodes = 0;
-  std::string prev;  ///< hash of the previous record; 64 '0' for the first
-  std::string hash;  ///< SHA-256 hex of the canonical JSON without "hash"
+  /// Basic for records read without the detail keys; new records are Detailed.
+  SummaryShape shape = SummaryShape::Detailed;
+  // ---- Detailed only (issue 7): what the session was.
+  std::int64_t plannedSecs = 0;           ///< timebox plus extensions, seconds
+  std::int64_t extendedSecs = 0;          ///< seconds added by Extend
+  std::int64_t driftSecs = 0;             ///< seconds drifting
+  std::int64_t awaySecs = 0;              ///< seconds away
+  std::int64_t onTaskSecs = 0;            ///< seconds on task (timeline)
+  std::int64_t corrections = 0;           ///< "This is on task" presses
+  std::vector<std::string> driftReasons;  ///< the drift episodes' reasons, oldest first, capped
+  std::string success;                    ///< "" | "yes" | "partly" | "no" (the person's answer)
+  std::string note;                       ///< the person's one-line note
+  std::string recap;                      ///< the Reviewer's recap, "" when none
+  std::string carryForward;               ///< the Reviewer's carry-forward, "" when none
+  std::vector<TimelineSpan> timeline;     ///< oldest first, capped
+  std::string prev;                       ///< hash of the previous record; 64 '0' for the first
+  std::string hash;                       ///< SHA-256 hex of the canonical JSON without "hash"
 };
 
 /// The `prev` of the first record: 64 zeros.
@@ -37,16 +68,40 @@ extern const std::string kGenesisHash;
 /// (Poco::JSON::Object default), UTF-8 (invalid sequences replaced by
 /// U+FFFD). Keys: id, started_at, ended_at, next_action, success_condition,
 /// timebox_secs, outcome (toString name), switches, top_buckets
-/// ([{"app","secs"}] in order), drift_episodes, prev. The hash input. Pure.
+/// ([{"app","secs"}] in order), drift_episodes, prev; a Detailed record adds
+/// planned_secs, extended_secs, drift_secs, away_secs, on_task_secs,
+/// corrections, drift_reasons, success, note, recap, carry_forward and
+/// timeline ([{"start","end","app","status"}]). The hash input. Pure.
 std::string canonicalJson(const SessionSummary& summary);
 /// SHA-256 (Poco::SHA2Engine) hex of canonicalJson(summary). Pure.
 std::string computeHash(const SessionSummary& summary);
 /// The full JSON line (with "hash") as written to audit.jsonl, no newline.
 std::string toJsonLine(const SessionSummary& summary);
-/// Parses one audit line (every field required, "hash" included). Throws
+/// Parses one audit line (every basic field required, "hash" included; the
+/// detail fields all present — shape Detailed — or none — shape Basic). Throws
 /// std::runtime_error starting "malformed JSON" when the text is not a JSON
 /// object, or naming the field that is missing or of the wrong type. Pure.
 SessionSummary summaryFromJsonLine(const std::string& line);
+
+/// `summary` with the caps applied (kMaxSummary*): reasons, spans and text
+/// fields cut on character boundaries. The Controller applies it before
+/// append. Pure.
+SessionSummary capSummary(SessionSummary summary);
+
+/// Bytes read per step by recentSessions.
+inline constexpr std::size_t kBackwardBlockBytes = 64 * 1024;
+/// A line longer than this is skipped by recentSessions (no record is near it).
+inline constexpr std::size_t kMaxAuditLineBytes = 4 * 1024 * 1024;
+
+/// Up to `n` most recent well-formed records of the audit file at `path`,
+/// newest first (issue 7 item 2): reads BACKWARDS from the end of the file in
+/// blocks of kBackwardBlockBytes and stops once it has `n`, so its cost
+/// depends on `n` and the records' size, not on the log's length. A torn tail
+/// (a last line without '\n') and lines that do not parse are skipped; so is
+/// a line over kMaxAuditLineBytes. Does not check the chain (verify() does).
+/// A missing file or n = 0 gives none. Throws std::runtime_error naming the
+/// path when the file exists but cannot be read. Thread-safe (reads only).
+std::vector<SessionSummary> recentSessions(const std::string& path, std::size_t n);
 
 /// Port: where the Controller appends summaries at End.
 class AuditSink {
@@ -57,7 +112,7 @@ class AuditSink {
   /// failure. Thread-safe.
   virtual SessionSummary append(const SessionSummary& summary) = 0;
   /// Up to `n` most recent records, newest first. Thread-safe. Unreadable
-  /// lines are skipped.
+  /// lines are skipped. Its cost must not grow with the log (recentSessions).
   virtual std::vector<SessionSummary> recent(std::size_t n) = 0;
 };
 
@@ -68,6 +123,18 @@ struct AuditVerification {
   std::optional<std::size_t> firstBadLine;  ///< 1-based line number of the first problem
   std::string problem;                      ///< what is wrong with that line
 };
+
+/// Every record of the file at `path` that the chain vouches for, oldest
+/// first, with the verification: the records before the first problem
+/// (issue 7 item 6 — records after a broken link are never exported as
+/// sound). A missing file is an empty, valid chain. Never throws: an
+/// unreadable file gives no records and ok=false.
+struct VerifiedHistory {
+  std::vector<SessionSummary> sessions;  ///< sound records, oldest first
+  AuditVerification verification;        ///< verify(path)
+};
+/// See VerifiedHistory. Reads the whole file. Thread-safe (reads only).
+VerifiedHistory readVerifiedHistory(const std::string& path);
 
 /// One line for people and logs, e.g. "ok: 3 records, chain intact" or
 /// "broken at line 2: hash mismatch (record altered) (3 records well-formed)".
@@ -101,8 +168,9 @@ class AuditLog final : public AuditSink {
   /// Thread-safe.
   SessionSummary append(const SessionSummary& summary) override;
   /// Up to `n` most recent well-formed records, newest first; fewer when the
-  /// file holds fewer, none when it is missing. Throws std::runtime_error
-  /// when the file exists but cannot be read. Thread-safe.
+  /// file holds fewer, none when it is missing (recentSessions: read
+  /// backwards, bounded). Throws std::runtime_error when the file exists but
+  /// cannot be read. Thread-safe.
   std::vector<SessionSummary> recent(std::size_t n) override;
 
   /// Checks every line of the file at `path`: parse, `prev` link (line 1

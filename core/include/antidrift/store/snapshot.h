@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/stats.h"
+#include "antidrift/evidence/timeline.h"
 
 namespace antidrift {
 
@@ -22,6 +24,13 @@ struct ReflectionRecord {
   std::string carryForward;     ///< this session's lesson, "" until ready
 };
 
+/// What the person said on Review (issue 7 item 5): whether the success
+/// condition was met and a one-line note.
+struct ReviewAnswer {
+  std::string success;  ///< "" (not answered) | "yes" | "partly" | "no"
+  std::string note;     ///< one line, ≤ kMaxFieldChars characters; may be ""
+};
+
 /// Everything the daemon needs to resume after a restart. Coach, drift
 /// verdicts and nudges are ephemeral and deliberately absent (DESIGN §9).
 struct Snapshot {
@@ -31,8 +40,11 @@ struct Snapshot {
   Outcome outcome = Outcome::None;       ///< set in review
   std::int64_t endedAtMs = 0;            ///< UTC ms the session left active; 0 otherwise
   SessionStats stats;                    ///< of the current session
-  ReflectionRecord reflection;           ///< of the current session (review)
-  std::string lastCarryForward;          ///< survives End; grounds the next coach (§7)
+  std::vector<TimelineSpan> timeline;    ///< of the current session, oldest first (issue 7)
+  std::map<std::string, AppSplit> timelineSplit;  ///< app → on-task/drifting ms (issue 7)
+  ReflectionRecord reflection;                    ///< of the current session (review)
+  ReviewAnswer review;                            ///< of the current session (review)
+  std::string lastCarryForward;                   ///< survives End; grounds the next coach (§7)
   /// The allowed apps of the last session started; survives End so Planning
   /// can offer the same list again (issue 6 item 8).
   std::vector<std::string> lastAllowedApps;
@@ -45,10 +57,11 @@ struct Snapshot {
 /// replaced by U+FFFD so the result always parses back. Pure; thread-safe.
 std::string snapshotToJson(const Snapshot& snapshot);
 /// Parses snapshotToJson's output ("commitment" may be absent or null;
-/// unknown keys are ignored; "allowed_titles", "corrections", "ai_calls" and
-/// "last_allowed_apps", added after version 1 shipped, may be absent). Throws std::runtime_error
-/// with a message naming the bad field on malformed or unsupported input, including a version newer
-/// than kSnapshotVersion. Pure; thread-safe.
+/// unknown keys are ignored; "allowed_titles", "corrections", "ai_calls",
+/// "last_allowed_apps", "timeline", "review", "drift_reasons" and "extended_secs", added after
+/// version 1 shipped, may be absent). Throws std::runtime_error with a message naming the bad field
+/// on malformed or unsupported input, including a version newer than kSnapshotVersion. Pure;
+/// thread-safe.
 Snapshot snapshotFromJson(const std::string& json);
 
 /// Port: where the Controller keeps its snapshot. Implementations are called

@@ -1,0 +1,518 @@
+#include "cli/cli_application.h"
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+
+#include <Poco/Exception.h>
+#include <Poco/FileStream.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/Net/IPAddress.h>
+#include <Poco/NumberParser.h>
+#include <Poco/String.h>
+#include <Poco/StringTokenizer.h>
+#include <Poco/URI.h>
+#include <Poco/Util/HelpFormatter.h>
+#include <Poco/Util/Option.h>
+#include <Poco/Util/OptionCallback.h>
+#include <Poco/Util/OptionException.h>
+
+#include "antidrift/store/audit_log.h"
+#include "cli/status_text.h"
+
+namespace antidrift::cli {
+namespace {
+
+using Poco::JSON::Object;
+using Poco::Util::Option;
+using Poco::Util::OptionCallback;
+
+/// Seconds a REST call may take before the daemon counts as not answering.
+constexpr std::chrono::seconds kRequestTimeout{10};
+/// Exit code of a request the daemon refused (any 4xx or 5xx answer).
+constexpr int kExitRefused = 1;
+
+/// Options every command accepts.
+const std::set<std::string> kGlobalOptions = {"config", "define", "url", "token-file", "help"};
+
+/// The options each command takes besides the global ones.
+const std::map<std::string, std::set<std::string>> kCommandOptions = {
+    {"status", {"json", "format"}},
+    {"plan", {"json"}},
+    {"start", {"json", "next", "done", "minutes", "apps"}},
+    {"complete", {"json"}},
+    {"abandon", {"json"}},
+    {"end", {"json"}},
+    {"ontask", {"json"}},
+    {"refocus", {"json"}},
+    {"history", {"json", "count"}},
+    {"watch", {"json"}},
+    {"verify", {"json"}},
+};
+
+/// Routes of the commands that are one POST with an empty body.
+const std::map<std::string, std::string> kTransitionRoutes = {
+    {"plan", "/planning"}, {"complete", "/complete"},   {"abandon", "/abandon"},
+    {"end", "/end"},       {"ontask", "/drift/ontask"}, {"refocus", "/drift/refocus"},
+};
+
+Object::Ptr parseObject(const std::string& text) {
+  Poco::JSON::Parser parser;
+  return parser.parse(text).extract<Object::Ptr>();
+}
+
+std::string compact(const Object& object) {
+  std::ostringstream out;
+  object.stringify(out);
+  return out.str();
+}
+
+bool isDigits(const std::string& text) {
+  return !text.empty() && text.size() <= 9 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+CliApplication::CliApplication() {
+  setUnixOptions(true);
+}
+
+void CliApplication::defineOptions(Poco::Util::OptionSet& options) {
+  Application::defineOptions(options);
+  const auto callback = OptionCallback<CliApplication>(this, &CliApplication::handleOption);
+  options.addOption(Option("help", "h", "print this help and exit").callback(callback));
+  options.addOption(Option("config", "c",
+                           "read the daemon's configuration from FILE (default: "
+                           "~/.config/antidrift/antidrift.properties, if it exists)")
+                        .argument("FILE")
+                        .callback(callback));
+  options.addOption(Option("define", "D",
+                           "set a configuration key as for antidriftd, e.g. -D server.port=7718 "
+                           "or -D store.dir=DIR")
+                        .repeatable(true)
+                        .argument("key=value")
+                        .callback(callback));
+  options.addOption(Option("url", "",
+                           "the daemon's address, e.g. http://127.0.0.1:7717 "
+                           "(default: server.address and server.port)")
+                        .argument("URL")
+                        .callback(callback));
+  options.addOption(Option("token-file", "", "the daemon's token (default: <store.dir>/token)")
+                        .argument("FILE")
+                        .callback(callback));
+  options.addOption(
+      Option("json", "", "print the daemon's JSON instead of text").callback(callback));
+  options.addOption(Option("format", "", "status: print for a bar: waybar, i3blocks or polybar")
+                        .argument("BAR")
+                        .callback(callback));
+  options.addOption(
+      Option("next", "", "start: the next action").argument("TEXT").callback(callback));
+  options.addOption(
+      Option("done", "", "start: the success condition").argument("TEXT").callback(callback));
+  options.addOption(
+      Option("minutes", "", "start: the timebox, 1..720").argument("N").callback(callback));
+  options.addOption(Option("apps", "", "start: allowed apps (window classes), comma-separated")
+                        .argument("LIST")
+                        .callback(callback));
+  options.addOption(Option("count", "n", "history: how many sessions, 1..100 (default 10)")
+                        .argument("N")
+                        .callback(callback));
+}
+
+void CliApplication::handleOption(const std::string& name, const std::string& value) {
+  given_.insert(name);
+  if (name == "help") {
+    helpRequested_ = true;
+    stopOptionsProcessing();
+  } else if (name == "config") {
+    configFile_ = value;
+  } else if (name == "define") {
+    const std::size_t equals = value.find('=');
+    const std::string key = Poco::trim(value.substr(0, equals));
+    if (equals == std::string::npos || key.empty()) {
+      throw Poco::Util::InvalidArgumentException("-D needs key=value, got \"" + value + "\"");
+    }
+    config().setString(key, value.substr(equals + 1));
+    commandLineKeys_.insert(key);
+  } else if (name == "url") {
+    url_ = value;
+  } else if (name == "token-file") {
+    tokenFile_ = value;
+  } else if (name == "json") {
+    json_ = true;
+  } else if (name == "format") {
+    format_ = value;
+  } else if (name == "next") {
+    nextAction_ = value;
+  } else if (name == "done") {
+    successCondition_ = value;
+  } else if (name == "minutes") {
+    minutes_ = value;
+  } else if (name == "apps") {
+    apps_ = value;
+  } else if (name == "count") {
+    count_ = value;
+  }
+}
+
+void CliApplication::printHelp() {
+  Poco::Util::HelpFormatter formatter(options());
+  formatter.setCommand(commandName());
+  formatter.setUsage("[OPTIONS] COMMAND");
+  formatter.setHeader(
+      "The command-line client of the AntiDrift daemon. Commands:\n"
+      "  status [--format waybar|i3blocks|polybar]   runtime, next action, time left, drift\n"
+      "  plan                                         enter planning\n"
+      "  start --next TEXT --done TEXT --minutes N [--apps a,b]   start a session\n"
+      "  complete | abandon | end                     finish, give up, record and lock\n"
+      "  ontask | refocus                             the drift banner's two answers\n"
+      "  history [-n N]                               recent sessions, newest first\n"
+      "  watch                                        one line per change, until Ctrl-C\n"
+      "  verify                                       check the audit chain in store.dir\n"
+      "Options:");
+  formatter.setFooter(
+      "Exit codes: 0 ok, 1 refused by the daemon (or a broken chain), 64 usage, 69 daemon not "
+      "running, 77 token unreadable, 78 configuration error. See docs/API.md §10.");
+  formatter.format(std::cout);
+}
+
+void CliApplication::readConfiguration() {
+  const ConfigEnvironment environment = ConfigEnvironment::fromProcess();
+  std::string path = configFile_;
+  if (path.empty()) {
+    path = defaultConfigFile(environment).value_or("");
+  }
+  if (!path.empty()) {
+    config().add(loadConfigurationFile(path), PRIO_DEFAULT, false);
+  }
+  config_ = readDaemonConfig(config(), environment, commandLineKeys_);
+}
+
+Endpoint CliApplication::endpoint() const {
+  Endpoint endpoint;
+  if (url_) {
+    Poco::URI uri;
+    try {
+      uri = Poco::URI(*url_);
+    } catch (const Poco::Exception& error) {
+      throw Poco::Util::InvalidArgumentException("--url " + *url_ + " is not a URL (" +
+                                                 error.message() + ")");
+    }
+    if (uri.getScheme() != "http" || uri.getHost().empty() ||
+        (!uri.getPath().empty() && uri.getPath() != "/")) {
+      throw Poco::Util::InvalidArgumentException(
+          "--url must look like http://127.0.0.1:7717, got " + *url_);
+    }
+    endpoint.host = uri.getHost();
+    endpoint.port = uri.getPort();
+    return endpoint;
+  }
+  if (config_.port == 0) {
+    throw ConfigError(
+        "server.port is 0 (the daemon picks a free port): pass --url with the address "
+        "antidriftd printed");
+  }
+  endpoint.host = config_.address;
+  if (endpoint.host == "0.0.0.0") {
+    endpoint.host = "127.0.0.1";
+  } else if (endpoint.host == "::") {
+    endpoint.host = "::1";
+  }
+  endpoint.port = config_.port;
+  return endpoint;
+}
+
+std::string CliApplication::readToken() const {
+  const std::string path = tokenFile_.empty() ? config_.storeDir + "/token" : tokenFile_;
+  std::string token;
+  try {
+    Poco::FileInputStream in(path);
+    std::getline(in, token);
+  } catch (const Poco::Exception& error) {
+    throw std::runtime_error("cannot read the token file " + path + " (" + error.message() +
+                             "); it is in the daemon's store.dir: pass the daemon's --config or "
+                             "-D store.dir=DIR, or --token-file FILE");
+  }
+  return Poco::trim(token);
+}
+
+int CliApplication::usageError(const std::string& message) {
+  std::cerr << "antidrift: " << message << "; see antidrift --help" << std::endl;
+  return EXIT_USAGE;
+}
+
+int CliApplication::refused(const Reply& reply) {
+  std::string sentence;
+  try {
+    sentence = parseObject(reply.body)->getValue<std::string>("error");
+  } catch (const Poco::Exception&) {
+    sentence = "antidriftd answered HTTP " + std::to_string(reply.status);
+  }
+  std::cerr << "antidrift: " << sentence << std::endl;
+  return kExitRefused;
+}
+
+int CliApplication::printState(const std::string& body) {
+  if (json_) {
+    std::cout << body << std::endl;
+  } else {
+    std::cout << describeState(*parseObject(body)) << std::flush;
+  }
+  return EXIT_OK;
+}
+
+int CliApplication::main(const std::vector<std::string>& args) {
+  if (helpRequested_) {
+    printHelp();
+    return EXIT_OK;
+  }
+  if (args.empty()) {
+    return usageError(
+        "a command is needed (status, plan, start, complete, abandon, end, ontask, "
+        "refocus, history, watch, verify)");
+  }
+  const std::string& command = args.front();
+  const auto known = kCommandOptions.find(command);
+  if (known == kCommandOptions.end()) {
+    return usageError("unknown command \"" + command + "\"");
+  }
+  if (args.size() > 1) {
+    return usageError(command + " takes no argument \"" + args[1] + "\"");
+  }
+  for (const std::string& option : given_) {
+    if (kGlobalOptions.count(option) == 0 && known->second.count(option) == 0) {
+      return usageError(command + " takes no --" + option);
+    }
+  }
+  try {
+    readConfiguration();
+  } catch (const ConfigError& error) {
+    std::cerr << "antidrift: configuration error: " << error.what() << std::endl;
+    return EXIT_CONFIG;
+  }
+  if (command == "verify") {
+    return verify();
+  }
+  try {
+    DaemonClient client(endpoint(), kRequestTimeout);
+    return runCommand(command, client);
+  } catch (const Poco::Util::OptionException& error) {
+    return usageError(error.message());
+  } catch (const ConfigError& error) {
+    std::cerr << "antidrift: configuration error: " << error.what() << std::endl;
+    return EXIT_CONFIG;
+  } catch (const DaemonUnreachable& error) {
+    std::cerr << "antidrift: " << error.what() << std::endl;
+    return EXIT_UNAVAILABLE;
+  } catch (const Poco::Exception& error) {
+    std::cerr << "antidrift: unexpected answer from antidriftd: " << error.displayText()
+              << std::endl;
+    return EXIT_SOFTWARE;
+  }
+}
+
+int CliApplication::runCommand(const std::string& command, DaemonClient& client) {
+  if (command == "status") {
+    return status(client);
+  }
+  if (command == "start") {
+    return start(client);
+  }
+  if (command == "history") {
+    return history(client);
+  }
+  if (command == "watch") {
+    return watch(client);
+  }
+  return transition(client, kTransitionRoutes.at(command));
+}
+
+int CliApplication::status(DaemonClient& client) {
+  std::optional<BarFormat> bar;
+  if (format_) {
+    bar = parseBarFormat(*format_);
+    if (!bar) {
+      return usageError("--format must be waybar, i3blocks or polybar, got \"" + *format_ + "\"");
+    }
+    if (json_) {
+      return usageError("--format and --json exclude each other");
+    }
+  }
+  Reply reply;
+  try {
+    reply = client.get("/state");
+  } catch (const DaemonUnreachable& error) {
+    if (!bar) {
+      throw;
+    }
+    // A bar shows "AntiDrift off" rather than an error or nothing.
+    std::cerr << "antidrift: " << error.what() << std::endl;
+    std::cout << offlineBarOutput(*bar) << std::flush;
+    return EXIT_OK;
+  }
+  if (reply.status != 200) {
+    return refused(reply);
+  }
+  if (bar) {
+    std::cout << barOutput(*parseObject(reply.body), *bar) << std::flush;
+    return EXIT_OK;
+  }
+  return printState(reply.body);
+}
+
+int CliApplication::transition(DaemonClient& client, const std::string& path) {
+  std::string token;
+  try {
+    token = readToken();
+  } catch (const std::runtime_error& error) {
+    std::cerr << "antidrift: " << error.what() << std::endl;
+    return EXIT_NOPERM;
+  }
+  const Reply reply = client.post(path, "{}", token);
+  if (reply.status != 200) {
+    return refused(reply);
+  }
+  return printState(reply.body);
+}
+
+int CliApplication::start(DaemonClient& client) {
+  if (!nextAction_ || Poco::trim(*nextAction_).empty()) {
+    return usageError("start needs --next TEXT (the next action)");
+  }
+  if (!minutes_) {
+    return usageError("start needs --minutes N (the timebox)");
+  }
+  if (!isDigits(*minutes_)) {
+    return usageError("--minutes must be a whole number of minutes, got \"" + *minutes_ + "\"");
+  }
+  Object body;
+  body.set("next_action", *nextAction_);
+  body.set("success_condition", successCondition_.value_or(""));
+  body.set("timebox_minutes", Poco::NumberParser::parse64(*minutes_));
+  if (apps_) {
+    Poco::JSON::Array::Ptr apps = new Poco::JSON::Array;
+    Poco::StringTokenizer tokens(
+        *apps_, ",", Poco::StringTokenizer::TOK_TRIM | Poco::StringTokenizer::TOK_IGNORE_EMPTY);
+    for (const std::string& app : tokens) {
+      apps->add(app);
+    }
+    body.set("allowed_apps", apps);
+  }
+  std::string token;
+  try {
+    token = readToken();
+  } catch (const std::runtime_error& error) {
+    std::cerr << "antidrift: " << error.what() << std::endl;
+    return EXIT_NOPERM;
+  }
+  // A session starts from planning (DESIGN §2); enter it when locked, and
+  // leave it again if the commitment is refused, so nothing changes.
+  const Reply state = client.get("/state");
+  if (state.status != 200) {
+    return refused(state);
+  }
+  const bool enteredPlanning =
+      parseObject(state.body)->getValue<std::string>("runtime") == "locked";
+  if (enteredPlanning) {
+    const Reply planning = client.post("/planning", "{}", token);
+    if (planning.status != 200) {
+      return refused(planning);
+    }
+  }
+  const Reply reply = client.post("/commitment", compact(body), token);
+  if (reply.status != 200) {
+    if (enteredPlanning) {
+      client.post("/planning/cancel", "{}", token);
+    }
+    return refused(reply);
+  }
+  return printState(reply.body);
+}
+
+int CliApplication::history(DaemonClient& client) {
+  const std::string count = count_.value_or("10");
+  if (!isDigits(count)) {
+    return usageError("-n must be a number of sessions, got \"" + count + "\"");
+  }
+  const Reply reply = client.get("/history?n=" + count);
+  if (reply.status != 200) {
+    return refused(reply);
+  }
+  if (json_) {
+    std::cout << reply.body << std::endl;
+    return EXIT_OK;
+  }
+  const Poco::JSON::Array::Ptr sessions = parseObject(reply.body)->getArray("sessions");
+  if (!sessions || sessions->size() == 0) {
+    std::cout << "no sessions recorded yet" << std::endl;
+    return EXIT_OK;
+  }
+  for (std::size_t i = 0; i < sessions->size(); ++i) {
+    std::cout << historyLine(*sessions->getObject(static_cast<unsigned>(i))) << "\n";
+  }
+  std::cout << std::flush;
+  return EXIT_OK;
+}
+
+int CliApplication::watch(DaemonClient& client) {
+  std::string lastKey;
+  const std::chrono::seconds silenceLimit(3 * config_.sseKeepAliveSecs + 5);
+  const Reply reply = client.streamEvents(
+      [&](const ServerEvent& event) {
+        if (event.name == "bye") {
+          return false;
+        }
+        if (event.name != "state") {
+          return true;
+        }
+        if (json_) {
+          std::cout << event.data << std::endl;
+          return true;
+        }
+        const Object::Ptr state = parseObject(event.data);
+        const std::string key = summaryKey(*state);
+        if (key != lastKey) {
+          lastKey = key;
+          std::cout << summaryLine(*state) << std::endl;
+        }
+        return true;
+      },
+      silenceLimit);
+  if (reply.status != 200) {
+    return refused(reply);
+  }
+  std::cerr << "antidrift: antidriftd on " << client.endpoint().url() << " stopped" << std::endl;
+  return EXIT_UNAVAILABLE;
+}
+
+int CliApplication::verify() {
+  // Reads the store itself, like antidriftd --verify-audit: the chain can be
+  // checked with the daemon stopped, and a daemon cannot vouch for its own log.
+  const std::string path = config_.storeDir + "/audit.jsonl";
+  const AuditVerification result = AuditLog::verify(path);
+  if (json_) {
+    Object answer;
+    answer.set("ok", result.ok);
+    answer.set("path", path);
+    answer.set("records", static_cast<Poco::UInt64>(result.records));
+    if (result.firstBadLine) {
+      answer.set("line", static_cast<Poco::UInt64>(*result.firstBadLine));
+    }
+    if (!result.ok) {
+      answer.set("problem", result.problem);
+    }
+    std::cout << compact(answer) << std::endl;
+  } else if (result.ok) {
+    std::cout << "audit chain ok: " << result.records << " records (" << path << ")" << std::endl;
+  } else if (result.firstBadLine) {
+    std::cout << "audit chain broken at line " << *result.firstBadLine << ": " << result.problem
+              << " (" << path << ")" << std::endl;
+  } else {
+    std::cout << "audit chain broken: " << result.problem << " (" << path << ")" << std::endl;
+  }
+  return result.ok ? EXIT_OK : kExitRefused;
+}
+
+}  // namespace antidrift::cli

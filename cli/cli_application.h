@@ -1,0 +1,87 @@
+/// @file cli_application.h
+/// `antidrift`, the command-line client of antidriftd (issue 10 item 2,
+/// docs/API.md §10): finds the daemon and its token the way the daemon
+/// finds its configuration (`--config FILE`, `-D key=value`, the XDG
+/// default file; server/config.h), or from `--url URL`, and runs one
+/// command over the HTTP API.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <Poco/JSON/Object.h>
+#include <Poco/Util/Application.h>
+#include <Poco/Util/OptionSet.h>
+
+#include "cli/daemon_client.h"
+#include "server/config.h"
+
+namespace antidrift::cli {
+
+/// The commands. Options: `--config FILE`, `-D key=value` (repeatable),
+/// `--url URL`, `--token-file FILE`, `--json`, `--help`; per command
+/// `status --format waybar|i3blocks|polybar`, `start --next TEXT --done
+/// TEXT --minutes N [--apps a,b]`, `history -n N`.
+///
+/// Exit codes: 0 done; 1 the daemon refused the request (its error
+/// sentence on stderr) or `verify` found a broken chain; 64 bad usage;
+/// 69 the daemon is not running or stopped answering; 77 the token file
+/// cannot be read; 78 a configuration error (the daemon's own rules).
+///
+/// Only the main thread uses this object.
+class CliApplication : public Poco::Util::Application {
+ public:
+  /// Sets Unix-style options; does no I/O.
+  CliApplication();
+
+ protected:
+  void defineOptions(Poco::Util::OptionSet& options) override;
+  int main(const std::vector<std::string>& args) override;
+
+ private:
+  void handleOption(const std::string& name, const std::string& value);
+  void printHelp();
+
+  /// Reads the configuration (file, -D) into config_; ConfigError on failure.
+  void readConfiguration();
+  /// The daemon's address: --url, else server.address:server.port.
+  Endpoint endpoint() const;
+  /// The token: --token-file, else <store.dir>/token. Throws
+  /// std::runtime_error naming the file when it cannot be read.
+  std::string readToken() const;
+
+  int runCommand(const std::string& command, DaemonClient& client);
+  int status(DaemonClient& client);
+  int transition(DaemonClient& client, const std::string& path);
+  int start(DaemonClient& client);
+  int history(DaemonClient& client);
+  int watch(DaemonClient& client);
+  int verify();
+
+  /// Prints a State answer: the JSON line with --json, else describeState().
+  int printState(const std::string& body);
+  /// The daemon's error sentence from an error answer, on stderr; returns 1.
+  int refused(const Reply& reply);
+  /// A usage error on stderr; returns 64.
+  int usageError(const std::string& message);
+
+  bool helpRequested_ = false;
+  bool json_ = false;
+  std::string configFile_;
+  std::set<std::string> commandLineKeys_;
+  std::optional<std::string> url_;
+  std::string tokenFile_;
+  std::optional<std::string> format_;
+  std::optional<std::string> nextAction_;
+  std::optional<std::string> successCondition_;
+  std::optional<std::string> minutes_;
+  std::optional<std::string> apps_;
+  std::optional<std::string> count_;
+  /// Options given, by full name, to refuse those a command does not take.
+  std::set<std::string> given_;
+  DaemonConfig config_;
+};
+
+}  // namespace antidrift::cli

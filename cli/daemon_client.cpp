@@ -1,0 +1,136 @@
+#include "cli/daemon_client.h"
+
+#include <istream>
+
+#include <Poco/Exception.h>
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/StreamCopier.h>
+
+namespace antidrift::cli {
+namespace {
+
+using Poco::Net::HTTPClientSession;
+using Poco::Net::HTTPRequest;
+using Poco::Net::HTTPResponse;
+
+std::string notRunning(const Endpoint& endpoint) {
+  return "antidriftd is not running on " + endpoint.url() +
+         " (start it with scripts/start.sh or systemctl --user start antidrift)";
+}
+
+/// Runs `exchange` and turns "no answer" into DaemonUnreachable.
+template <typename Exchange>
+Reply guarded(const Endpoint& endpoint, Exchange&& exchange) {
+  try {
+    return exchange();
+  } catch (const Poco::Net::ConnectionRefusedException&) {
+    throw DaemonUnreachable(notRunning(endpoint));
+  } catch (const Poco::TimeoutException&) {
+    throw DaemonUnreachable("antidriftd on " + endpoint.url() + " did not answer in time");
+  } catch (const Poco::Net::NetException& error) {
+    throw DaemonUnreachable(notRunning(endpoint) + ": " + error.displayText());
+  } catch (const Poco::IOException& error) {
+    throw DaemonUnreachable("the connection to antidriftd on " + endpoint.url() +
+                            " failed: " + error.displayText());
+  }
+}
+
+Reply readReply(HTTPClientSession& session) {
+  HTTPResponse response;
+  std::istream& in = session.receiveResponse(response);
+  Reply reply;
+  reply.status = static_cast<int>(response.getStatus());
+  Poco::StreamCopier::copyToString(in, reply.body);
+  return reply;
+}
+
+}  // namespace
+
+std::string Endpoint::url() const {
+  const bool ipv6 = host.find(':') != std::string::npos;
+  return "http://" + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+DaemonClient::DaemonClient(Endpoint endpoint, std::chrono::seconds timeout)
+    : endpoint_(std::move(endpoint)), timeout_(timeout) {}
+
+Reply DaemonClient::get(const std::string& pathAndQuery) const {
+  return guarded(endpoint_, [&] {
+    HTTPClientSession session(endpoint_.host, endpoint_.port);
+    session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
+    HTTPRequest request(HTTPRequest::HTTP_GET, pathAndQuery, Poco::Net::HTTPMessage::HTTP_1_1);
+    session.sendRequest(request);
+    return readReply(session);
+  });
+}
+
+Reply DaemonClient::post(const std::string& path, const std::string& body,
+                         const std::string& token) const {
+  return guarded(endpoint_, [&] {
+    HTTPClientSession session(endpoint_.host, endpoint_.port);
+    session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
+    HTTPRequest request(HTTPRequest::HTTP_POST, path, Poco::Net::HTTPMessage::HTTP_1_1);
+    request.setContentType("application/json");
+    request.setContentLength64(static_cast<Poco::Int64>(body.size()));
+    request.set("X-AntiDrift-Token", token);
+    session.sendRequest(request) << body;
+    return readReply(session);
+  });
+}
+
+Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& onEvent,
+                                 std::chrono::seconds silenceLimit) const {
+  return guarded(endpoint_, [&] {
+    HTTPClientSession session(endpoint_.host, endpoint_.port);
+    session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
+    HTTPRequest request(HTTPRequest::HTTP_GET, "/events", Poco::Net::HTTPMessage::HTTP_1_1);
+    request.set("Accept", "text/event-stream");
+    session.sendRequest(request);
+    HTTPResponse response;
+    std::istream& in = session.receiveResponse(response);
+    Reply reply;
+    reply.status = static_cast<int>(response.getStatus());
+    if (reply.status != HTTPResponse::HTTP_OK) {
+      Poco::StreamCopier::copyToString(in, reply.body);
+      return reply;
+    }
+    // Keep-alive comments arrive every server.sse_keepalive_s; silence longer
+    // than the limit means the daemon hangs or the network is gone.
+    session.socket().setReceiveTimeout(Poco::Timespan(static_cast<long>(silenceLimit.count()), 0));
+    ServerEvent event;
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line.back() == '\r') {
+        line.pop_back();
+      }
+      if (line.empty()) {
+        if (!event.data.empty() || !event.name.empty()) {
+          if (event.name.empty()) {
+            event.name = "message";
+          }
+          if (!onEvent(event)) {
+            return reply;
+          }
+        }
+        event = ServerEvent{};
+      } else if (line.rfind("event:", 0) == 0) {
+        event.name = line.substr(line.size() > 6 && line[6] == ' ' ? 7 : 6);
+      } else if (line.rfind("data:", 0) == 0) {
+        if (!event.data.empty()) {
+          event.data += '\n';
+        }
+        event.data += line.substr(line.size() > 5 && line[5] == ' ' ? 6 : 5);
+      }
+    }
+    if (in.bad()) {
+      throw DaemonUnreachable("lost the stream of antidriftd on " + endpoint_.url() +
+                              " (no event or keep-alive for " +
+                              std::to_string(silenceLimit.count()) + " s)");
+    }
+    return reply;
+  });
+}
+
+}  // namespace antidrift::cli

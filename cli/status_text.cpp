@@ -1,0 +1,264 @@
+#include "cli/status_text.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include <Poco/DateTime.h>
+#include <Poco/DateTimeFormatter.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/LocalDateTime.h>
+#include <Poco/Timestamp.h>
+
+namespace antidrift::cli {
+namespace {
+
+using Poco::JSON::Object;
+
+/// Characters of bar text kept of the next action.
+constexpr std::size_t kBarTextCharacters = 32;
+
+std::string stringField(const Object& object, const std::string& key) {
+  return object.has(key) && object.get(key).isString() ? object.getValue<std::string>(key)
+                                                       : std::string();
+}
+
+long long integerField(const Object& object, const std::string& key) {
+  if (!object.has(key)) {
+    return 0;
+  }
+  try {
+    return object.getValue<Poco::Int64>(key);
+  } catch (const Poco::Exception&) {
+    return 0;
+  }
+}
+
+/// The sub-object `key`, or null.
+Object::Ptr objectField(const Object& object, const std::string& key) {
+  return object.has(key) ? object.getObject(key) : nullptr;
+}
+
+/// At most `characters` code points of UTF-8 `text`, "…" appended when cut.
+std::string cutCharacters(const std::string& text, std::size_t characters) {
+  std::size_t count = 0;
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    if ((byte & 0xC0) != 0x80) {
+      if (count == characters) {
+        return text.substr(0, at) + "…";
+      }
+      ++count;
+    }
+  }
+  return text;
+}
+
+/// "12:34 left" part of an active State, "" otherwise.
+std::string remainingText(const Object& state) {
+  const Object::Ptr commitment = objectField(state, "commitment");
+  if (stringField(state, "runtime") != "active" || !commitment) {
+    return "";
+  }
+  return formatDuration(integerField(*commitment, "remaining_secs"));
+}
+
+int elapsedPercent(const Object& state) {
+  const std::string runtime = stringField(state, "runtime");
+  if (runtime == "review") {
+    return 100;
+  }
+  const Object::Ptr commitment = objectField(state, "commitment");
+  if (runtime != "active" || !commitment) {
+    return 0;
+  }
+  const long long total = integerField(*commitment, "timebox_secs");
+  const long long remaining = integerField(*commitment, "remaining_secs");
+  if (total <= 0) {
+    return 0;
+  }
+  const long long percent = (total - std::clamp(remaining, 0LL, total)) * 100 / total;
+  return static_cast<int>(percent);
+}
+
+/// Bar text: "12:34 Write the intro" while active, else a word or two.
+std::string barText(const Object& state) {
+  const std::string runtime = stringField(state, "runtime");
+  const Object::Ptr commitment = objectField(state, "commitment");
+  if (runtime == "active" && commitment) {
+    return remainingText(state) + " " +
+           cutCharacters(stringField(*commitment, "next_action"), kBarTextCharacters);
+  }
+  if (runtime == "review") {
+    const std::string outcome = stringField(state, "outcome");
+    return outcome.empty() ? "review" : "review: " + outcome;
+  }
+  if (runtime == "planning") {
+    return "planning";
+  }
+  return "no focus session";
+}
+
+/// The colour of a class for i3blocks and polybar.
+std::string classColor(const std::string& barClassName) {
+  if (barClassName == "ontask") return "#50fa7b";
+  if (barClassName == "drifting") return "#ff5555";
+  if (barClassName == "judging") return "#f1fa8c";
+  if (barClassName == "planning") return "#8be9fd";
+  if (barClassName == "review") return "#bd93f9";
+  return "#aaaaaa";  // unknown, locked, offline
+}
+
+std::string formatBar(const std::string& text, const std::string& tooltip,
+                      const std::string& className, int percent, BarFormat format) {
+  switch (format) {
+    case BarFormat::Waybar: {
+      Object bar;
+      bar.set("text", text);
+      bar.set("alt", className);
+      bar.set("tooltip", tooltip);
+      bar.set("class", className);
+      bar.set("percentage", percent);
+      std::ostringstream out;
+      bar.stringify(out);
+      return out.str() + "\n";
+    }
+    case BarFormat::I3blocks:
+      return text + "\n" + className + "\n" + classColor(className) + "\n";
+    case BarFormat::Polybar: {
+      std::string escaped;
+      for (char c : text) {
+        escaped += c;
+        if (c == '%') {
+          escaped += '%';  // polybar reads "%{" as a tag; "%%" is a literal '%'
+        }
+      }
+      return "%{F" + classColor(className) + "}" + escaped + "%{F-}\n";
+    }
+  }
+  return text + "\n";
+}
+
+}  // namespace
+
+std::optional<BarFormat> parseBarFormat(const std::string& name) {
+  if (name == "waybar") return BarFormat::Waybar;
+  if (name == "i3blocks") return BarFormat::I3blocks;
+  if (name == "polybar") return BarFormat::Polybar;
+  return std::nullopt;
+}
+
+std::string formatDuration(long long seconds) {
+  seconds = std::max(seconds, 0LL);
+  const long long hours = seconds / 3600;
+  const long long minutes = seconds % 3600 / 60;
+  const long long rest = seconds % 60;
+  auto twoDigits = [](long long value) { return (value < 10 ? "0" : "") + std::to_string(value); };
+  if (hours > 0) {
+    return std::to_string(hours) + ":" + twoDigits(minutes) + ":" + twoDigits(rest);
+  }
+  return twoDigits(minutes) + ":" + twoDigits(rest);
+}
+
+std::string barClass(const Object& state) {
+  const std::string runtime = stringField(state, "runtime");
+  if (runtime == "active") {
+    const Object::Ptr drift = objectField(state, "drift");
+    const std::string status = drift ? stringField(*drift, "status") : "";
+    return status.empty() ? "unknown" : status;
+  }
+  return runtime.empty() ? "unknown" : runtime;
+}
+
+std::string describeState(const Object& state) {
+  std::ostringstream out;
+  const std::string runtime = stringField(state, "runtime");
+  out << "runtime: " << (runtime.empty() ? "unknown" : runtime) << "\n";
+  const Object::Ptr commitment = objectField(state, "commitment");
+  if (commitment) {
+    out << "next action: " << stringField(*commitment, "next_action") << "\n";
+    out << "done when: " << stringField(*commitment, "success_condition") << "\n";
+    if (runtime == "active") {
+      out << "remaining: " << remainingText(state) << " of "
+          << formatDuration(integerField(*commitment, "timebox_secs")) << "\n";
+    }
+  }
+  if (runtime == "active") {
+    const Object::Ptr drift = objectField(state, "drift");
+    if (drift) {
+      const std::string reason = stringField(*drift, "reason");
+      out << "drift: " << barClass(state) << (reason.empty() ? "" : " (" + reason + ")") << "\n";
+      const std::string nudge = stringField(*drift, "nudge");
+      if (!nudge.empty()) {
+        out << "heads up: " << nudge << "\n";
+      }
+    }
+  }
+  const Object::Ptr evidence = objectField(state, "evidence");
+  if (evidence && (runtime == "active" || runtime == "planning")) {
+    const Object::Ptr current = objectField(*evidence, "current");
+    const std::string health = stringField(*evidence, "health");
+    if (current) {
+      out << "window: " << stringField(*current, "app") << " — " << stringField(*current, "title")
+          << " (evidence " << health << ")\n";
+    } else {
+      out << "window: none seen (evidence " << health << ")\n";
+    }
+  }
+  if (runtime == "review") {
+    out << "outcome: " << stringField(state, "outcome") << "\n";
+  }
+  const std::string lesson = stringField(state, "last_carry_forward");
+  if (!lesson.empty() && (runtime == "locked" || runtime == "planning")) {
+    out << "last lesson: " << lesson << "\n";
+  }
+  return out.str();
+}
+
+std::string summaryKey(const Object& state) {
+  const std::string runtime = stringField(state, "runtime");
+  const Object::Ptr commitment = objectField(state, "commitment");
+  if (runtime == "active" && commitment) {
+    std::string line = "active " + barClass(state) + ": " + stringField(*commitment, "next_action");
+    const Object::Ptr drift = objectField(state, "drift");
+    if (barClass(state) == "drifting" && drift) {
+      line += " — " + stringField(*drift, "reason");
+    }
+    return line;
+  }
+  if (runtime == "review") {
+    return "review " + stringField(state, "outcome") +
+           (commitment ? ": " + stringField(*commitment, "next_action") : "");
+  }
+  return runtime.empty() ? "unknown" : runtime;
+}
+
+std::string summaryLine(const Object& state) {
+  const std::string key = summaryKey(state);
+  const std::string remaining = remainingText(state);
+  return remaining.empty() ? key : key + " (" + remaining + " left)";
+}
+
+std::string barOutput(const Object& state, BarFormat format) {
+  std::string tooltip = describeState(state);
+  if (!tooltip.empty() && tooltip.back() == '\n') {
+    tooltip.pop_back();
+  }
+  return formatBar(barText(state), tooltip, barClass(state), elapsedPercent(state), format);
+}
+
+std::string offlineBarOutput(BarFormat format) {
+  return formatBar("AntiDrift off", "antidriftd is not running", "offline", 0, format);
+}
+
+std::string historyLine(const Object& summary) {
+  const Poco::Timestamp started(
+      static_cast<Poco::Timestamp::TimeVal>(integerField(summary, "started_at")) * 1000);
+  const Poco::LocalDateTime local{Poco::DateTime(started)};
+  return Poco::DateTimeFormatter::format(local, "%Y-%m-%d %H:%M") + "  " +
+         stringField(summary, "outcome") + "  " +
+         std::to_string(integerField(summary, "planned_secs") / 60) + " min  " +
+         std::to_string(integerField(summary, "drift_episodes")) + " drifts  " +
+         stringField(summary, "next_action");
+}
+
+}  // namespace antidrift::cli

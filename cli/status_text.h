@@ -1,0 +1,64 @@
+/// @file status_text.h
+/// What the `antidrift` command prints for a State or a SessionSummary
+/// (docs/API.md §5, §6): lines for people, and the formats status bars read
+/// (waybar, i3blocks, polybar; issue 10 item 2). Pure functions over parsed
+/// JSON: no I/O, no clock (the State carries `remaining_secs`).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <Poco/JSON/Object.h>
+
+namespace antidrift::cli {
+
+/// Output of `status --format`.
+enum class BarFormat {
+  Waybar,    ///< one JSON line: text, alt, tooltip, class, percentage
+  I3blocks,  ///< three lines: full_text, short_text, color
+  Polybar,   ///< one line with %{F#rrggbb}…%{F-} colour tags
+};
+
+/// Parses a `--format` value ("waybar", "i3blocks", "polybar"); nullopt for
+/// anything else. Pure.
+std::optional<BarFormat> parseBarFormat(const std::string& name);
+
+/// The one word a bar styles by: while active the drift status (`ontask`,
+/// `drifting`, `judging`, `unknown`), else the runtime (`locked`,
+/// `planning`, `review`). `offline` is used when there is no State.
+/// Pure; a State without the fields gives "unknown".
+std::string barClass(const Poco::JSON::Object& state);
+
+/// `status` for people: "key: value" lines, each ending in '\n' — runtime,
+/// and as far as they apply next action, done when, remaining ("12:34 of
+/// 25:00"), drift (status and reason), heads up, window (app, title,
+/// evidence health), outcome, last lesson. Pure.
+std::string describeState(const Poco::JSON::Object& state);
+
+/// One line (no '\n') summing up a State for `watch`, e.g. "active ontask:
+/// Write the intro (24:59 left)" or "locked". Pure.
+std::string summaryLine(const Poco::JSON::Object& state);
+
+/// summaryLine() without the time left: two States with the same key are the
+/// same for `watch`, which prints a line only when the key changes. Pure.
+std::string summaryKey(const Poco::JSON::Object& state);
+
+/// `status --format`: what the bar expects, ending in '\n'. Text is the time
+/// left and the next action (cut to 32 characters on a UTF-8 boundary),
+/// the tooltip the describeState() lines, percentage the elapsed share of
+/// the timebox (0..100; 100 in review, 0 otherwise). Pure.
+std::string barOutput(const Poco::JSON::Object& state, BarFormat format);
+
+/// barOutput() for a daemon that does not answer: text "AntiDrift off",
+/// class `offline`, so the bar shows it instead of an error. Pure.
+std::string offlineBarOutput(BarFormat format);
+
+/// One line (no '\n') for a SessionSummary of `history`: local start time
+/// ("YYYY-MM-DD HH:MM"), outcome, timebox in minutes, drift episodes and the
+/// next action, separated by two spaces. Pure apart from the time zone.
+std::string historyLine(const Poco::JSON::Object& summary);
+
+/// "MM:SS" for under an hour, else "H:MM:SS"; negative counts as 0. Pure.
+std::string formatDuration(long long seconds);
+
+}  // namespace antidrift::cli

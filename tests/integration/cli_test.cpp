@@ -1,0 +1,410 @@
+// The antidrift command against the real antidriftd (both binaries as child
+// processes, the daemon on an ephemeral port): every command, its output and
+// its exit code (issue 10 item 2, docs/API.md §10).
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/Pipe.h>
+#include <Poco/PipeStream.h>
+#include <Poco/Process.h>
+#include <Poco/StreamCopier.h>
+
+#include "http_test_support.h"
+#include "support/child_process.h"
+#include "support/temp_dir.h"
+
+#ifndef ANTIDRIFTD_PATH
+#error "ANTIDRIFTD_PATH must name the antidriftd binary"
+#endif
+#ifndef ANTIDRIFT_CLI_PATH
+#error "ANTIDRIFT_CLI_PATH must name the antidrift binary"
+#endif
+
+namespace antidrift {
+namespace {
+
+using test::ChildResult;
+using test::RunningDaemon;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+Poco::JSON::Object::Ptr parseObject(const std::string& text) {
+  Poco::JSON::Parser parser;
+  return parser.parse(text).extract<Poco::JSON::Object::Ptr>();
+}
+
+/// `antidrift watch` running until the test stops it: stdout read line by line.
+class WatchingClient {
+ public:
+  WatchingClient(const std::vector<std::string>& args, const Poco::Process::Env& environment)
+      : handle_(Poco::Process::launch(ANTIDRIFT_CLI_PATH, args, nullptr, &outPipe_, &errPipe_,
+                                      environment)),
+        out_(outPipe_) {
+    errReader_ = std::thread([this] {
+      Poco::PipeInputStream err(errPipe_);
+      Poco::StreamCopier::copyToString(err, err_);
+    });
+  }
+
+  ~WatchingClient() {
+    if (exitCode_ < 0) {
+      try {
+        Poco::Process::kill(handle_);
+      } catch (const Poco::Exception&) {
+        // Already gone.
+      }
+      wait();
+    }
+  }
+
+  WatchingClient(const WatchingClient&) = delete;
+  WatchingClient& operator=(const WatchingClient&) = delete;
+
+  /// The next line on stdout; "" at the end of the output.
+  std::string nextLine() {
+    std::string line;
+    std::getline(out_, line);
+    return line;
+  }
+
+  /// Sends SIGINT (Ctrl-C).
+  void interrupt() { Poco::Process::requestTermination(handle_.id()); }
+
+  /// Waits for the end; returns the exit code.
+  int wait() {
+    if (exitCode_ < 0) {
+      Poco::StreamCopier::copyToString(out_, restOfOut_);
+      errReader_.join();
+      exitCode_ = handle_.wait();
+    }
+    return exitCode_;
+  }
+
+  const std::string& err() const { return err_; }
+
+ private:
+  Poco::Pipe outPipe_;
+  Poco::Pipe errPipe_;
+  Poco::ProcessHandle handle_;
+  Poco::PipeInputStream out_;
+  std::thread errReader_;
+  std::string restOfOut_;
+  std::string err_;
+  int exitCode_ = -1;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  CliTest() : store_(directory_.path() + "/store") {
+    // No user configuration file may leak into the test.
+    environment_["XDG_CONFIG_HOME"] = directory_.path() + "/config";
+    environment_["XDG_DATA_HOME"] = directory_.path() + "/data";
+  }
+
+  /// Starts antidriftd with the fake AI backend, whose judge says every
+  /// window it is asked about is off task, and steam blocked.
+  void startDaemon() {
+    const std::string responses = directory_.path() + "/responses.json";
+    test::writeWholeFile(
+        responses, R"({"responses": [{"role": "judge", "text": "{\"on_task\": false, \"reason\": )"
+                   R"(\"Racing games are not the intro.\"}"}]})");
+    daemon_ = std::make_unique<RunningDaemon>(
+        ANTIDRIFTD_PATH,
+        std::vector<std::string>{"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
+                                 "evidence.x11=false", "-D", "ai.backend=fake", "-D",
+                                 "ai.plugin_dir=" FAKE_PLUGIN_DIR, "-D",
+                                 "ai.fake.responses=" + responses, "-D", "drift.judge_debounce_s=0",
+                                 "-D", "drift.blocked_apps=steam"},
+        environment_);
+    ASSERT_NE(daemon_->port(), 0) << daemon_->firstLine();
+  }
+
+  /// The arguments that find the daemon through its configuration keys.
+  std::vector<std::string> findDaemon() const {
+    return {"-D", "server.port=" + std::to_string(daemon_->port()), "-D", "store.dir=" + store_};
+  }
+
+  /// Runs `antidrift <findDaemon()> <args>`.
+  ChildResult cli(const std::vector<std::string>& args) {
+    std::vector<std::string> all = daemon_ ? findDaemon() : std::vector<std::string>{};
+    all.insert(all.end(), args.begin(), args.end());
+    return test::runToCompletion(ANTIDRIFT_CLI_PATH, all, environment_);
+  }
+
+  /// Reports a window as an outside watcher would.
+  void observe(const std::string& app, const std::string& title) {
+    test::RequestOptions options;
+    options.token = token();
+    const test::Reply reply =
+        test::sendRequest(daemon_->port(), "POST", "/evidence/window",
+                          R"({"app":")" + app + R"(","title":")" + title + R"("})", options);
+    ASSERT_EQ(reply.status, 202) << reply.body;
+  }
+
+  std::string token() const {
+    std::string token = test::readWholeFile(store_ + "/token");
+    token.erase(token.find_last_not_of('\n') + 1);
+    return token;
+  }
+
+  test::TempDirectory directory_;
+  std::string store_;
+  Poco::Process::Env environment_;
+  std::unique_ptr<RunningDaemon> daemon_;
+};
+
+TEST_F(CliTest, ADaemonThatIsNotRunningIsExit69WithHowToStartIt) {
+  // Port 1 is privileged and nothing listens there.
+  const ChildResult result = cli({"-D", "server.port=1", "-D", "store.dir=" + store_, "status"});
+  EXPECT_EQ(result.exitCode, 69);
+  EXPECT_EQ(result.out, "");
+  EXPECT_THAT(result.err, HasSubstr("antidriftd is not running on http://127.0.0.1:1 (start it "
+                                    "with scripts/start.sh or systemctl --user start antidrift)"));
+
+  // A bar gets a line it can show instead of an error.
+  const ChildResult bar =
+      cli({"-D", "server.port=1", "-D", "store.dir=" + store_, "status", "--format", "waybar"});
+  EXPECT_EQ(bar.exitCode, 0);
+  const auto json = parseObject(bar.out);
+  EXPECT_EQ(json->getValue<std::string>("class"), "offline");
+  EXPECT_EQ(json->getValue<std::string>("text"), "AntiDrift off");
+}
+
+TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
+  startDaemon();
+  const ChildResult locked = cli({"status"});
+  EXPECT_EQ(locked.exitCode, 0) << locked.err;
+  EXPECT_EQ(locked.out, "runtime: locked\n");
+
+  // start enters planning on its own when locked.
+  const ChildResult started = cli({"start", "--next", "Write the intro", "--done", "Draft sent",
+                                   "--minutes", "25", "--apps", "code, xterm"});
+  EXPECT_EQ(started.exitCode, 0) << started.err;
+  EXPECT_THAT(started.out, StartsWith("runtime: active\nnext action: Write the intro\n"
+                                      "done when: Draft sent\nremaining: "));
+  EXPECT_THAT(started.out, HasSubstr(" of 25:00\n"));
+
+  const ChildResult json = cli({"status", "--json"});
+  EXPECT_EQ(json.exitCode, 0) << json.err;
+  const auto state = parseObject(json.out);
+  EXPECT_EQ(state->getValue<std::string>("runtime"), "active");
+  const auto apps = state->getObject("commitment")->getArray("allowed_apps");
+  ASSERT_EQ(apps->size(), 2u);
+  EXPECT_EQ(apps->getElement<std::string>(0), "code");
+  EXPECT_EQ(apps->getElement<std::string>(1), "xterm");
+
+  observe("code", "main.cpp");
+  const ChildResult waybar = cli({"status", "--format", "waybar"});
+  EXPECT_EQ(waybar.exitCode, 0) << waybar.err;
+  EXPECT_EQ(std::count(waybar.out.begin(), waybar.out.end(), '\n'), 1) << "one JSON line";
+  const auto bar = parseObject(waybar.out);
+  EXPECT_EQ(bar->getValue<std::string>("class"), "ontask");
+  EXPECT_THAT(bar->getValue<std::string>("text"), HasSubstr(" Write the intro"));
+  EXPECT_THAT(bar->getValue<std::string>("tooltip"), HasSubstr("drift: ontask"));
+  EXPECT_LE(bar->getValue<int>("percentage"), 1);
+
+  const ChildResult i3blocks = cli({"status", "--format", "i3blocks"});
+  EXPECT_EQ(i3blocks.exitCode, 0) << i3blocks.err;
+  const std::vector<std::string> lines = {i3blocks.out.substr(0, i3blocks.out.find('\n')),
+                                          i3blocks.out.substr(i3blocks.out.find('\n') + 1)};
+  EXPECT_THAT(lines[0], HasSubstr("Write the intro"));
+  EXPECT_EQ(lines[1], "ontask\n#50fa7b\n");
+
+  // A blocked app: the banner's two answers.
+  observe("steam", "Store");
+  const ChildResult polybar = cli({"status", "--format", "polybar"});
+  EXPECT_EQ(polybar.exitCode, 0) << polybar.err;
+  EXPECT_THAT(polybar.out, StartsWith("%{F#ff5555}"));
+  EXPECT_THAT(polybar.out, HasSubstr("Write the intro%{F-}\n"));
+  const ChildResult drifting = cli({"status"});
+  EXPECT_THAT(drifting.out, HasSubstr("drift: drifting (steam is blocked during focus)\n"));
+  EXPECT_THAT(drifting.out, HasSubstr("window: steam — Store (evidence ok)\n"));
+
+  const ChildResult refocus = cli({"refocus"});
+  EXPECT_EQ(refocus.exitCode, 0) << refocus.err;
+  EXPECT_THAT(refocus.out, HasSubstr("drift: unknown (back to the task)\n"));
+
+  // This is on task cannot override a hard rule: the daemon's 409 sentence.
+  observe("steam", "Store again");
+  const ChildResult blocked = cli({"ontask"});
+  EXPECT_EQ(blocked.exitCode, 1);
+  EXPECT_THAT(blocked.err, HasSubstr("antidrift: cannot mark this on task: steam is blocked"));
+
+  // A window the (fake) judge calls off task: This is on task allows it.
+  test::SseRecorder sse(daemon_->port());
+  observe("supertuxkart", "Race");
+  ASSERT_TRUE(sse.waitUntil([](const std::vector<test::SseEvent>& events) {
+    return !events.empty() &&
+           events.back().data.find(R"("reason":"Racing games are not the intro.")") !=
+               std::string::npos;
+  }));
+  sse.close();
+  const ChildResult onTask = cli({"ontask", "--json"});
+  EXPECT_EQ(onTask.exitCode, 0) << onTask.err;
+  const auto afterOnTask = parseObject(onTask.out);
+  EXPECT_EQ(afterOnTask->getObject("drift")->getValue<std::string>("status"), "ontask");
+  EXPECT_EQ(afterOnTask->getObject("commitment")->getArray("allowed_apps")->size(), 3u);
+
+  const ChildResult complete = cli({"complete"});
+  EXPECT_EQ(complete.exitCode, 0) << complete.err;
+  EXPECT_THAT(complete.out, StartsWith("runtime: review\n"));
+  EXPECT_THAT(complete.out, HasSubstr("outcome: completed\n"));
+
+  const ChildResult end = cli({"end"});
+  EXPECT_EQ(end.exitCode, 0) << end.err;
+  EXPECT_EQ(end.out, "runtime: locked\n");
+
+  const ChildResult history = cli({"history"});
+  EXPECT_EQ(history.exitCode, 0) << history.err;
+  EXPECT_THAT(history.out, HasSubstr("  completed  25 min  "));
+  EXPECT_THAT(history.out, HasSubstr("  Write the intro\n"));
+  const ChildResult historyJson = cli({"history", "-n", "5", "--json"});
+  EXPECT_EQ(historyJson.exitCode, 0) << historyJson.err;
+  EXPECT_EQ(parseObject(historyJson.out)->getArray("sessions")->size(), 1u);
+
+  const ChildResult verify = cli({"verify"});
+  EXPECT_EQ(verify.exitCode, 0) << verify.err;
+  EXPECT_EQ(verify.out, "audit chain ok: 1 records (" + store_ + "/audit.jsonl)\n");
+  const ChildResult verifyJson = cli({"verify", "--json"});
+  EXPECT_EQ(verifyJson.exitCode, 0) << verifyJson.err;
+  EXPECT_EQ(parseObject(verifyJson.out)->getValue<int>("records"), 1);
+}
+
+TEST_F(CliTest, PlanThenStartAndAbandon) {
+  startDaemon();
+  const ChildResult plan = cli({"plan"});
+  EXPECT_EQ(plan.exitCode, 0) << plan.err;
+  EXPECT_THAT(plan.out, StartsWith("runtime: planning\n"));
+
+  const ChildResult started = cli({"start", "--next", "Fix the bug", "--minutes", "5", "--json"});
+  EXPECT_EQ(started.exitCode, 0) << started.err;
+  EXPECT_EQ(parseObject(started.out)->getValue<std::string>("runtime"), "active");
+
+  const ChildResult abandon = cli({"abandon"});
+  EXPECT_EQ(abandon.exitCode, 0) << abandon.err;
+  EXPECT_THAT(abandon.out, HasSubstr("outcome: abandoned\n"));
+}
+
+TEST_F(CliTest, TheDaemonsRefusalIsItsSentenceAndExit1AndStartChangesNothing) {
+  startDaemon();
+  const ChildResult complete = cli({"complete"});
+  EXPECT_EQ(complete.exitCode, 1);
+  EXPECT_EQ(complete.out, "");
+  EXPECT_EQ(complete.err, "antidrift: cannot complete while locked\n");
+
+  const ChildResult history = cli({"history", "-n", "0"});
+  EXPECT_EQ(history.exitCode, 1);
+  EXPECT_THAT(history.err, HasSubstr("n must be an integer from 1 to 200"));
+
+  // A timebox the core refuses: 400, and start leaves planning again.
+  const ChildResult tooLong = cli({"start", "--next", "Forever", "--minutes", "9999"});
+  EXPECT_EQ(tooLong.exitCode, 1);
+  EXPECT_THAT(tooLong.err, StartsWith("antidrift: "));
+  EXPECT_EQ(cli({"status"}).out, "runtime: locked\n");
+}
+
+TEST_F(CliTest, BadUsageIsExit64) {
+  startDaemon();
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{},
+                                             {"fly"},
+                                             {"status", "extra"},
+                                             {"status", "--next", "x"},
+                                             {"status", "--format", "dzen"},
+                                             {"start", "--minutes", "5"},
+                                             {"start", "--next", "x"},
+                                             {"start", "--next", "x", "--minutes", "ten"},
+                                             {"history", "-n", "many"},
+                                             {"status", "--bogus"},
+                                             {"-D", "novalue", "status"}}) {
+    const ChildResult result = cli(args);
+    EXPECT_EQ(result.exitCode, 64) << ::testing::PrintToString(args) << result.err;
+    EXPECT_THAT(result.err, HasSubstr("see antidrift --help")) << ::testing::PrintToString(args);
+  }
+  const ChildResult help = cli({"--help"});
+  EXPECT_EQ(help.exitCode, 0);
+  EXPECT_THAT(help.out, HasSubstr("status [--format waybar|i3blocks|polybar]"));
+}
+
+TEST_F(CliTest, AnUnreadableTokenIsExit77AndUrlWithTokenFileWorks) {
+  startDaemon();
+  const ChildResult noToken = test::runToCompletion(
+      ANTIDRIFT_CLI_PATH,
+      {"--url", daemon_->url(), "-D", "store.dir=" + directory_.path() + "/elsewhere", "plan"},
+      environment_);
+  EXPECT_EQ(noToken.exitCode, 77);
+  EXPECT_THAT(noToken.err,
+              HasSubstr("cannot read the token file " + directory_.path() + "/elsewhere/token"));
+
+  const ChildResult plan = test::runToCompletion(
+      ANTIDRIFT_CLI_PATH, {"--url", daemon_->url(), "--token-file", store_ + "/token", "plan"},
+      environment_);
+  EXPECT_EQ(plan.exitCode, 0) << plan.err;
+  EXPECT_THAT(plan.out, StartsWith("runtime: planning\n"));
+}
+
+TEST_F(CliTest, TheDaemonIsFoundThroughItsConfigFileAndABadFileIsExit78) {
+  startDaemon();
+  const std::string file = directory_.path() + "/antidrift.properties";
+  std::ofstream(file) << "server.port = " << daemon_->port() << "\nstore.dir = " << store_ << "\n";
+  const ChildResult status =
+      test::runToCompletion(ANTIDRIFT_CLI_PATH, {"--config", file, "status"}, environment_);
+  EXPECT_EQ(status.exitCode, 0) << status.err;
+  EXPECT_EQ(status.out, "runtime: locked\n");
+
+  std::ofstream(file, std::ios::trunc) << "server.port = http\n";
+  const ChildResult bad =
+      test::runToCompletion(ANTIDRIFT_CLI_PATH, {"--config", file, "status"}, environment_);
+  EXPECT_EQ(bad.exitCode, 78);
+  EXPECT_THAT(bad.err, HasSubstr("server.port must be an integer from 0 to 65535"));
+}
+
+TEST_F(CliTest, WatchPrintsOneLinePerChangeAndEndsWhenTheDaemonStops) {
+  startDaemon();
+  std::vector<std::string> args = findDaemon();
+  args.push_back("watch");
+  WatchingClient watch(args, environment_);
+  EXPECT_EQ(watch.nextLine(), "locked");
+
+  test::RequestOptions options;
+  options.token = token();
+  ASSERT_EQ(test::sendRequest(daemon_->port(), "POST", "/planning", "{}", options).status, 200);
+  EXPECT_EQ(watch.nextLine(), "planning");
+  // An observation changes the State but not the line: nothing printed for it.
+  observe("code", "main.cpp");
+  ASSERT_EQ(test::sendRequest(daemon_->port(), "POST", "/commitment",
+                              R"({"next_action":"Watch me","success_condition":"",)"
+                              R"("timebox_minutes":10,"allowed_apps":["code"]})",
+                              options)
+                .status,
+            200);
+  EXPECT_THAT(watch.nextLine(), StartsWith("active ontask: Watch me ("));
+
+  EXPECT_EQ(daemon_->stop(), 0);
+  EXPECT_EQ(watch.wait(), 69);
+  EXPECT_THAT(watch.err(), HasSubstr("antidriftd on " + daemon_->url() + " stopped"));
+}
+
+TEST_F(CliTest, WatchJsonPrintsEveryStateAndCtrlCEndsIt) {
+  startDaemon();
+  std::vector<std::string> args = findDaemon();
+  args.insert(args.end(), {"watch", "--json"});
+  WatchingClient watch(args, environment_);
+  EXPECT_EQ(parseObject(watch.nextLine())->getValue<std::string>("runtime"), "locked");
+  observe("code", "main.cpp");
+  const auto state = parseObject(watch.nextLine());
+  EXPECT_EQ(state->getObject("evidence")->getObject("current")->getValue<std::string>("app"),
+            "code");
+  watch.interrupt();
+  EXPECT_EQ(watch.wait(), 256 + SIGINT) << watch.err();
+}
+
+}  // namespace
+}  // namespace antidrift

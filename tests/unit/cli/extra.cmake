@@ -1,0 +1,3 @@
+# Included by tests/CMakeLists.txt inside antidrift_unit_test(cli); `target` is unit_cli.
+# The antidrift command's pure parts (status_text) live in antidrift_cli.
+target_link_libraries(${target} PRIVATE antidrift_cli)

@@ -1,0 +1,103 @@
+// What `antidrift` prints for a State: people's lines and the status bars'
+// formats (cli/status_text.h, issue 10 item 2).
+#include "cli/status_text.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <Poco/JSON/Parser.h>
+
+namespace antidrift::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+Poco::JSON::Object::Ptr parse(const std::string& text) {
+  Poco::JSON::Parser parser;
+  return parser.parse(text).extract<Poco::JSON::Object::Ptr>();
+}
+
+/// An active State 10 of 25 minutes in, drifting in steam.
+Poco::JSON::Object::Ptr activeState(const std::string& nextAction = "Write the intro") {
+  return parse(R"({"runtime":"active","commitment":{"next_action":")" + nextAction +
+               R"(","success_condition":"Draft sent","timebox_secs":1500,"remaining_secs":900},
+      "drift":{"status":"drifting","reason":"steam is blocked during focus","nudge":""},
+      "evidence":{"health":"ok","current":{"app":"steam","title":"Store"}}})");
+}
+
+TEST(StatusText, DurationsAreMinutesAndSecondsOrHours) {
+  EXPECT_EQ(formatDuration(0), "00:00");
+  EXPECT_EQ(formatDuration(-5), "00:00");
+  EXPECT_EQ(formatDuration(754), "12:34");
+  EXPECT_EQ(formatDuration(3600 + 65), "1:01:05");
+}
+
+TEST(StatusText, TheBarClassIsTheDriftStatusWhileActiveElseTheRuntime) {
+  EXPECT_EQ(barClass(*activeState()), "drifting");
+  EXPECT_EQ(barClass(*parse(R"({"runtime":"locked"})")), "locked");
+  EXPECT_EQ(barClass(*parse(R"({"runtime":"active"})")), "unknown");
+  EXPECT_EQ(barClass(*parse("{}")), "unknown");
+}
+
+TEST(StatusText, DescribeStateListsWhatApplies) {
+  EXPECT_EQ(describeState(*activeState()),
+            "runtime: active\nnext action: Write the intro\ndone when: Draft sent\n"
+            "remaining: 15:00 of 25:00\ndrift: drifting (steam is blocked during focus)\n"
+            "window: steam — Store (evidence ok)\n");
+  EXPECT_EQ(describeState(*parse(R"({"runtime":"locked","last_carry_forward":"Start smaller"})")),
+            "runtime: locked\nlast lesson: Start smaller\n");
+}
+
+TEST(StatusText, WaybarGetsOneJsonLineWithTextTooltipClassAndPercentage) {
+  const std::string line = barOutput(*activeState(), BarFormat::Waybar);
+  ASSERT_EQ(line.back(), '\n');
+  const auto bar = parse(line);
+  EXPECT_EQ(bar->getValue<std::string>("text"), "15:00 Write the intro");
+  EXPECT_EQ(bar->getValue<std::string>("class"), "drifting");
+  EXPECT_EQ(bar->getValue<std::string>("alt"), "drifting");
+  EXPECT_EQ(bar->getValue<int>("percentage"), 40);
+  EXPECT_THAT(bar->getValue<std::string>("tooltip"), HasSubstr("remaining: 15:00 of 25:00"));
+}
+
+TEST(StatusText, I3blocksGetsFullTextShortTextAndColour) {
+  EXPECT_EQ(barOutput(*activeState(), BarFormat::I3blocks),
+            "15:00 Write the intro\ndrifting\n#ff5555\n");
+  EXPECT_EQ(barOutput(*parse(R"({"runtime":"locked"})"), BarFormat::I3blocks),
+            "no focus session\nlocked\n#aaaaaa\n");
+}
+
+TEST(StatusText, PolybarColoursTheTextAndEscapesPercent) {
+  EXPECT_EQ(barOutput(*activeState("Cut 50% of it"), BarFormat::Polybar),
+            "%{F#ff5555}15:00 Cut 50%% of it%{F-}\n");
+}
+
+TEST(StatusText, LongNextActionsAreCutOnACharacterBoundary) {
+  const std::string longAction = "Überarbeite die Einleitung des Kapitels über Zeit";
+  const auto bar = parse(barOutput(*activeState(longAction), BarFormat::Waybar));
+  EXPECT_EQ(bar->getValue<std::string>("text"), "15:00 Überarbeite die Einleitung des K…");
+}
+
+TEST(StatusText, OfflineIsShownNotAnError) {
+  const auto bar = parse(offlineBarOutput(BarFormat::Waybar));
+  EXPECT_EQ(bar->getValue<std::string>("class"), "offline");
+  EXPECT_EQ(offlineBarOutput(BarFormat::I3blocks), "AntiDrift off\noffline\n#aaaaaa\n");
+}
+
+TEST(StatusText, TheWatchKeyIgnoresTheTimeLeft) {
+  auto later = activeState();
+  later->getObject("commitment")->set("remaining_secs", 899);
+  EXPECT_EQ(summaryKey(*activeState()), summaryKey(*later));
+  EXPECT_NE(summaryLine(*activeState()), summaryLine(*later));
+  EXPECT_EQ(summaryLine(*activeState()),
+            "active drifting: Write the intro — steam is blocked during focus (15:00 left)");
+}
+
+TEST(StatusText, BarFormatsAreParsedByName) {
+  EXPECT_EQ(parseBarFormat("waybar"), BarFormat::Waybar);
+  EXPECT_EQ(parseBarFormat("i3blocks"), BarFormat::I3blocks);
+  EXPECT_EQ(parseBarFormat("polybar"), BarFormat::Polybar);
+  EXPECT_EQ(parseBarFormat("dzen"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace antidrift::cli

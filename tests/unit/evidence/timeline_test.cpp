@@ -1,0 +1,165 @@
+// Tests for the session timeline (core/include/antidrift/evidence/timeline.h;
+// issue 7 item 3): merging, the per-app split, the bound — also on the real
+// ActivityWatch export replayed as one long session.
+#include "antidrift/evidence/timeline.h"
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <Poco/DateTimeParser.h>
+#include <Poco/JSON/Parser.h>
+
+#include "antidrift/evidence/observation.h"
+
+namespace antidrift {
+namespace {
+
+// The spans cover [first start, last end] with no gap and no overlap.
+void expectContiguous(const std::vector<TimelineSpan>& spans) {
+  for (std::size_t index = 0; index < spans.size(); ++index) {
+    EXPECT_LE(spans[index].startMs, spans[index].endMs) << index;
+    if (index > 0) {
+      EXPECT_EQ(spans[index - 1].endMs, spans[index].startMs) << index;
+      const bool same = spans[index - 1].app == spans[index].app &&
+                        spans[index - 1].status == spans[index].status;
+      EXPECT_FALSE(same) << "neighbours " << index - 1 << " and " << index << " not merged";
+    }
+  }
+}
+
+TEST(Timeline, StatusNamesRoundTrip) {
+  for (SpanStatus status :
+       {SpanStatus::OnTask, SpanStatus::Drifting, SpanStatus::Unknown, SpanStatus::Away}) {
+    EXPECT_EQ(parseSpanStatus(toString(status)), status);
+  }
+  EXPECT_EQ(toString(SpanStatus::OnTask), "ontask");
+  EXPECT_FALSE(parseSpanStatus("judging"));
+}
+
+TEST(Timeline, SameAppAndStatusGrowsOneSpan) {
+  Timeline timeline;
+  timeline.record(1'000, "code", SpanStatus::OnTask);
+  timeline.record(5'000, "code", SpanStatus::OnTask);
+  timeline.record(9'000, "code", SpanStatus::OnTask);
+  ASSERT_EQ(timeline.spans().size(), 1u);
+  EXPECT_EQ(timeline.spans()[0], (TimelineSpan{1'000, 9'000, "code", SpanStatus::OnTask}));
+}
+
+TEST(Timeline, ChangesStartSpansAndSplitCountsOnTaskAndDrifting) {
+  Timeline timeline;
+  timeline.record(0, "code", SpanStatus::OnTask);
+  timeline.record(10'000, "firefox", SpanStatus::Unknown);
+  timeline.record(12'000, "firefox", SpanStatus::Drifting);
+  timeline.record(20'000, "firefox", SpanStatus::Away);
+  timeline.record(50'000, "code", SpanStatus::OnTask);
+  timeline.extendTo(60'000);
+  const std::vector<TimelineSpan> expected = {
+      {0, 10'000, "code", SpanStatus::OnTask},
+      {10'000, 12'000, "firefox", SpanStatus::Unknown},
+      {12'000, 20'000, "firefox", SpanStatus::Drifting},
+      {20'000, 50'000, "firefox", SpanStatus::Away},
+      {50'000, 60'000, "code", SpanStatus::OnTask},
+  };
+  EXPECT_EQ(timeline.spans(), expected);
+  EXPECT_EQ(timeline.split().at("code").onTaskMs, 20'000);
+  EXPECT_EQ(timeline.split().at("code").driftingMs, 0);
+  EXPECT_EQ(timeline.split().at("firefox").driftingMs, 8'000);
+  EXPECT_EQ(timeline.split().at("firefox").onTaskMs, 0);
+  EXPECT_EQ(timeline.onTaskMs(), 20'000);
+}
+
+TEST(Timeline, AStatusChangeAtTheSameInstantReplacesTheEmptySpan) {
+  Timeline timeline;
+  timeline.record(0, "code", SpanStatus::OnTask);
+  timeline.record(5'000, "firefox", SpanStatus::Unknown);
+  timeline.record(5'000, "firefox", SpanStatus::Drifting);  // judged at once
+  ASSERT_EQ(timeline.spans().size(), 2u);
+  EXPECT_EQ(timeline.spans()[1].status, SpanStatus::Drifting);
+  timeline.record(5'000, "code", SpanStatus::OnTask);  // back before any time passed
+  ASSERT_EQ(timeline.spans().size(), 1u);
+}
+
+TEST(Timeline, TimeGoingBackwardsNeverMakesNegativeSpans) {
+  Timeline timeline;
+  timeline.record(10'000, "code", SpanStatus::OnTask);
+  timeline.record(4'000, "firefox", SpanStatus::Drifting);
+  timeline.extendTo(3'000);
+  expectContiguous(timeline.spans());
+  EXPECT_EQ(timeline.spans().back().startMs, 10'000);
+}
+
+TEST(Timeline, BoundMergesTheShortestNeighboursAndKeepsCoverage) {
+  Timeline timeline(10);
+  std::int64_t at = 0;
+  for (int index = 0; index < 100; ++index) {
+    // Alternating apps with varying lengths; every 7th stretch is long.
+    timeline.record(at, index % 2 ? "firefox" : "code",
+                    index % 2 ? SpanStatus::Drifting : SpanStatus::OnTask);
+    at += index % 7 == 0 ? 60'000 : 1'000 + index;
+  }
+  timeline.extendTo(at);
+  ASSERT_LE(timeline.spans().size(), 10u);
+  expectContiguous(timeline.spans());
+  EXPECT_EQ(timeline.spans().front().startMs, 0);
+  EXPECT_EQ(timeline.spans().back().endMs, at);
+  // The open span is exact: the last record's app and status.
+  EXPECT_EQ(timeline.spans().back().app, "firefox");
+  // The split is exact however the spans were merged.
+  EXPECT_EQ(timeline.split().at("code").onTaskMs + timeline.split().at("firefox").driftingMs, at);
+}
+
+TEST(Timeline, RestoreDoesNotCountTheTimeTheDaemonWasDown) {
+  Timeline first;
+  first.record(0, "code", SpanStatus::OnTask);
+  first.extendTo(10'000);
+  Timeline resumed;
+  resumed.restore(first.spans(), first.split());
+  resumed.record(100'000, "code", SpanStatus::OnTask);
+  resumed.extendTo(105'000);
+  ASSERT_EQ(resumed.spans().size(), 2u);
+  EXPECT_EQ(resumed.spans()[1].startMs, 100'000);
+  EXPECT_EQ(resumed.split().at("code").onTaskMs, 15'000);
+}
+
+// The real export (3512 window events over days) as one long session: the
+// bound holds at every step and the whole time stays covered.
+TEST(Timeline, BoundHoldsOnTheRealExportReplayedAsOneSession) {
+  std::ifstream file(ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json");
+  ASSERT_TRUE(file) << "missing " << ANTIDRIFT_SHARED_DATA;
+  Poco::JSON::Parser parser;
+  const auto root = parser.parse(file).extract<Poco::JSON::Object::Ptr>();
+  const auto buckets = root->getObject("buckets");
+  const auto events = buckets->getObject(*buckets->getNames().begin())->getArray("events");
+  ASSERT_GT(events->size(), 3000u);
+  Timeline timeline;
+  std::int64_t first = 0;
+  std::int64_t last = 0;
+  std::size_t most = 0;
+  for (std::size_t i = events->size(); i-- > 0;) {  // newest first in the file
+    const auto event = events->getObject(static_cast<unsigned>(i));
+    int tz = 0;
+    const auto when = Poco::DateTimeParser::parse(event->getValue<std::string>("timestamp"), tz);
+    const std::int64_t at = when.timestamp().epochMicroseconds() / 1000 - tz * 1000LL;
+    const std::string app = normaliseApp(event->getObject("data")->getValue<std::string>("app"));
+    if (first == 0) first = at;
+    last = std::max(last, at);
+    timeline.record(
+        at, app,
+        app.find("firefox") != std::string::npos ? SpanStatus::Drifting : SpanStatus::OnTask);
+    most = std::max(most, timeline.spans().size());
+  }
+  timeline.extendTo(last);
+  EXPECT_LE(most, Timeline::kMaxSpans);
+  EXPECT_GT(timeline.spans().size(), Timeline::kMaxSpans / 2);
+  expectContiguous(timeline.spans());
+  EXPECT_EQ(timeline.spans().front().startMs, first);
+  EXPECT_EQ(timeline.spans().back().endMs, last);
+  std::int64_t split = 0;
+  for (const auto& entry : timeline.split())
+    split += entry.second.onTaskMs + entry.second.driftingMs;
+  EXPECT_EQ(split, last - first);
+}
+
+}  // namespace
+}  // namespace antidrift
