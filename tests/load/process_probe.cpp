@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -100,6 +101,27 @@ std::size_t ProcessProbe::closeWaitCount() const {
     }
   }
   return count;
+}
+
+bool ProcessProbe::holdsConnectionFrom(std::uint16_t peerPort) const {
+  const std::set<std::uint64_t> inodes = socketInodes();
+  char suffix[8];
+  std::snprintf(suffix, sizeof suffix, ":%04X", static_cast<unsigned>(peerPort));
+  std::ifstream in(directory_ + "/net/tcp");
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout;
+    std::uint64_t inode = 0;
+    if (row >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+            timeout >> inode &&
+        remote.size() > 5 && remote.compare(remote.size() - 5, 5, suffix) == 0 &&
+        inodes.count(inode) != 0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace antidrift::load

@@ -44,6 +44,10 @@ class ProcessProbe {
   /// CLOSE_WAIT: the peer has closed, the process has not — a leak when it
   /// lasts. Read from /proc/PID/net/tcp{,6}, state 08, matched by inode.
   std::size_t closeWaitCount() const;
+  /// True while one of the process's TCP sockets (IPv4) is connected to
+  /// a peer on local port `peerPort` of 127.0.0.1, e.g. the daemon's end of
+  /// a client's connection.
+  bool holdsConnectionFrom(std::uint16_t peerPort) const;
 
  private:
   std::string directory_;  ///< "/proc/<pid>"

@@ -177,6 +177,15 @@ bool RawEventSocket::drainUntilClosed(std::chrono::milliseconds timeout) {
   }
 }
 
+std::uint16_t RawEventSocket::localPort() const {
+  sockaddr_in address{};
+  socklen_t length = sizeof address;
+  if (fd_ < 0 || ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    return 0;
+  }
+  return ntohs(address.sin_port);
+}
+
 void RawEventSocket::close(CloseMode mode) {
   if (fd_ < 0) {
     return;

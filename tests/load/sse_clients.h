@@ -91,6 +91,8 @@ class RawEventSocket {
   bool drainUntilClosed(std::chrono::milliseconds timeout);
   /// Closes the socket without reading what is pending.
   void close(CloseMode mode);
+  /// The socket's own port on 127.0.0.1.
+  std::uint16_t localPort() const;
 
  private:
   int fd_ = -1;
