@@ -219,6 +219,34 @@ TEST_F(ReviewFlowTest, TheLatestReviewWinsAndAStaleAnswerIsDiscarded) {
   EXPECT_THAT(prompts[1], HasSubstr("The person's note: too big"));
 }
 
+TEST_F(ReviewFlowTest, AnEndWhileAReRunIsPendingRecordsTheEarlierRecap) {
+  make();
+  start();
+  ASSERT_FALSE(controller_->complete());
+  ASSERT_EQ(executor_.runAll(), 1u);
+  ASSERT_EQ(state().reflection.status, "ready");
+  const std::string recap = state().reflection.recap;
+  ASSERT_FALSE(recap.empty());
+  ASSERT_FALSE(controller_->answerReview(ReviewAnswer{"yes", ""}));  // re-runs the reviewer
+  EXPECT_EQ(state().reflection.status, "pending");
+  ASSERT_FALSE(controller_->end());  // before the re-run answers
+  ASSERT_EQ(audit_.records.size(), 1u);
+  EXPECT_EQ(audit_.records[0].recap, recap);
+}
+
+TEST_F(ReviewFlowTest, AFailedReRunKeepsTheEarlierRecap) {
+  make();
+  start();
+  ASSERT_FALSE(controller_->complete());
+  ASSERT_EQ(executor_.runAll(), 1u);
+  const std::string recap = state().reflection.recap;
+  backend_->fail("reviewer", "scripted: reviewer is down");
+  ASSERT_FALSE(controller_->answerReview(ReviewAnswer{"no", ""}));
+  executor_.runAll();
+  EXPECT_EQ(state().reflection.status, "ready");
+  EXPECT_EQ(state().reflection.recap, recap);
+}
+
 TEST_F(ReviewFlowTest, EndNeverWaitsAndALateAnswerStillCarriesForward) {
   make();
   start();
