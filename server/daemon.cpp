@@ -513,7 +513,9 @@ int Daemon::serve() {
       clock, [&controller] { return controller.nextWakeMonotonicMs(); },
       [&controller] { controller.tick(); });
   RequestGuard guard(token.token);
-  HttpApi api(controller, broadcaster, guard, HttpApi::Options{config_.wwwDir, audit.path()});
+  HttpApi api(controller, broadcaster, guard,
+              HttpApi::Options{config_.wwwDir, audit.path(),
+                               std::chrono::seconds(config_.requestTimeoutSecs)});
   controller.setChangeListener([&api, &ticker, &notifier](const State& state) {
     api.publish(state);
     ticker.wake();

@@ -15,6 +15,7 @@
 #include "antidrift/evidence/observation.h"
 #include "antidrift/session/history_view.h"
 #include "antidrift/store/audit_log.h"
+#include "server/http/peer_hangup.h"
 #include "server/http/responses.h"
 
 namespace antidrift {
@@ -295,7 +296,8 @@ void HttpApi::getEvents(Exchange& exchange) {
   response.set("X-Accel-Buffering", "no");
   response.setChunkedTransferEncoding(true);
   std::ostream& out = response.send();
-  broadcaster_.stream(*subscription, out);
+  http::limitSendTime(exchange.request, options_.sseSendTimeout);
+  broadcaster_.stream(*subscription, out, http::hangupProbe(exchange.request));
 }
 
 void HttpApi::getHealth(Exchange& exchange) {

@@ -55,6 +55,10 @@ class HttpApi {
     std::string wwwDir;  ///< directory of index.html, app.js, style.css (server.www_dir)
     /// audit.jsonl of the store (GET /history/export reads and verifies it); "" = none.
     std::string auditPath;
+    /// The longest a write to an event stream may block (a client that
+    /// stopped reading) before the stream is dropped and its slot freed
+    /// (server.request_timeout_s; issue 9 item 6).
+    std::chrono::seconds sseSendTimeout{5};
   };
 
   /// All references must outlive the HttpApi. Publishes the controller's

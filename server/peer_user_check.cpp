@@ -1,8 +1,15 @@
 #include "server/peer_user_check.h"
 
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -96,12 +103,153 @@ std::optional<uid_t> parseUid(std::string_view field) {
   return static_cast<uid_t>(value);
 }
 
+/// One address as sock_diag wants it: family and 16 bytes (IPv4 in the first 4).
+struct DiagAddress {
+  int family = AF_INET;
+  unsigned char bytes[16] = {};
+};
+
+/// Every spelling of `address` a socket may have: its own, and for IPv4 the
+/// IPv4-mapped IPv6 one (or the reverse) — as tableForms().
+std::vector<DiagAddress> diagForms(const Poco::Net::IPAddress& host) {
+  const auto* bytes = static_cast<const unsigned char*>(host.addr());
+  std::vector<DiagAddress> forms(1);
+  if (host.family() == Poco::Net::IPAddress::IPv4) {
+    std::memcpy(forms[0].bytes, bytes, 4);
+    DiagAddress mapped;
+    mapped.family = AF_INET6;
+    std::memcpy(mapped.bytes, kMappedPrefix, sizeof kMappedPrefix);
+    std::memcpy(mapped.bytes + 12, bytes, 4);
+    forms.push_back(mapped);
+  } else {
+    forms[0].family = AF_INET6;
+    std::memcpy(forms[0].bytes, bytes, 16);
+    if (std::memcmp(bytes, kMappedPrefix, sizeof kMappedPrefix) == 0) {
+      DiagAddress plain;
+      std::memcpy(plain.bytes, bytes + 12, 4);
+      forms.push_back(plain);
+    }
+  }
+  return forms;
+}
+
+/// A netlink socket closed on scope exit.
+class NetlinkSocket {
+ public:
+  NetlinkSocket() : fd_(::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) {}
+  ~NetlinkSocket() {
+    if (fd_ >= 0) {
+      ::close(fd_);
+    }
+  }
+  NetlinkSocket(const NetlinkSocket&) = delete;
+  NetlinkSocket& operator=(const NetlinkSocket&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+/// The result of one exact sock_diag request.
+enum class DiagResult { Found, NotFound, Failed };
+
+/// Asks for the socket with local end (`local`, `localPort`) and remote end
+/// (`remote`, `remotePort`), both of `local.family`. Found sets `owner`.
+DiagResult askOnce(int fd, const DiagAddress& local, std::uint16_t localPort,
+                   const DiagAddress& remote, std::uint16_t remotePort, uid_t& owner) {
+  struct {
+    nlmsghdr header;
+    inet_diag_req_v2 request;
+  } message{};
+  message.header.nlmsg_len = sizeof message;
+  message.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  message.header.nlmsg_flags = NLM_F_REQUEST;  // one socket, no dump
+  message.header.nlmsg_seq = 1;
+  message.request.sdiag_family = static_cast<__u8>(local.family);
+  message.request.sdiag_protocol = IPPROTO_TCP;
+  message.request.idiag_states = ~0u;
+  message.request.id.idiag_sport = htons(localPort);
+  message.request.id.idiag_dport = htons(remotePort);
+  std::memcpy(message.request.id.idiag_src, local.bytes, 16);
+  std::memcpy(message.request.id.idiag_dst, remote.bytes, 16);
+  message.request.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+  message.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (::sendto(fd, &message, sizeof message, 0, reinterpret_cast<const sockaddr*>(&kernel),
+               sizeof kernel) != static_cast<ssize_t>(sizeof message)) {
+    return DiagResult::Failed;
+  }
+  alignas(nlmsghdr) unsigned char buffer[8192];
+  ssize_t length = 0;
+  do {
+    length = ::recv(fd, buffer, sizeof buffer, 0);
+  } while (length < 0 && errno == EINTR);
+  if (length < static_cast<ssize_t>(sizeof(nlmsghdr))) {
+    return DiagResult::Failed;
+  }
+  const auto* reply = reinterpret_cast<const nlmsghdr*>(buffer);
+  if (!NLMSG_OK(reply, static_cast<unsigned>(length))) {
+    return DiagResult::Failed;
+  }
+  if (reply->nlmsg_type == NLMSG_ERROR) {
+    const auto* error = static_cast<const nlmsgerr*>(NLMSG_DATA(reply));
+    return error->error == -ENOENT ? DiagResult::NotFound : DiagResult::Failed;
+  }
+  if (reply->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+      reply->nlmsg_len < NLMSG_LENGTH(sizeof(inet_diag_msg))) {
+    return DiagResult::Failed;
+  }
+  const auto* socket = static_cast<const inet_diag_msg*>(NLMSG_DATA(reply));
+  // The kernel's exact lookup falls back to a listener on the local port;
+  // and a TIME_WAIT entry (or an orphan, inode 0) is held by no process.
+  if (socket->idiag_state == TCP_LISTEN || socket->idiag_state == TCP_TIME_WAIT ||
+      socket->idiag_inode == 0 || socket->id.idiag_sport != htons(localPort) ||
+      socket->id.idiag_dport != htons(remotePort) ||
+      std::memcmp(socket->id.idiag_dst, remote.bytes, 16) != 0) {
+    return DiagResult::NotFound;
+  }
+  owner = static_cast<uid_t>(socket->idiag_uid);
+  return DiagResult::Found;
+}
+
 }  // namespace
 
-PeerUserCheck::PeerUserCheck(uid_t owner, TableReader reader)
-    : owner_(owner), reader_(std::move(reader)) {}
+PeerUserCheck::PeerUserCheck(uid_t owner, TableReader reader, Lookup lookup)
+    : owner_(owner), reader_(std::move(reader)), lookup_(lookup) {}
 
-PeerUserCheck::PeerUserCheck() : PeerUserCheck(::geteuid()) {}
+PeerUserCheck::PeerUserCheck()
+    : PeerUserCheck(::geteuid(), &PeerUserCheck::readTableFile, Lookup::SocketDiagFirst) {}
+
+PeerUserCheck::KernelAnswer PeerUserCheck::askKernel(const Poco::Net::SocketAddress& local,
+                                                     const Poco::Net::SocketAddress& remote) {
+  KernelAnswer answer;
+  NetlinkSocket netlink;
+  if (netlink.fd() < 0) {
+    return answer;
+  }
+  const std::vector<DiagAddress> remoteForms = diagForms(remote.host());
+  for (const DiagAddress& localForm : diagForms(local.host())) {
+    for (const DiagAddress& remoteForm : remoteForms) {
+      if (remoteForm.family != localForm.family) {
+        continue;
+      }
+      uid_t owner = 0;
+      switch (askOnce(netlink.fd(), localForm, local.port(), remoteForm, remote.port(), owner)) {
+        case DiagResult::Found:
+          answer.answered = true;
+          answer.owner = owner;
+          return answer;
+        case DiagResult::NotFound:
+          answer.answered = true;
+          break;
+        case DiagResult::Failed:
+          return KernelAnswer{};  // unusable: the caller reads the tables
+      }
+    }
+  }
+  return answer;
+}
 
 std::optional<uid_t> PeerUserCheck::findSocketOwner(std::string_view table,
                                                     const Poco::Net::SocketAddress& local,
@@ -138,6 +286,12 @@ std::optional<uid_t> PeerUserCheck::findSocketOwner(std::string_view table,
 
 std::optional<uid_t> PeerUserCheck::peerOwner(const Poco::Net::SocketAddress& client,
                                               const Poco::Net::SocketAddress& server) const {
+  if (lookup_ == Lookup::SocketDiagFirst) {
+    const KernelAnswer answer = askKernel(client, server);
+    if (answer.answered) {
+      return answer.owner;
+    }
+  }
   for (const char* path : {kTcpTable, kTcp6Table}) {
     const std::optional<std::string> table = reader_(path);
     if (!table) {

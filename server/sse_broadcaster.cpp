@@ -1,9 +1,12 @@
 #include "server/sse_broadcaster.h"
 
+#include <algorithm>
+
 namespace antidrift {
 
-SseBroadcaster::SseBroadcaster(std::size_t maxClients, std::chrono::milliseconds keepAlive)
-    : maxClients_(maxClients), keepAlive_(keepAlive) {}
+SseBroadcaster::SseBroadcaster(std::size_t maxClients, std::chrono::milliseconds keepAlive,
+                               std::chrono::milliseconds peerCheckInterval)
+    : maxClients_(maxClients), keepAlive_(keepAlive), peerCheckInterval_(peerCheckInterval) {}
 
 SseBroadcaster::~SseBroadcaster() {
   stop();
@@ -62,20 +65,26 @@ SseBroadcaster::Subscription::~Subscription() {
   owner_.unsubscribe(slot_);
 }
 
-void SseBroadcaster::stream(Subscription& subscription, std::ostream& out) {
+void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
+                            const PeerGone& peerGone) {
+  using Clock = std::chrono::steady_clock;
   out << "retry: 2000\n\n";
   out.flush();
   if (!out.good()) {
     return;
   }
   Mailbox& mailbox = *subscription.slot_;
+  Clock::time_point lastWrite = Clock::now();
   while (true) {
     std::uint64_t version = 0;
     std::shared_ptr<const std::string> json;
     bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait_for(lock, keepAlive_, [&] { return stopping_ || mailbox.json != nullptr; });
+      const Clock::time_point keepAliveAt = lastWrite + keepAlive_;
+      const Clock::time_point wakeAt =
+          peerGone ? std::min(keepAliveAt, Clock::now() + peerCheckInterval_) : keepAliveAt;
+      changed_.wait_until(lock, wakeAt, [&] { return stopping_ || mailbox.json != nullptr; });
       stopping = stopping_;
       if (!stopping && mailbox.json) {
         version = mailbox.version;
@@ -91,9 +100,18 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out) {
     if (json) {
       out << "id: " << version << "\nevent: state\ndata: " << *json << "\n\n";
     } else {
+      // A closed tab is otherwise noticed only by the next write, which may
+      // be a keep-alive minutes away; meanwhile it holds a slot and a thread.
+      if (peerGone && peerGone()) {
+        return;
+      }
+      if (Clock::now() < lastWrite + keepAlive_) {
+        continue;
+      }
       out << ": keep-alive\n\n";
     }
     out.flush();
+    lastWrite = Clock::now();
     if (!out.good()) {
       return;
     }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -20,15 +21,28 @@ namespace antidrift {
 /// snapshot (version + one shared immutable string), so memory per client is
 /// constant and a slow client only ever gets the newest state. Streams are
 /// capped at `maxClients`; `stop()` wakes every stream so its handler returns
-/// (TECH-NOTES §2.4). Every method is thread-safe.
+/// (TECH-NOTES §2.4). A client that goes away while nothing is written is
+/// noticed within `peerCheckInterval` through the stream's PeerGone probe,
+/// so its slot and thread are not held until the next keep-alive (issue 9
+/// item 6). Every method is thread-safe.
 class SseBroadcaster {
  public:
   class Subscription;
 
+  /// Says whether the client of a stream has closed or reset its connection
+  /// (without writing to it). Called on the streaming thread only; must not
+  /// block.
+  using PeerGone = std::function<bool()>;
+
+  /// How often an idle stream asks its PeerGone probe by default.
+  static constexpr std::chrono::milliseconds kPeerCheckInterval{250};
+
   /// `maxClients`: open streams allowed (server.max_sse_clients, ≥ 1);
   /// `keepAlive`: idle time after which a `: keep-alive` comment is written
-  /// (server.sse_keepalive_s; 15 s in production).
-  SseBroadcaster(std::size_t maxClients, std::chrono::milliseconds keepAlive);
+  /// (server.sse_keepalive_s; 15 s in production); `peerCheckInterval`: how
+  /// often an idle stream with a PeerGone probe asks it.
+  SseBroadcaster(std::size_t maxClients, std::chrono::milliseconds keepAlive,
+                 std::chrono::milliseconds peerCheckInterval = kPeerCheckInterval);
   /// Calls stop(). Every Subscription must be gone before destruction.
   ~SseBroadcaster();
   SseBroadcaster(const SseBroadcaster&) = delete;
@@ -57,11 +71,14 @@ class SseBroadcaster {
   void primeFirstEvent(Subscription& subscription, std::uint64_t version, std::string stateJson);
 
   /// Writes the stream to `out` until the client goes away (`out.good()` is
-  /// false after a flush) or stop() is called: first `retry: 2000`, then for
-  /// each mailbox delivery `id: <version>\nevent: state\ndata: <json>\n\n`,
-  /// and `: keep-alive\n\n` after `keepAlive` without one. On stop it writes
-  /// `event: bye` and returns. Blocks the calling (HTTP pool) thread.
-  void stream(Subscription& subscription, std::ostream& out);
+  /// false after a flush, or `peerGone` says so while idle) or stop() is
+  /// called: first `retry: 2000`, then for each mailbox delivery
+  /// `id: <version>\nevent: state\ndata: <json>\n\n`, and `: keep-alive\n\n`
+  /// after `keepAlive` without one. While idle it asks `peerGone` (when
+  /// given) every `peerCheckInterval` and returns as soon as it says true.
+  /// On stop it writes `event: bye` and returns. Blocks the calling (HTTP
+  /// pool) thread.
+  void stream(Subscription& subscription, std::ostream& out, const PeerGone& peerGone = {});
 
   /// Sets the stop flag and wakes every stream; later subscribe() calls
   /// return nullptr. Idempotent.
@@ -84,6 +101,7 @@ class SseBroadcaster {
 
   const std::size_t maxClients_;
   const std::chrono::milliseconds keepAlive_;
+  const std::chrono::milliseconds peerCheckInterval_;
 
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;

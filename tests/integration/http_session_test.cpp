@@ -100,6 +100,7 @@ class HttpSessionTest : public ::testing::Test {
     test::InProcessDaemon::Options options;
     options.maxSseClients = maxSseClients();
     options.requestTimeout = requestTimeout();
+    options.sseKeepAlive = sseKeepAlive();
     options.threads = 16;
     options.wwwDir = "www";
     options.settings.blockedApps = {"steam"};
@@ -115,6 +116,7 @@ class HttpSessionTest : public ::testing::Test {
 
   virtual std::size_t maxSseClients() const { return 8; }
   virtual std::chrono::seconds requestTimeout() const { return std::chrono::seconds(5); }
+  virtual std::chrono::milliseconds sseKeepAlive() const { return std::chrono::milliseconds(100); }
 
   std::uint16_t port() const { return daemon_->port(); }
   test::FakeClock& clock() { return daemon_->clock(); }
@@ -697,6 +699,31 @@ TEST_F(SseCapTest, BeyondMaxClientsIs503AndADisconnectFreesTheSlot) {
   SseRecorder third(port());
   EXPECT_EQ(third.status(), 200);
   EXPECT_TRUE(third.waitForRuntime("locked"));
+}
+
+/// Streams that are never written to while the test runs: the keep-alive is
+/// an hour away, so only the hangup probe can notice a client that left.
+class SseHangupTest : public HttpSessionTest {
+ protected:
+  std::size_t maxSseClients() const override { return 2; }
+  std::chrono::milliseconds sseKeepAlive() const override { return std::chrono::hours(1); }
+};
+
+TEST_F(SseHangupTest, KilledStreamsFreeTheirSlotsWithoutAnyWrite) {
+  // Issue 9 item 6: a killed tab held its slot and pool thread (and its
+  // socket in CLOSE_WAIT) until the next keep-alive, 15 s by default; with
+  // max_sse_clients killed tabs in that window, every new stream got 503.
+  for (int round = 0; round < 3; ++round) {
+    auto first = std::make_unique<SseRecorder>(port());
+    auto second = std::make_unique<SseRecorder>(port());
+    ASSERT_EQ(first->status(), 200) << "round " << round;
+    ASSERT_EQ(second->status(), 200) << "round " << round;
+    ASSERT_TRUE(first->waitForRuntime("locked"));
+    ASSERT_TRUE(second->waitForRuntime("locked"));
+    first->close();  // aborts the connection, like a killed process
+    second->close();
+    ASSERT_TRUE(broadcaster().waitForClientCountForTest(0, 10s)) << "round " << round;
+  }
 }
 
 TEST_F(HttpSessionTest, TheFirstSseEventIsFreshNotTheLastBroadcast) {

@@ -45,7 +45,9 @@ class InProcessDaemon {
     std::size_t maxSseClients = 8;           ///< SseBroadcaster cap (server.max_sse_clients)
     std::chrono::seconds requestTimeout{5};  ///< server.request_timeout_s
     int threads = 16;                        ///< server.threads
-    std::string wwwDir;                      ///< web root under the temp dir; "" = the temp dir
+    /// server.sse_keepalive_s; short, so a closed stream is also noticed by a write.
+    std::chrono::milliseconds sseKeepAlive{100};
+    std::string wwwDir;  ///< web root under the temp dir; "" = the temp dir
     std::map<std::string, std::string> wwwFiles;  ///< file name → content, written into wwwDir
     Settings settings;                            ///< the core's settings (drift rules, …)
     std::shared_ptr<Backend> backend;             ///< the AI backend; nullptr = AI off
@@ -67,8 +69,7 @@ class InProcessDaemon {
     controller_ =
         std::make_unique<Controller>(options.settings, clock_, executor_, *snapshots_, *audit_);
     if (options.backend) controller_->setBackend(options.backend);
-    broadcaster_ =
-        std::make_unique<SseBroadcaster>(options.maxSseClients, std::chrono::milliseconds(100));
+    broadcaster_ = std::make_unique<SseBroadcaster>(options.maxSseClients, options.sseKeepAlive);
     guard_ = std::make_unique<RequestGuard>(kToken);
     api_ = std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_,
                                      HttpApi::Options{wwwDir_, audit_->path()});

@@ -9,7 +9,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <Poco/Net/ServerSocket.h>
 #include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
 
 namespace antidrift {
 namespace {
@@ -136,6 +138,66 @@ TEST(PeerUserCheck, TheDefaultServesThisProcesssUser) {
   EXPECT_EQ(PeerUserCheck().owner(), ::geteuid());
   EXPECT_TRUE(PeerUserCheck::readTableFile(PeerUserCheck::kTcpTable));
   EXPECT_FALSE(PeerUserCheck::readTableFile("/nonexistent/tcp"));
+}
+
+/// A live loopback connection of this process: `client` connected to `listener`.
+struct LiveConnection {
+  explicit LiveConnection(const std::string& host) : listener(SocketAddress(host, 0)) {
+    client.connect(listener.address());
+    server = listener.acceptConnection();
+  }
+  Poco::Net::ServerSocket listener;
+  Poco::Net::StreamSocket client;
+  Poco::Net::StreamSocket server;
+};
+
+TEST(PeerUserCheckKernel, FindsTheOwnerOfALiveIpv4PeerSocket) {
+  LiveConnection connection("127.0.0.1");
+  const auto answer =
+      PeerUserCheck::askKernel(connection.server.peerAddress(), connection.server.address());
+  ASSERT_TRUE(answer.answered) << "sock_diag is unavailable here";
+  ASSERT_TRUE(answer.owner);
+  EXPECT_EQ(*answer.owner, ::geteuid());
+  // The same answer as the table lookup it replaces.
+  const PeerUserCheck tables(::geteuid());
+  EXPECT_EQ(tables.peerOwner(connection.server.peerAddress(), connection.server.address()),
+            answer.owner);
+  EXPECT_FALSE(PeerUserCheck().check(connection.server.peerAddress(), connection.server.address()));
+}
+
+TEST(PeerUserCheckKernel, FindsTheOwnerOfALiveIpv6PeerSocket) {
+  LiveConnection connection("::1");
+  const auto answer =
+      PeerUserCheck::askKernel(connection.server.peerAddress(), connection.server.address());
+  ASSERT_TRUE(answer.answered);
+  ASSERT_TRUE(answer.owner);
+  EXPECT_EQ(*answer.owner, ::geteuid());
+}
+
+TEST(PeerUserCheckKernel, NoSuchConnectionIsNoOwnerNotTheListenerOnThatPort) {
+  LiveConnection connection("127.0.0.1");
+  // A "peer" whose local end is the listener's address: the kernel's exact
+  // lookup falls back to the listener, which must not count as the peer.
+  const auto listener =
+      PeerUserCheck::askKernel(connection.listener.address(), SocketAddress("127.0.0.1", 9));
+  ASSERT_TRUE(listener.answered);
+  EXPECT_FALSE(listener.owner);
+  const auto nobody =
+      PeerUserCheck::askKernel(SocketAddress("127.0.0.1", 9), connection.server.address());
+  ASSERT_TRUE(nobody.answered);
+  EXPECT_FALSE(nobody.owner);
+}
+
+TEST(PeerUserCheckKernel, AClosedPeerIsNoOwner) {
+  LiveConnection connection("127.0.0.1");
+  const SocketAddress peer = connection.server.peerAddress();
+  const SocketAddress daemon = connection.server.address();
+  connection.client.close();  // FIN_WAIT/TIME_WAIT: no process holds it
+  connection.server.close();
+  const auto answer = PeerUserCheck::askKernel(peer, daemon);
+  ASSERT_TRUE(answer.answered);
+  EXPECT_FALSE(answer.owner);
+  EXPECT_TRUE(PeerUserCheck().check(peer, daemon));
 }
 
 }  // namespace

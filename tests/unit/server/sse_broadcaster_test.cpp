@@ -1,6 +1,8 @@
 #include "server/sse_broadcaster.h"
 
+#include <atomic>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <sstream>
 #include <streambuf>
@@ -206,6 +208,61 @@ TEST(SseBroadcaster, WaitForClientCountSeesSlotsFreed) {
   std::thread closer([&] { subscription.reset(); });
   EXPECT_TRUE(broadcaster.waitForClientCountForTest(0, kDeadline));
   closer.join();
+}
+
+}  // namespace
+}  // namespace antidrift
+
+namespace antidrift {
+namespace {
+
+TEST(SseBroadcaster, AnIdleStreamReturnsSoonAfterItsPeerHasGoneAndFreesTheSlot) {
+  // The keep-alive is an hour away: only the probe can notice the hangup.
+  SseBroadcaster broadcaster(1, 1h, 5ms);
+  auto subscription = broadcaster.subscribe();
+  ASSERT_TRUE(subscription);
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::atomic<bool> gone{false};
+  std::promise<void> returned;
+  std::thread streamer([&] {
+    broadcaster.stream(*subscription, out, [&] { return gone.load(); });
+    subscription.reset();
+    returned.set_value();
+  });
+  ASSERT_TRUE(buffer.waitFor("retry: 2000"));
+  gone = true;
+  const bool ended = returned.get_future().wait_for(kDeadline) == std::future_status::ready;
+  if (!ended) {
+    broadcaster.stop();  // so the thread can be joined
+  }
+  streamer.join();
+  EXPECT_TRUE(ended) << "the stream did not notice that its peer had gone";
+  EXPECT_EQ(broadcaster.clientCount(), 0u);
+  EXPECT_THAT(buffer.text(), Not(HasSubstr("keep-alive")));
+}
+
+TEST(SseBroadcaster, APeerProbeThatSaysPresentChangesNeitherEventsNorKeepAlives) {
+  SseBroadcaster broadcaster(1, 20ms, 5ms);
+  broadcaster.publish(1, "{\"v\":1}");
+  auto subscription = broadcaster.subscribe();
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::atomic<int> asked{0};
+  std::thread streamer([&] {
+    broadcaster.stream(*subscription, out, [&] {
+      ++asked;
+      return false;
+    });
+  });
+  EXPECT_TRUE(buffer.waitFor(event(1, "{\"v\":1}")));
+  EXPECT_TRUE(buffer.waitFor(": keep-alive\n\n"));
+  broadcaster.publish(2, "{\"v\":2}");
+  EXPECT_TRUE(buffer.waitFor(event(2, "{\"v\":2}")));
+  broadcaster.stop();
+  streamer.join();
+  EXPECT_GT(asked.load(), 0);
+  EXPECT_THAT(buffer.text(), HasSubstr("event: bye"));
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+/// @file peer_hangup.h
+/// Whether the client of a connection has gone away, asked of the socket
+/// without reading or writing (issue 9 item 6: a killed SSE client must not
+/// hold its slot and thread until the next keep-alive; DESIGN §10 "SSE").
+#pragma once
+
+#include <chrono>
+#include <functional>
+
+namespace Poco::Net {
+class HTTPServerRequest;
+}  // namespace Poco::Net
+
+namespace antidrift::http {
+
+/// True when the peer of socket `fd` has closed or reset the connection:
+/// poll(2) without waiting reports POLLRDHUP, POLLHUP or POLLERR, or the
+/// socket is readable and a peek reads end of file. Bytes the client sent
+/// (a pipelined request) are not a hangup. Never blocks; thread-safe.
+bool peerHasHungUp(int fd);
+
+/// A probe bound to the connection `request` arrived on, for
+/// SseBroadcaster::stream: each call answers peerHasHungUp() for its socket.
+/// Empty when the request has no socket (a request built in memory, as in
+/// tests and fuzzing). The probe must not outlive the request.
+std::function<bool()> hangupProbe(Poco::Net::HTTPServerRequest& request);
+
+/// Bounds each write to the connection `request` arrived on: a send blocked
+/// longer than `timeout` (the client stopped reading and the buffers are
+/// full) fails, so the stream ends instead of holding its thread forever.
+/// Does nothing for a request without a socket. Throws Poco::Exception if
+/// the option cannot be set.
+void limitSendTime(Poco::Net::HTTPServerRequest& request, std::chrono::milliseconds timeout);
+
+}  // namespace antidrift::http
