@@ -74,10 +74,8 @@ const std::vector<Step>& steps() {
   return compiled;
 }
 
-}  // namespace
-
-std::string normalizeTitle(std::string_view title) {
-  std::string key = text::foldCase(title);
+/// One pass of every removal over a case-folded key, then NFC again.
+std::string applySteps(std::string key) {
   for (const Step& step : steps()) {
     try {
       step.regex->subst(key, step.replacement, RegularExpression::RE_GLOBAL);
@@ -86,6 +84,24 @@ std::string normalizeTitle(std::string_view title) {
     }
   }
   return text::foldCase(key);  // NFC again after the removals; trims
+}
+
+}  // namespace
+
+std::string normalizeTitle(std::string_view title) {
+  // Passes run until nothing changes, so what one pass uncovers goes too
+  // ("notes.txt **", "x - Firefox - Mozilla Firefox") and the result is
+  // idempotent, as the header promises (broken once; found by
+  // tests/fuzz/text_fuzz.cpp, input in tests/fuzz/regressions/text/). Every
+  // removal shortens the key, so this ends; kMaxPasses is a safety net only.
+  constexpr int kMaxPasses = 64;
+  std::string key = text::foldCase(title);
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
+    std::string next = applySteps(key);
+    if (next == key) break;
+    key = std::move(next);
+  }
+  return key;
 }
 
 }  // namespace antidrift::drift

@@ -50,6 +50,16 @@ TEST(NormalizeTitle, DropsLeadingAndTrailingAsterisks) {
   EXPECT_EQ(normalizeTitle("*Untitled Document 1 - gedit"), "untitled document 1 - gedit");
 }
 
+TEST(NormalizeTitle, IsIdempotentWhenARemovalUncoversAnother) {
+  // Found by tests/fuzz/text_fuzz.cpp: one pass left "\uFFFD*" for "\xFF**".
+  for (const char* title : {"\xFF**", "notes.txt **", "Download - Firefox - Mozilla Firefox",
+                            "(3) (12:30) [2/5] Inbox"}) {
+    const std::string key = normalizeTitle(title);
+    EXPECT_EQ(normalizeTitle(key), key) << title;
+  }
+  EXPECT_EQ(normalizeTitle("notes.txt **"), "notes.txt");
+}
+
 TEST(NormalizeTitle, DropsUnreadCounters) {
   EXPECT_EQ(normalizeTitle("(3) Facebook"), "facebook");
   EXPECT_EQ(normalizeTitle("(2) Facebook — Mozilla Firefox"),

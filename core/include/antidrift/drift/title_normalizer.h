@@ -24,7 +24,9 @@ namespace antidrift::drift {
 ///   removed; dates such as "28/06/2020" are kept;
 /// - separators (-, –, —, |, ·, •, :) left doubled or dangling at either end
 ///   by those removals dropped.
-/// The result may be empty (a title that was only a clock). Idempotent.
+/// The removals repeat until nothing changes, so what one removal uncovers
+/// goes too ("notes.txt **" → "notes.txt"). The result may be empty (a title
+/// that was only a clock). Idempotent.
 /// Pure; thread-safe (the patterns are compiled once, used const); never
 /// throws (bar std::bad_alloc).
 std::string normalizeTitle(std::string_view title);
