@@ -17,7 +17,7 @@ namespace antidrift::drift {
 ///   Developer Edition", " - Mozilla Firefox Private Browsing", " - Google
 ///   Chrome", " - Chromium", " - Brave", " - Microsoft Edge", " - Vivaldi",
 ///   " - Opera", " — Tor Browser", " — LibreWolf"; "-", "–" or "—");
-/// - unsaved-file markers removed (a leading "● " or "*", a trailing "*");
+/// - unsaved-file markers removed (leading "● " or "*", trailing "*", however many);
 /// - unread counters removed ("(3) Facebook" → "facebook"; "[3]", "(99+)");
 /// - clock times ("12:34", "12:34:56", "9:05 PM"), percentages ("45%",
 ///   "45.5 %", "7,5%") and progress counters ("3/10", "[3/10]", "(3 of 10)")
