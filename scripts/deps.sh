@@ -10,6 +10,9 @@ if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
   # The notify.desktop test: a real notification server on a private session bus.
   packages+=(dbus dunst libnotify-bin)
+  # Fuzzing and sanitizers (issue 9 items 4, 5): clang-14 with its sanitizer
+  # runtimes (libclang-rt-14-dev also carries libFuzzer's) and libFuzzer.
+  packages+=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
