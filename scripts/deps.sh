@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages AntiDrift needs, only those missing.
-# Usage: scripts/deps.sh run|test   (run: build + daemon; test: also Xvfb, a WM, chromium, node)
+# Usage: scripts/deps.sh run|test   (run: build + daemon; test: also Xvfb, a WM, sway, foot,
+# chromium, node)
 # Idempotent: does nothing (and needs no network) when everything is there.
 set -euo pipefail
 
@@ -8,8 +9,12 @@ profile=${1:-run}
 packages=(cmake g++ make libpoco-dev libutf8proc-dev pkg-config libx11-dev libxss-dev googletest libgtest-dev libgmock-dev)
 if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
+  # The other-user security test sends requests with curl as a second user (runuser).
+  packages+=(curl)
   # The notify.desktop test: a real notification server on a private session bus.
   packages+=(dbus dunst libnotify-bin)
+  # The sway evidence source end to end: a headless sway with foot windows.
+  packages+=(sway foot)
   # Fuzzing and sanitizers (issue 9 items 4, 5): clang-14 with its sanitizer
   # runtimes (libclang-rt-14-dev also carries libFuzzer's) and libFuzzer.
   packages+=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)

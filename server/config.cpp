@@ -154,7 +154,61 @@ void readPatterns(const AbstractConfiguration& config, const std::string& root,
   }
 }
 
+/// evidence.source resolved against the environment (see DaemonConfig::evidenceSource).
+void readEvidenceSource(const AbstractConfiguration& config, const ConfigEnvironment& env,
+                        DaemonConfig& result) {
+  const std::string text = Poco::toLower(readString(config, "evidence.source", "auto"));
+  if (text == "auto") {
+    if (!env.swaySocket.empty()) {
+      result.evidenceSource = EvidenceSource::Sway;
+      result.evidenceSourceReason = "evidence.source = auto and $SWAYSOCK is set";
+    } else if (!env.i3Socket.empty()) {
+      result.evidenceSource = EvidenceSource::I3;
+      result.evidenceSourceReason = "evidence.source = auto and $I3SOCK is set";
+    } else if (!env.display.empty() && result.x11) {
+      result.evidenceSource = EvidenceSource::X11;
+      result.evidenceSourceReason = "evidence.source = auto and $DISPLAY is set";
+    } else {
+      result.evidenceSource = EvidenceSource::None;
+      result.evidenceSourceReason =
+          result.x11 ? "evidence.source = auto and none of $SWAYSOCK, $I3SOCK, $DISPLAY is set"
+                     : "evidence.source = auto, evidence.x11 = false and neither $SWAYSOCK nor "
+                       "$I3SOCK is set";
+    }
+    return;
+  }
+  const std::map<std::string, EvidenceSource> named{{"none", EvidenceSource::None},
+                                                    {"x11", EvidenceSource::X11},
+                                                    {"sway", EvidenceSource::Sway},
+                                                    {"i3", EvidenceSource::I3}};
+  const auto found = named.find(text);
+  if (found == named.end()) {
+    throw ConfigError("evidence.source must be one of auto, x11, sway, i3, none, got \"" + text +
+                      "\"");
+  }
+  if (found->second == EvidenceSource::X11 && !result.x11) {
+    throw ConfigError(
+        "evidence.source = x11 contradicts evidence.x11 = false; remove one of the two");
+  }
+  result.evidenceSource = found->second;
+  result.evidenceSourceReason = "evidence.source = " + text;
+}
+
 }  // namespace
+
+std::string toString(EvidenceSource source) {
+  switch (source) {
+    case EvidenceSource::X11:
+      return "x11";
+    case EvidenceSource::Sway:
+      return "sway";
+    case EvidenceSource::I3:
+      return "i3";
+    case EvidenceSource::None:
+      break;
+  }
+  return "none";
+}
 
 ConfigEnvironment ConfigEnvironment::fromProcess() {
   ConfigEnvironment env;
@@ -163,6 +217,8 @@ ConfigEnvironment ConfigEnvironment::fromProcess() {
   env.xdgDataHome = Poco::Environment::get("XDG_DATA_HOME", "");
   env.aiBackend = Poco::Environment::get("ANTIDRIFT_AI_BACKEND", "");
   env.display = Poco::Environment::get("DISPLAY", "");
+  env.swaySocket = Poco::Environment::get("SWAYSOCK", "");
+  env.i3Socket = Poco::Environment::get("I3SOCK", "");
   return env;
 }
 
@@ -268,6 +324,7 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   result.settings.heartbeatSecs = readInteger(config, "evidence.heartbeat_s", 10, 1, 3600);
   result.settings.idleAfterSecs = readInteger(config, "evidence.idle_after_s", 180, 1, 86400);
   result.x11 = readBool(config, "evidence.x11", true);
+  readEvidenceSource(config, env, result);
   result.settings.defaultAllowedApps = readAppList(config, "drift.allowed_apps");
   result.settings.blockedApps = readAppList(config, "drift.blocked_apps");
   readPatterns(config, "drift.blocked_titles", result.settings.blockedTitles);

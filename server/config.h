@@ -32,10 +32,23 @@ struct ConfigEnvironment {
   std::string xdgDataHome;    ///< $XDG_DATA_HOME, "" when unset
   std::string aiBackend;      ///< $ANTIDRIFT_AI_BACKEND, "" when unset
   std::string display;        ///< $DISPLAY, "" when unset
+  std::string swaySocket;     ///< $SWAYSOCK, "" when unset
+  std::string i3Socket;       ///< $I3SOCK, "" when unset
 
   /// Reads the variables above from this process. Thread-safe.
   static ConfigEnvironment fromProcess();
 };
+
+/// The window evidence source the daemon runs (evidence.source; DESIGN §3, issue 10 item 1).
+enum class EvidenceSource {
+  None,  ///< no built-in source: evidence only through POST /evidence/window and /api/0
+  X11,   ///< Xlib on $DISPLAY (server/x11)
+  Sway,  ///< i3 IPC on $SWAYSOCK (server/sway)
+  I3,    ///< i3 IPC on $I3SOCK (server/sway), idle from XScreenSaver on $DISPLAY
+};
+
+/// "none", "x11", "sway" or "i3". Pure.
+std::string toString(EvidenceSource source);
 
 /// Everything antidriftd reads from its configuration, validated.
 /// Defaults are the built-in defaults of DESIGN §12; see
@@ -55,7 +68,14 @@ struct DaemonConfig {
   std::string pluginDir;             ///< ai.plugin_dir: where antidrift-<name>.so live
   /// ai.<backend>.* with the prefix stripped, plus "timeout_s" (backend.h `configure`).
   std::map<std::string, std::string> aiBackendSettings;
-  bool x11 = true;  ///< evidence.x11: use the X11 source when $DISPLAY is set
+  /// evidence.x11: false forbids every use of X11 (auto never picks it, i3 reads no idle
+  /// time from XScreenSaver); the key predates evidence.source and keeps working.
+  bool x11 = true;
+  /// evidence.source resolved: `auto` (the default) picks sway when $SWAYSOCK is set, else i3
+  /// when $I3SOCK is set, else x11 when $DISPLAY is set and evidence.x11 is true, else none.
+  EvidenceSource evidenceSource = EvidenceSource::None;
+  /// Why that source, one phrase for the log: "evidence.source = auto and $SWAYSOCK is set".
+  std::string evidenceSourceReason;
   /// notify.desktop: call notifyCommand when a new drift starts (DESIGN §4).
   bool notifyDesktop = false;
   /// notify.command: the notify-send compatible program run for a drift
@@ -75,6 +95,8 @@ struct DaemonConfig {
 /// replaces its default. Pattern keys (`drift.blocked_titles.<name>`,
 /// `privacy.redact.<name>`) override the default of the same name and must
 /// compile with Poco::RegularExpression.
+/// `evidence.source` (auto | x11 | sway | i3 | none) is resolved against `env`; `x11`
+/// together with `evidence.x11 = false` is a contradiction and a ConfigError.
 /// Throws ConfigError naming the first bad key (e.g. `server.port must be an
 /// integer from 0 to 65535, got "http"`, `privacy.redact.x is not a valid
 /// pattern: …`). Pure apart from reading `config`.

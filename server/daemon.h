@@ -48,6 +48,9 @@ struct AiSetup {
 /// antidriftd holds <store.dir>/lock ("another antidriftd is using <dir>
 /// (pid N)" on stderr); 78 for any configuration error (one sentence on
 /// stderr). `--verify-audit` takes no lock.
+/// On a termination signal it ends every child process group still running
+/// (an AI CLI in flight) while the executor drains, and exits within about
+/// two seconds with the snapshot written (issue 9 item 7).
 ///
 /// Only the main thread uses this object; threads start in main(), never in
 /// the constructor (`--daemon` forks).

@@ -152,8 +152,24 @@ void HttpApi::handle(HTTPServerRequest& request, HTTPServerResponse& response) {
 void HttpApi::dispatch(Exchange& exchange) {
   HTTPServerRequest& request = exchange.request;
   HTTPServerResponse& response = exchange.response;
+  // Other local users are refused before anything else (docs/SECURITY.md).
+  if (const auto rejection = peerCheck_.check(request.clientAddress(), request.serverAddress())) {
+    response.setKeepAlive(false);
+    http::sendError(response, rejection->status, rejection->message);
+    return;
+  }
+  if (request.getVersion() != Poco::Net::HTTPMessage::HTTP_1_1 &&
+      request.getVersion() != Poco::Net::HTTPMessage::HTTP_1_0) {
+    response.setVersion(Poco::Net::HTTPMessage::HTTP_1_1);
+    response.setKeepAlive(false);
+    http::sendError(response, 400, "only HTTP/1.0 and HTTP/1.1 are served");
+    return;
+  }
   const RequestHeaders headers = RequestHeaders::from(request);
   if (const auto rejection = guard_.checkHost(headers)) {
+    if (headers.ambiguity) {
+      response.setKeepAlive(false);  // the body may have been framed wrongly
+    }
     http::sendError(response, rejection->status, rejection->message);
     return;
   }

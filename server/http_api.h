@@ -16,6 +16,7 @@
 #include "server/activitywatch_api.h"
 #include "server/http/body.h"
 #include "server/http/static_files.h"
+#include "server/peer_user_check.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
 
@@ -34,7 +35,8 @@ using http::kMaxBodyBytes;
 ///
 /// Order of checks for every request: the body is read (at most
 /// kMaxBodyBytes; a declared Content-Length above it is not read at all) →
-/// Host (403) → route (404, 405) → body size (413) → for POST
+/// the peer socket belongs to the daemon's own Unix user (PeerUserCheck,
+/// 403, and the connection is closed) → Host (403) → route (404, 405) → body size (413) → for POST
 /// Origin/token/Content-Type (403/401/415) → UTF-8 and JSON body (400) →
 /// the handler. The ActivityWatch routes (`/api/0/...`, any method) take
 /// RequestGuard::checkActivityWatch instead of the token check and are
@@ -116,6 +118,7 @@ class HttpApi {
   Controller& controller_;
   SseBroadcaster& broadcaster_;
   const RequestGuard& guard_;
+  PeerUserCheck peerCheck_;
   Options options_;
   http::StaticFiles staticFiles_;
   ActivityWatchApi activityWatch_;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <Poco/Net/HTTPRequest.h>
+#include <Poco/String.h>
 
 namespace antidrift {
 namespace {
@@ -93,6 +94,20 @@ RequestHeaders RequestHeaders::from(const Poco::Net::HTTPRequest& request) {
   headers.origin = copy("Origin");
   headers.contentType = copy("Content-Type");
   headers.token = copy(kTokenHeader);
+  for (const char* name :
+       {"Host", "Origin", "Content-Type", "Content-Length", "Transfer-Encoding", kTokenHeader}) {
+    int count = 0;
+    for (const auto& [header, value] : request) {
+      count += Poco::icompare(header, name) == 0 ? 1 : 0;
+    }
+    if (count > 1) {
+      headers.ambiguity = std::string("the request has more than one ") + name + " header";
+      break;
+    }
+  }
+  if (!headers.ambiguity && request.has("Content-Length") && request.has("Transfer-Encoding")) {
+    headers.ambiguity = "the request has both Content-Length and Transfer-Encoding";
+  }
   return headers;
 }
 
@@ -132,6 +147,9 @@ bool RequestGuard::isJsonContentType(std::string_view contentType) {
 }
 
 std::optional<GuardRejection> RequestGuard::checkHost(const RequestHeaders& headers) const {
+  if (headers.ambiguity) {
+    return reject(400, *headers.ambiguity);
+  }
   if (!headers.host) {
     return reject(403, "the Host header is missing; use http://127.0.0.1 or http://localhost");
   }

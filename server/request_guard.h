@@ -23,6 +23,13 @@ struct RequestHeaders {
   std::optional<std::string> origin;       ///< Origin
   std::optional<std::string> contentType;  ///< Content-Type
   std::optional<std::string> token;        ///< X-AntiDrift-Token
+  /// Why the request is ambiguous, a sentence, if it is: one of Host,
+  /// Origin, Content-Type, Content-Length, Transfer-Encoding and
+  /// X-AntiDrift-Token sent more than once (one copy may pass a check the
+  /// other fails), or both Content-Length and Transfer-Encoding (the body
+  /// could be framed two ways: request smuggling). Refused with 400 and
+  /// the connection closed (issue 9 item 8).
+  std::optional<std::string> ambiguity;
 
   /// Copies the four headers out of a Poco request. Thread-safe.
   static RequestHeaders from(const Poco::Net::HTTPRequest& request);
@@ -30,7 +37,7 @@ struct RequestHeaders {
 
 /// Why a request was refused: the HTTP status and a sentence for {"error"}.
 struct GuardRejection {
-  int status;           ///< 401, 403 or 415
+  int status;           ///< 400, 401, 403 or 415
   std::string message;  ///< human sentence, safe to show
 };
 
@@ -44,6 +51,7 @@ class RequestGuard {
   /// Every request: the Host header must name loopback — `127.0.0.1`,
   /// `localhost` or `[::1]`, each with an optional `:port` — else 403.
   /// A missing Host is refused too.
+  /// An ambiguous request (RequestHeaders::ambiguity) is 400.
   std::optional<GuardRejection> checkHost(const RequestHeaders& headers) const;
 
   /// Mutating requests (every POST), in this order: an Origin, when sent,

@@ -37,19 +37,26 @@ struct DaemonLaunch {
   /// --config FILE; "" = none. With a file, ai.backend and the rest come from it; without
   /// one the AI is off.
   std::string configFile;
+  /// More variables for the daemon, "NAME=value" each (e.g. SWAYSOCK for the sway tests).
+  std::vector<std::string> environment = {};
 };
 
-/// The environment and arguments that run antidriftd through env(1): DISPLAY and
-/// ANTIDRIFT_AI_BACKEND removed first (Poco::Process can only add variables), then set as
-/// `launch` says; AI off (-D wins over the environment anyway) unless `launch.configFile`
-/// names a config file, which then chooses the backend.
+/// The environment and arguments that run antidriftd through env(1): DISPLAY, SWAYSOCK,
+/// I3SOCK and ANTIDRIFT_AI_BACKEND removed first (Poco::Process can only add variables; the
+/// test's own desktop session must not choose the evidence source), then set as `launch`
+/// says; AI off (-D wins over the environment anyway) unless `launch.configFile` names a
+/// config file, which then chooses the backend.
 inline std::vector<std::string> daemonCommandLine(const DaemonLaunch& launch,
                                                   const std::vector<std::string>& arguments) {
-  std::vector<std::string> line{"-u", "DISPLAY", "-u", "ANTIDRIFT_AI_BACKEND",
-                                "XDG_CONFIG_HOME=" + launch.configHome};
+  std::vector<std::string> line;
+  for (const char* name : {"DISPLAY", "SWAYSOCK", "I3SOCK", "ANTIDRIFT_AI_BACKEND"}) {
+    line.insert(line.end(), {"-u", name});
+  }
+  line.push_back("XDG_CONFIG_HOME=" + launch.configHome);
   if (launch.display) {
     line.push_back("DISPLAY=" + *launch.display);
   }
+  line.insert(line.end(), launch.environment.begin(), launch.environment.end());
   line.push_back(ANTIDRIFTD_PATH);
   line.insert(line.end(), arguments.begin(), arguments.end());
   line.insert(line.end(), {"-D", "store.dir=" + launch.storeDir});

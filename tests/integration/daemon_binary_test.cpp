@@ -1,7 +1,12 @@
 // The antidriftd binary as a real child process (Poco::Process): the audit
 // check, configuration errors, and a real start, request, restart and
 // shutdown on a signal (DESIGN §9, §10, §12).
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <regex>
@@ -15,6 +20,7 @@
 
 #include <Poco/AutoPtr.h>
 #include <Poco/File.h>
+#include <Poco/JSON/Parser.h>
 #include <Poco/Pipe.h>
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
@@ -450,6 +456,78 @@ TEST_F(DaemonBinaryTest, AnOccupiedPortIsExit69) {
   EXPECT_EQ(second.exitCode, 69);
   EXPECT_THAT(second.err, HasSubstr("cannot listen on"));
   EXPECT_EQ(daemon.stop(), 0);
+}
+
+}  // namespace
+}  // namespace antidrift
+
+namespace antidrift {
+namespace {
+
+/// Waits until the process behind `pidFd` (pidfd_open) has exited, or
+/// `timeout` passes; true if it exited.
+bool waitForExit(int pidFd, std::chrono::milliseconds timeout) {
+  pollfd ready{pidFd, POLLIN, 0};
+  return ::poll(&ready, 1, static_cast<int>(timeout.count())) == 1;
+}
+
+TEST_F(DaemonBinaryTest, SigtermWithAnAiCallInFlightEndsItsProcessTreeAndExitsWithin2s) {
+  // A stand-in claude CLI that starts a helper, reports both pids through a
+  // FIFO, then sleeps a minute (issue 9 item 7).
+  const std::string fifo = directory_.path() + "/started";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string cli = directory_.path() + "/slow-claude";
+  std::ofstream(cli) << "#!/bin/sh\nsleep 60 &\necho \"$$ $!\" > '" << fifo << "'\nwait\n";
+  ASSERT_EQ(::chmod(cli.c_str(), 0700), 0);
+  const int started = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(started, 0);
+
+  RunningDaemon daemon(
+      {"-D", "server.port=0", "-D", "store.dir=" + store_, "-D", "evidence.x11=false", "-D",
+       "ai.backend=claude", "-D", "ai.claude.command=" + cli, "-D", "ai.timeout_s=120"},
+      environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine() << daemon.err();
+  std::string token = test::readWholeFile(store_ + "/token");
+  token.erase(token.find_last_not_of('\n') + 1);
+  test::RequestOptions options;
+  options.token = token;
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+  const test::Reply coach = test::sendRequest(daemon.port(), "POST", "/coach",
+                                              R"({"intent":"write the report"})", options);
+  ASSERT_EQ(coach.status, 200) << coach.body;
+
+  // The CLI is running once it has written its pids.
+  pollfd ready{started, POLLIN, 0};
+  ASSERT_EQ(::poll(&ready, 1, 20000), 1) << daemon.err();
+  char buffer[64] = {};
+  ASSERT_GT(::read(started, buffer, sizeof buffer - 1), 0);
+  ::close(started);
+  std::istringstream pids(buffer);
+  pid_t cliPid = 0;
+  pid_t helperPid = 0;
+  ASSERT_TRUE(pids >> cliPid >> helperPid) << buffer;
+  const int cliFd = static_cast<int>(::syscall(SYS_pidfd_open, cliPid, 0));
+  const int helperFd = static_cast<int>(::syscall(SYS_pidfd_open, helperPid, 0));
+  ASSERT_GE(cliFd, 0);
+  ASSERT_GE(helperFd, 0);
+
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(::kill(daemon.pid(), SIGTERM), 0);
+  const int code = daemon.stop();
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(code, 0) << daemon.err();
+  EXPECT_LT(elapsed, std::chrono::seconds(2)) << daemon.err();
+  EXPECT_THAT(daemon.err(), HasSubstr("received SIGTERM; shutting down"));
+  EXPECT_TRUE(waitForExit(cliFd, std::chrono::milliseconds(0))) << "the CLI outlived the daemon";
+  EXPECT_TRUE(waitForExit(helperFd, std::chrono::seconds(1))) << "its helper outlived the daemon";
+  ::close(cliFd);
+  ::close(helperFd);
+
+  // The snapshot is there and says where the session was.
+  Poco::JSON::Parser parser;
+  const auto snapshot = parser.parse(test::readWholeFile(store_ + "/snapshot.json"))
+                            .extract<Poco::JSON::Object::Ptr>();
+  EXPECT_EQ(snapshot->getValue<std::string>("runtime"), "planning");
 }
 
 }  // namespace

@@ -260,13 +260,13 @@ TEST_F(HttpSessionTest, TheDriftBannerActionsAreRoutes) {
   ASSERT_EQ(refocused.status, 200) << refocused.body;
   EXPECT_EQ(refocused.json()->getObject("drift")->getValue<std::string>("status"), "unknown");
 
+  // A hard rule is not overridden by a button: 409 naming the rule, nothing changes.
   ASSERT_EQ(post("/evidence/window", R"({"app":"Steam","title":"Library"})").status, 202);
-  const Reply onTask = post("/drift/ontask");
-  ASSERT_EQ(onTask.status, 200) << onTask.body;
-  EXPECT_EQ(onTask.json()->getObject("drift")->getValue<std::string>("status"), "ontask");
-  EXPECT_EQ(onTask.json()->getObject("stats")->getValue<int>("corrections"), 1);
-  const auto apps = onTask.json()->getObject("commitment")->getArray("allowed_apps");
-  EXPECT_EQ(apps->getElement<std::string>(apps->size() - 1), "steam");
+  EXPECT_TRUE(get("/state").json()->getObject("drift")->getValue<bool>("blocked"));
+  const Reply refused = post("/drift/ontask");
+  EXPECT_EQ(refused.status, 409) << refused.body;
+  EXPECT_THAT(refused.field("error"), HasSubstr("drift.blocked_apps"));
+  EXPECT_EQ(get("/state").json()->getObject("stats")->getValue<int>("corrections"), 0);
 }
 
 TEST_F(HttpSessionTest, CommitmentInSecondsAndWithoutAllowedApps) {

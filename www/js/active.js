@@ -86,8 +86,10 @@ export function update(state) {
   const health = byId('health');
   const healthName = evidence.away ? 'away' : String(evidence.health || 'unavailable');
   health.dataset.health = healthName;
+  // Which source is live (x11, sway, i3, http, activitywatch): "OK · seeing your windows · sway".
+  const source = evidence.source ? ` · ${String(evidence.source)}` : '';
   setText('health', healthName === 'away' ? 'Away · not at the keyboard'
-    : (kHealthWords[healthName] || healthName));
+    : (kHealthWords[healthName] || healthName) + source);
 
   const drift = state.drift || {};
   const driftStatus = byId('drift-status');
@@ -136,6 +138,8 @@ function updateDriftBanner(drift) {
   const reason = drift.reason ? String(drift.reason) : '';
   setText('drift-reason', reason);
   setText('drift-app', drift.app ? ` · ${String(drift.app)}` : '');
+  // A hard rule (drift.blocked_*) is the config's to lift: no "This is on task".
+  setHidden(byId('drift-ontask'), drift.blocked === true);
   const appeared = drifting && banner.hidden;
   setHidden(banner, !drifting);
   if (appeared) banner.focus();

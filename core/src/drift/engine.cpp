@@ -67,6 +67,7 @@ void Engine::setView(Decision& decision, DriftStatus status, std::string reason,
   view_.status = status;
   view_.reason = std::move(reason);
   view_.app = std::move(app);
+  view_.blocked = false;
 }
 
 bool Engine::isLocalMatch(const Observation& obs, const Commitment& commitment) const {
@@ -112,6 +113,7 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
       decision.changed = true;
     }
     setView(decision, DriftStatus::Drifting, std::move(*blocked), obs.app, obs.atMs);
+    view_.blocked = true;
     return decision;
   }
 
@@ -301,6 +303,16 @@ std::optional<OnTaskMark> Engine::markOnTask(Commitment& commitment, std::int64_
                              : "you said this " + app + " page is on task",
           app, atMs);
   return mark;
+}
+
+std::optional<std::string> Engine::onTaskRefusal() const {
+  if (!subject_) return std::nullopt;
+  if (auto blocked = rules_.blockedReason(subject_->obs)) {
+    return *blocked +
+           " (a hard rule: remove it from drift.blocked_apps or drift.blocked_titles "
+           "to allow it)";
+  }
+  return std::nullopt;
 }
 
 std::int64_t Engine::close(std::int64_t atMs) {

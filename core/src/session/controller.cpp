@@ -412,16 +412,25 @@ void Controller::setSourceRunning(const std::string& source, bool running) {
   std::unique_lock<std::mutex> lock(mutex_);
   auto it = std::find(runningSources_.begin(), runningSources_.end(), source);
   if (running == (it != runningSources_.end())) return;
+  const auto stopped = std::find(stoppedSources_.begin(), stoppedSources_.end(), source);
   if (running) {
     runningSources_.push_back(source);
+    if (stopped != stoppedSources_.end()) stoppedSources_.erase(stopped);
   } else {
     runningSources_.erase(it);
+    if (stopped == stoppedSources_.end()) stoppedSources_.push_back(source);
   }
   if (healthLocked() == lastHealth_) return;
-  publish(lock, Persist::No);
+  const bool persist = runtime_ == RuntimeState::Active && evaluateDriftLocked();
+  publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
 Health Controller::healthLocked() const {
+  // The window in front came from a source that has stopped: it is no evidence any more.
+  if (current_ && std::find(stoppedSources_.begin(), stoppedSources_.end(), current_->source) !=
+                      stoppedSources_.end()) {
+    return Health::Unavailable;
+  }
   const std::int64_t freshMs = 3 * settings_.heartbeatSecs * 1000;
   if (lastObservationMono_ >= 0 && clock_.monotonicMs() - lastObservationMono_ < freshMs) {
     return Health::Ok;
@@ -518,6 +527,10 @@ ActionResult Controller::refocus() {
 ActionResult Controller::markOnTask() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("mark this on task");
+  if (std::optional<std::string> refusal = drift_.onTaskRefusal()) {
+    return ActionError{ErrorKind::IllegalTransition, "cannot mark this on task: " + *refusal,
+                       runtime_};
+  }
   drift::Decision decision;
   const std::optional<drift::OnTaskMark> mark =
       drift_.markOnTask(*commitment_, clock_.nowUtcMs(), decision);
@@ -597,8 +610,8 @@ State Controller::stateLocked() const {
   state.evidence.away = away_;
   if (runtime_ == RuntimeState::Active) {
     const drift::DriftView& view = drift_.view();
-    state.drift =
-        DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge, view.app};
+    state.drift = DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge,
+                            view.app, view.blocked};
   }
   state.stats = stats_.stats();
   state.reflection = reflection_;

@@ -107,6 +107,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     drift->set("reason", state.drift.reason);
     drift->set("nudge", state.drift.nudge);
     drift->set("app", state.drift.app);
+    drift->set("blocked", state.drift.blocked);
     json->set("drift", drift);
   }
   if (state.runtime == RuntimeState::Planning) {

@@ -8,6 +8,7 @@
 #include <Poco/AutoPtr.h>
 #include <Poco/File.h>
 #include <Poco/Path.h>
+#include <Poco/String.h>
 #include <Poco/TemporaryFile.h>
 #include <Poco/Util/MapConfiguration.h>
 
@@ -61,6 +62,46 @@ TEST_F(ConfigTest, BuiltInDefaults) {
   EXPECT_EQ(config.settings.todoTxtPath, "");
   EXPECT_EQ(config.settings.profilePath, "");
   EXPECT_THAT(config.aiBackendSettings, ElementsAre(Pair("timeout_s", "30")));
+}
+
+TEST_F(ConfigTest, EvidenceSourceAutoPicksWhatTheSessionHas) {
+  EXPECT_EQ(read().evidenceSource, EvidenceSource::None);  // no display, no IPC socket
+  env_.display = ":0";
+  EXPECT_EQ(read().evidenceSource, EvidenceSource::X11);
+  env_.i3Socket = "/run/user/1000/i3/ipc-socket.42";
+  EXPECT_EQ(read().evidenceSource, EvidenceSource::I3);  // i3 also sets DISPLAY
+  env_.swaySocket = "/run/user/1000/sway-ipc.1000.7.sock";
+  const DaemonConfig config = read();
+  EXPECT_EQ(config.evidenceSource, EvidenceSource::Sway);
+  EXPECT_EQ(config.evidenceSourceReason, "evidence.source = auto and $SWAYSOCK is set");
+  config_->setString("evidence.source", " AUTO ");
+  EXPECT_EQ(read().evidenceSource, EvidenceSource::Sway);
+}
+
+TEST_F(ConfigTest, EvidenceX11FalseKeepsAutoAwayFromX11) {
+  env_.display = ":0";
+  config_->setString("evidence.x11", "false");
+  EXPECT_EQ(read().evidenceSource, EvidenceSource::None);
+  env_.swaySocket = "/run/user/1000/sway-ipc.1000.7.sock";
+  EXPECT_EQ(read().evidenceSource, EvidenceSource::Sway);
+  config_->setString("evidence.source", "x11");
+  EXPECT_THAT(errorOf(), HasSubstr("evidence.source = x11 contradicts evidence.x11 = false"));
+}
+
+TEST_F(ConfigTest, EvidenceSourceCanBeNamedWhateverTheEnvironment) {
+  env_.display = ":0";
+  for (const auto& [text, source] :
+       std::vector<std::pair<std::string, EvidenceSource>>{{"none", EvidenceSource::None},
+                                                           {"x11", EvidenceSource::X11},
+                                                           {"Sway", EvidenceSource::Sway},
+                                                           {"i3", EvidenceSource::I3}}) {
+    config_->setString("evidence.source", text);
+    EXPECT_EQ(read().evidenceSource, source) << text;
+    EXPECT_EQ(toString(source), Poco::toLower(text));
+  }
+  config_->setString("evidence.source", "wayland");
+  EXPECT_THAT(errorOf(), HasSubstr("evidence.source must be one of auto, x11, sway, i3, none, "
+                                   "got \"wayland\""));
 }
 
 TEST_F(ConfigTest, ReadsEveryKey) {

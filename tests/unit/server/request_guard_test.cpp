@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <Poco/Net/HTTPRequest.h>
+
 namespace antidrift {
 namespace {
 
@@ -137,6 +139,40 @@ TEST(RequestGuardMutating, WrongContentTypeIs415AfterTheTokenCheck) {
 
 TEST(RequestGuard, RefusesAnEmptyToken) {
   EXPECT_THROW(RequestGuard(""), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace antidrift
+
+namespace antidrift {
+namespace {
+
+TEST(RequestGuardHost, AHeaderSentTwiceIs400WhicheverCopyWouldPass) {
+  for (const char* name : {"Host", "host", "Origin", "Content-Type", "Content-Length",
+                           "Transfer-Encoding", "X-AntiDrift-Token"}) {
+    Poco::Net::HTTPRequest request("POST", "/planning");
+    request.add("Host", "127.0.0.1:7717");
+    request.add(name, "evil.example");
+    if (std::string(name) != "Host" && std::string(name) != "host") {
+      request.add(name, "evil.example");
+    }
+    const RequestHeaders headers = RequestHeaders::from(request);
+    ASSERT_TRUE(headers.ambiguity) << name;
+    const auto rejection = RequestGuard(kToken).checkHost(headers);
+    ASSERT_TRUE(rejection) << name;
+    EXPECT_EQ(rejection->status, 400);
+    EXPECT_THAT(rejection->message, HasSubstr("more than one"));
+  }
+  Poco::Net::HTTPRequest single("POST", "/planning");
+  single.add("Host", "127.0.0.1:7717");
+  single.add("Origin", "http://127.0.0.1:7717");
+  EXPECT_FALSE(RequestHeaders::from(single).ambiguity);
+  single.add("Content-Length", "2");
+  single.add("Transfer-Encoding", "chunked");
+  const auto both = RequestGuard(kToken).checkHost(RequestHeaders::from(single));
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->status, 400);
+  EXPECT_THAT(both->message, HasSubstr("both Content-Length and Transfer-Encoding"));
 }
 
 }  // namespace

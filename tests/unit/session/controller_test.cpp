@@ -373,6 +373,41 @@ TEST_F(ControllerTest, NoSourceAndNoObservationIsUnavailable) {
   EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
 }
 
+TEST_F(ControllerTest, TheCurrentWindowOfAStoppedSourceIsUnavailableUntilItRunsAgain) {
+  controller_->setSourceRunning("sway", true);
+  controller_->recordWindow(Observation{0, "foot", "first-window", "sway"});
+  EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
+  const std::size_t before = seen_.size();
+  controller_->setSourceRunning("sway", false);  // sway exited: nobody watches that window
+  EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
+  ASSERT_EQ(seen_.size(), before + 1);
+  EXPECT_EQ(seen_.back().evidence.health, Health::Unavailable);
+  EXPECT_EQ(seen_.back().evidence.source, "sway");  // the page still says where it came from
+  controller_->setSourceRunning("sway", true);      // a new sway: running, nothing seen yet
+  EXPECT_NE(controller_->state().evidence.health, Health::Unavailable);
+  controller_->recordWindow(Observation{0, "foot", "first-window", "sway"});
+  EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
+}
+
+TEST_F(ControllerTest, AnotherSourcesObservationIsEvidenceWhileOneSourceIsStopped) {
+  controller_->setSourceRunning("x11", true);
+  controller_->recordWindow(window("xterm", "bash"));
+  controller_->setSourceRunning("x11", false);
+  EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
+  controller_->recordWindow(Observation{0, "firefox", "Docs", "http"});
+  EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
+}
+
+TEST_F(ControllerTest, AStoppedSourceSuspendsDriftWhileActive) {
+  controller_->setSourceRunning("sway", true);
+  controller_->recordWindow(Observation{0, "qterminal", "bash", "sway"});
+  toActive();
+  EXPECT_EQ(controller_->state().drift.status, "ontask");
+  controller_->setSourceRunning("sway", false);
+  EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
+  EXPECT_EQ(controller_->state().drift.status, "unknown");
+}
+
 TEST_F(ControllerTest, AHeartbeatOfTheSameWindowWhileLockedIsNotAnEvent) {
   controller_->recordWindow(window("xterm", "bash"));
   const std::size_t before = seen_.size();

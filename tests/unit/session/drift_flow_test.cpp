@@ -411,8 +411,24 @@ TEST_F(DriftFlowTest, AntiDriftsOwnPageKeepsTheBanner) {
   see("Firefox", "Drifting · AntiDrift — Mozilla Firefox");  // to press a banner button
   EXPECT_EQ(drift().status, "drifting");
   EXPECT_EQ(backend_->calls("judge"), 0u);
+  EXPECT_TRUE(drift().blocked);
+  // A hard rule is the config's to lift, not a button's: refused, nothing changes.
+  const auto refused = controller_->markOnTask();
+  ASSERT_TRUE(refused);
+  EXPECT_THAT(refused->message, HasSubstr("drift.blocked_apps"));
+  EXPECT_THAT(controller_->state().commitment->allowedApps, Not(testing::Contains("steam")));
+  EXPECT_EQ(stats().corrections, 0);
+}
+
+TEST_F(DriftFlowTest, ThisIsOnTaskAfterAJudgedDriftWhileLookingAtAntiDrift) {
+  backend_->answer("judge", kOffTask);
+  start();
+  see("Zoom", "Meeting");
+  executor_.runAll();
+  EXPECT_FALSE(drift().blocked);
+  see("Firefox", "Drifting · AntiDrift — Mozilla Firefox");  // to press the button
   ASSERT_FALSE(controller_->markOnTask());
-  EXPECT_THAT(controller_->state().commitment->allowedApps, testing::Contains("steam"));
+  EXPECT_THAT(controller_->state().commitment->allowedApps, testing::Contains("zoom"));
 }
 
 TEST_F(DriftFlowTest, NeverSendAppsAreJudgedByLocalRulesOnly) {

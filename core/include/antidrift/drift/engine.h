@@ -43,6 +43,9 @@ struct DriftView {
   std::string reason;  ///< a human sentence; for drifting, the rule's or judge's reason verbatim
   std::string nudge;   ///< the soft "Heads up" advisory (seed 000); "" = none
   std::string app;     ///< the app the status is about; "" when none
+  /// Drifting because of a hard rule (drift.blocked_apps / blocked_titles):
+  /// "This is on task" cannot override it (DESIGN §4 step 1 comes first).
+  bool blocked = false;
 };
 
 /// A DriftJudge call the Controller must launch (off the lock) with
@@ -140,6 +143,10 @@ class Engine {
   /// (nothing judged off task yet); `decision` receives the closed drift time.
   std::optional<OnTaskMark> markOnTask(Commitment& commitment, std::int64_t atMs,
                                        Decision& decision);
+
+  /// Why "This is on task" must be refused for the current subject (a hard
+  /// rule fired: its reason), or nullopt when it may be marked.
+  std::optional<std::string> onTaskRefusal() const;
 
   /// Closes the drifting time at `atMs` (the session leaves active) and
   /// returns it in ms; the status stays as it is.

@@ -124,7 +124,8 @@ class Controller {
   /// title-sensitive app, its normalised title — to this commitment's allowed
   /// lists (persisted in the snapshot), stops judging it, status ontask, and
   /// counts a correction. With nothing judged off task yet → IllegalTransition
-  /// "nothing to mark on task".
+  /// "nothing to mark on task"; for a window a hard rule blocks (drift.blocked_*)
+  /// → IllegalTransition naming the rule (the config, not a button, allows it).
   [[nodiscard]] ActionResult markOnTask();
 
   /// review → locked: appends the SessionSummary to the audit log, clears the
@@ -161,7 +162,11 @@ class Controller {
   void setAway(bool away);
   /// A long-running source reports that it started (`running` true) or
   /// failed/stopped. Health is "unavailable" while no source runs and no
-  /// observation ever arrived.
+  /// observation ever arrived, and while the source of the current
+  /// observation has stopped (DESIGN §3: "source failed" — nobody watches
+  /// that window any more) until it runs again or another source observes.
+  /// While active, a change of health re-evaluates drift (no judgment
+  /// without `ok` evidence). Thread-safe.
   void setSourceRunning(const std::string& source, bool running);
 
   // ---- Time.
@@ -236,6 +241,7 @@ class Controller {
   std::int64_t lastObservationMono_ = -1;  ///< monotonic ms of the last observation; -1 none
   std::int64_t lastPersistMono_ = 0;       ///< monotonic ms of the last snapshot write
   std::vector<std::string> runningSources_;
+  std::vector<std::string> stoppedSources_;  ///< reported running false, not running again
   /// app → monotonic ms last seen, any runtime (Planning's app choices).
   std::map<std::string, std::int64_t> recentApps_;
   std::vector<std::string> historyApps_;      ///< apps of recent sessions, gathered in planning

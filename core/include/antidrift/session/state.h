@@ -34,10 +34,11 @@ struct EvidenceView {
 /// The drift part of State (DESIGN §4, §5): what the drift engine decided,
 /// shown as it is (the State builder decides nothing).
 struct DriftView {
-  std::string status;  ///< "ontask" | "judging" | "drifting" | "unknown" | "" when not active
-  std::string reason;  ///< human sentence, may be ""; for drifting, the rule's or judge's reason
-  std::string nudge;   ///< the soft "Heads up" advisory (seed 000); "" = none
-  std::string app;     ///< the app the status is about; "" when none
+  std::string status;    ///< "ontask" | "judging" | "drifting" | "unknown" | "" when not active
+  std::string reason;    ///< human sentence, may be ""; for drifting, the rule's or judge's reason
+  std::string nudge;     ///< the soft "Heads up" advisory (seed 000); "" = none
+  std::string app;       ///< the app the status is about; "" when none
+  bool blocked = false;  ///< drifting by a hard rule: "This is on task" is refused
 };
 
 /// The AI part of State.

@@ -1,0 +1,150 @@
+/// @file evidence_sources.cpp
+/// Wiring of the evidence sources (DESIGN §3).
+
+#include "server/evidence_sources.h"
+
+#include <string>
+#include <utility>
+
+#include "server/sway/sway_source.h"
+
+#ifdef ANTIDRIFT_HAVE_X11
+#include "server/x11/x11_source.h"
+#endif
+
+namespace antidrift {
+
+struct EvidenceSources::Impl {
+  Impl(const DaemonConfig& daemonConfig, const ConfigEnvironment& processEnvironment,
+       Controller& sessionController)
+      : config(daemonConfig), environment(processEnvironment), controller(sessionController) {}
+
+  const DaemonConfig& config;
+  const ConfigEnvironment& environment;
+  Controller& controller;
+  Poco::Logger& log = Poco::Logger::get("antidrift.daemon");
+#ifdef ANTIDRIFT_HAVE_X11
+  std::unique_ptr<X11Source> x11;
+#endif
+  std::unique_ptr<sway::SwaySource> ipc;
+
+  /// The X11 source; with WindowReporting::Off only its XScreenSaver idle time is used.
+  enum class WindowReporting { On, Off };
+  void startX11(WindowReporting windows);
+  void startIpc(sway::IpcServer server);
+};
+
+void EvidenceSources::Impl::startX11(WindowReporting windows) {
+  const std::string what = windows == WindowReporting::On ? "X11 evidence" : "X11 idle time";
+  if (!config.x11) {
+    log.information(what + " off (evidence.x11 = false)");
+    return;
+  }
+  if (environment.display.empty()) {
+    log.information(what + " off: $DISPLAY is not set");
+    return;
+  }
+#ifdef ANTIDRIFT_HAVE_X11
+  X11SourceCallbacks callbacks;
+  if (windows == WindowReporting::On) {
+    callbacks.onWindow = [this](const std::string& app, const std::string& title) {
+      controller.recordWindow(Observation{0, app, title, "x11"});
+    };
+  }
+  callbacks.onAway = [this](bool away) { controller.setAway(away); };
+  callbacks.onFailed = [this, what, windows](const std::string& why) {
+    log.warning(what + " unavailable: " + why);
+    if (windows == WindowReporting::On) {
+      controller.setSourceRunning("x11", false);
+    }
+  };
+  x11 = std::make_unique<X11Source>("", config.settings.heartbeatSecs,
+                                    config.settings.idleAfterSecs, std::move(callbacks));
+  std::string why;
+  if (x11->start(why)) {
+    if (windows == WindowReporting::On) {
+      controller.setSourceRunning("x11", true);
+    }
+    log.information(what + " from display " + environment.display);
+  } else {
+    log.warning(what + " unavailable: " + why);
+    x11.reset();
+  }
+#else
+  log.warning(what + " unavailable: antidriftd was built without X11 support");
+#endif
+}
+
+void EvidenceSources::Impl::startIpc(sway::IpcServer server) {
+  const std::string name = sway::toString(server);
+  sway::SwaySourceOptions options;
+  options.server = server;
+  options.heartbeatSecs = config.settings.heartbeatSecs;
+  sway::SwaySourceCallbacks callbacks;
+  callbacks.onWindow = [this, name](const std::string& app, const std::string& title) {
+    controller.recordWindow(Observation{0, app, title, name});
+  };
+  callbacks.onConnected = [this, name](const std::string& path) {
+    log.information(name + " evidence from " + path);
+    controller.setSourceRunning(name, true);
+  };
+  callbacks.onDisconnected = [this, name](const std::string& why) {
+    log.warning(name + " evidence unavailable: " + why + "; retrying");
+    controller.setSourceRunning(name, false);
+  };
+  callbacks.onProblem = [this, name](const std::string& problem) {
+    log.warning(name + " IPC: " + problem);
+  };
+  ipc = std::make_unique<sway::SwaySource>(std::move(options), std::move(callbacks));
+  std::string why;
+  if (!ipc->start(why)) {
+    log.warning(name + " evidence unavailable: " + why);
+    ipc.reset();
+  }
+}
+
+EvidenceSources::EvidenceSources(const DaemonConfig& config, const ConfigEnvironment& environment,
+                                 Controller& controller)
+    : impl_(std::make_unique<Impl>(config, environment, controller)) {}
+
+EvidenceSources::~EvidenceSources() {
+  stop();
+}
+
+void EvidenceSources::start() {
+  Impl& impl = *impl_;
+  impl.log.information("evidence source: " + toString(impl.config.evidenceSource) + " (" +
+                       impl.config.evidenceSourceReason + ")");
+  switch (impl.config.evidenceSource) {
+    case EvidenceSource::X11:
+      impl.startX11(Impl::WindowReporting::On);
+      break;
+    case EvidenceSource::Sway:
+      // sway offers no idle time over IPC (only through a Wayland protocol): away comes
+      // from the ActivityWatch-compatible AFK API, e.g. fed by swayidle (README, "sway").
+      impl.startIpc(sway::IpcServer::Sway);
+      break;
+    case EvidenceSource::I3:
+      impl.startIpc(sway::IpcServer::I3);
+      impl.startX11(Impl::WindowReporting::Off);
+      break;
+    case EvidenceSource::None:
+      impl.log.information(
+          "no built-in evidence source; windows arrive only through POST /evidence/window and "
+          "the ActivityWatch-compatible API");
+      break;
+  }
+}
+
+void EvidenceSources::stop() {
+  if (impl_->ipc) {
+    impl_->ipc->stop();
+  }
+#ifdef ANTIDRIFT_HAVE_X11
+  if (impl_->x11) {
+    impl_->x11->stop();
+  }
+#endif
+}
+
+}  // namespace antidrift

@@ -1,0 +1,42 @@
+/// @file evidence_sources.h
+/// The daemon's long-running evidence sources (DESIGN §3; issue 10 item 1): which one runs
+/// (evidence.source), how it feeds the Controller, and stopping it.
+#pragma once
+
+#include <memory>
+
+#include <Poco/Logger.h>
+
+#include "antidrift/session/controller.h"
+#include "server/config.h"
+
+namespace antidrift {
+
+/// Starts the source that `config.evidenceSource` names and wires it to `controller`:
+/// observations into Controller::recordWindow (source "x11", "sway" or "i3"), away state into
+/// Controller::setAway, running state into Controller::setSourceRunning. A source that
+/// cannot start is a warning on "antidrift.daemon"; the daemon then runs with evidence
+/// "unavailable" (DESIGN §3). Sway and i3: see server/sway/sway_source.h; under i3 the X11
+/// source runs too, for XScreenSaver idle time only, when $DISPLAY is set.
+///
+/// Owned by the daemon's main thread; the sources' own threads call the Controller, which
+/// must outlive this object (stop() or the destructor joins them).
+class EvidenceSources {
+ public:
+  EvidenceSources(const DaemonConfig& config, const ConfigEnvironment& environment,
+                  Controller& controller);
+  ~EvidenceSources();  ///< stops every source
+  EvidenceSources(const EvidenceSources&) = delete;
+  EvidenceSources& operator=(const EvidenceSources&) = delete;
+
+  /// Starts the configured source(s). Never throws; call once, after the daemon forked.
+  void start();
+  /// Stops and joins every source. Idempotent.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace antidrift

@@ -1,0 +1,88 @@
+/// @file peer_user_check.h
+/// Only the daemon's own Unix user is served: the owner of the peer socket of
+/// every connection is looked up in the kernel's TCP tables (/proc/net/tcp
+/// and /proc/net/tcp6) and any other user is refused (issue 9 item 3,
+/// docs/SECURITY.md "Other local users", docs/API.md §1).
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "server/request_guard.h"
+
+namespace Poco::Net {
+class SocketAddress;
+}
+
+namespace antidrift {
+
+/// Checks that the other end of a TCP connection the daemon accepted is a
+/// socket owned by the daemon's own Unix user.
+///
+/// Linux lists every TCP socket of the network namespace in /proc/net/tcp
+/// (IPv4) and /proc/net/tcp6 (IPv6), with its local and remote address and
+/// the uid that created it. For a connection from this machine, the peer's
+/// socket is the row whose local end is the client's address and whose
+/// remote end is the daemon's. The tables are read afresh for every check
+/// (nothing is cached, so nothing can be stale); rows in TIME_WAIT or with
+/// inode 0 (no longer held by any process) are ignored, because the kernel
+/// shows them with uid 0. A peer that is not found — a connection from
+/// another machine, or one already closed — is refused too.
+///
+/// Immutable after construction: every method is thread-safe (if the
+/// reader is).
+class PeerUserCheck {
+ public:
+  /// Reads one kernel table by path ("/proc/net/tcp"); nullopt when it
+  /// cannot be read.
+  using TableReader = std::function<std::optional<std::string>(const std::string& path)>;
+
+  /// The table paths read by peerOwner().
+  static constexpr const char* kTcpTable = "/proc/net/tcp";
+  static constexpr const char* kTcp6Table = "/proc/net/tcp6";
+
+  /// Serves `owner` only (default: the daemon's effective uid). `reader`
+  /// reads the tables (default: readTableFile); tests pass sample text.
+  explicit PeerUserCheck(uid_t owner, TableReader reader = &PeerUserCheck::readTableFile);
+  /// Serves the effective uid of this process, reading the real tables.
+  PeerUserCheck();
+
+  /// The uid that owns the live socket with local end `local` and remote
+  /// end `remote` in `table`, text in the format of /proc/net/tcp or
+  /// /proc/net/tcp6 (header line, then one row per socket). An IPv4
+  /// address also matches its IPv4-mapped IPv6 form (::ffff:a.b.c.d) and
+  /// back. nullopt when no live row matches or a matching row is malformed.
+  /// Pure.
+  static std::optional<uid_t> findSocketOwner(std::string_view table,
+                                              const Poco::Net::SocketAddress& local,
+                                              const Poco::Net::SocketAddress& remote);
+
+  /// The uid owning the peer socket of the connection from `client` to
+  /// `server` (the daemon's end), looked up in kTcpTable, then kTcp6Table.
+  /// nullopt when it is in neither.
+  std::optional<uid_t> peerOwner(const Poco::Net::SocketAddress& client,
+                                 const Poco::Net::SocketAddress& server) const;
+
+  /// nullopt when the peer of the connection from `client` to `server`
+  /// belongs to the owner; otherwise a 403 rejection that names neither
+  /// user.
+  std::optional<GuardRejection> check(const Poco::Net::SocketAddress& client,
+                                      const Poco::Net::SocketAddress& server) const;
+
+  /// The whole content of the file at `path`; nullopt when it cannot be
+  /// opened. Files under /proc report size 0, so it reads to the end.
+  static std::optional<std::string> readTableFile(const std::string& path);
+
+  /// The uid this check serves.
+  uid_t owner() const { return owner_; }
+
+ private:
+  uid_t owner_;
+  TableReader reader_;
+};
+
+}  // namespace antidrift
