@@ -17,6 +17,9 @@ if [ "$profile" = test ]; then
   packages+=(systemd dpkg-dev)
   # The sway evidence source end to end: a headless sway with foot windows.
   packages+=(sway foot)
+  # Fuzzing and sanitizers (issue 9 items 4, 5): clang-14 with its sanitizer
+  # runtimes (libclang-rt-14-dev also carries libFuzzer's) and libFuzzer.
+  packages+=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include <Poco/Exception.h>
 #include <Poco/File.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
@@ -124,9 +125,23 @@ class SseRecorder {
       return;
     }
     closed_ = true;
-    session_.abort();
+    // Shut the connection down first: that wakes the reader's recv without
+    // closing the descriptor under it (a close racing a recv is a data race
+    // ThreadSanitizer reports, and the descriptor could be reused); then
+    // join, then close.
+    try {
+      session_.socket().shutdown();
+    } catch (const Poco::Exception&) {
+      // Already gone: the reader has returned or will on its own.
+    }
     if (reader_.joinable()) {
       reader_.join();
+    }
+    try {
+      session_.abort();
+    } catch (const Poco::Exception&) {
+      // The shutdown above already ended the connection (ENOTCONN); the
+      // session's destructor closes the descriptor.
     }
   }
 

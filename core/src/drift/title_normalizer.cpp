@@ -1,5 +1,6 @@
 #include "antidrift/drift/title_normalizer.h"
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <utility>
@@ -37,9 +38,10 @@ std::vector<Step> compileSteps() {
            "google chrome|chromium|brave|microsoft edge|vivaldi|opera|tor browser|librewolf)"
            "(?:\\s*\\(?(?:private browsing|incognito|inprivate)\\)?)?\\s*$",
        ""},
-      // Unsaved-file markers: "● " or "*" in front, "*" at the end.
-      {"^(?:\xE2\x97\x8F|\\*)\\s*", ""},
-      {"\\s*\\*$", ""},
+      // Unsaved-file markers: "● " or "*" in front, "*" at the end (a run of
+      // them at once, so a title of markers takes one pass, not one each).
+      {"^(?:(?:\xE2\x97\x8F|\\*)\\s*)+", ""},
+      {"(?:\\s*\\*)+$", ""},
       // Progress counters in brackets: "[3/10]", "(3 of 10)".
       {"[\\(\\[]\\s*\\d+\\s*(?:/|of)\\s*\\d+\\s*[\\)\\]]", " "},
       // Unread counters: "(3)", "[3]", "(99+)".
@@ -74,10 +76,8 @@ const std::vector<Step>& steps() {
   return compiled;
 }
 
-}  // namespace
-
-std::string normalizeTitle(std::string_view title) {
-  std::string key = text::foldCase(title);
+/// One pass of every removal over a case-folded key, then NFC again.
+std::string applySteps(std::string key) {
   for (const Step& step : steps()) {
     try {
       step.regex->subst(key, step.replacement, RegularExpression::RE_GLOBAL);
@@ -86,6 +86,24 @@ std::string normalizeTitle(std::string_view title) {
     }
   }
   return text::foldCase(key);  // NFC again after the removals; trims
+}
+
+}  // namespace
+
+std::string normalizeTitle(std::string_view title) {
+  // Passes run until nothing changes, so what one pass uncovers goes too
+  // ("x - Firefox - Mozilla Firefox", "notes.txt * (3)") and the result is
+  // idempotent, as the header promises (broken twice; found by
+  // tests/fuzz/text_fuzz.cpp, inputs in tests/fuzz/regressions/text/). Every
+  // removal shortens the key, so a pass that changes it shortens it and the
+  // loop ends within key.size() passes; the bound only makes that explicit.
+  std::string key = text::foldCase(title);
+  for (std::size_t pass = 0, passes = key.size() + 1; pass < passes; ++pass) {
+    std::string next = applySteps(key);
+    if (next == key) break;
+    key = std::move(next);
+  }
+  return key;
 }
 
 }  // namespace antidrift::drift

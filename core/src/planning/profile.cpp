@@ -7,18 +7,22 @@
 
 namespace antidrift::planning {
 
+Profile parseProfile(std::string_view bytes) {
+  std::string text = ai::detail::sanitizeText(bytes, ai::detail::LineBreaks::Keep);
+  text.resize(ai::detail::prefixBytesOnBoundary(text, kMaxProfileBytes));
+  if (text.find_first_not_of(" \t\n") == std::string::npos) return {};
+  Profile profile;
+  profile.status = LoadStatus::Ready;
+  profile.bytes = text.size();
+  profile.text = std::move(text);
+  return profile;
+}
+
 Profile loadProfile(const std::string& path) {
   try {
     const std::optional<detail::FilePrefix> file = detail::readPrefix(path, kMaxProfileReadBytes);
     if (!file) return {};
-    std::string text = ai::detail::sanitizeText(file->bytes, ai::detail::LineBreaks::Keep);
-    text.resize(ai::detail::prefixBytesOnBoundary(text, kMaxProfileBytes));
-    if (text.find_first_not_of(" \t\n") == std::string::npos) return {};
-    Profile profile;
-    profile.status = LoadStatus::Ready;
-    profile.bytes = text.size();
-    profile.text = std::move(text);
-    return profile;
+    return parseProfile(file->bytes);
   } catch (const std::exception&) {
     return {};
   }

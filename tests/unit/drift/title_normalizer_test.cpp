@@ -50,6 +50,19 @@ TEST(NormalizeTitle, DropsLeadingAndTrailingAsterisks) {
   EXPECT_EQ(normalizeTitle("*Untitled Document 1 - gedit"), "untitled document 1 - gedit");
 }
 
+TEST(NormalizeTitle, IsIdempotentWhenARemovalUncoversAnother) {
+  // Found by tests/fuzz/text_fuzz.cpp: one pass left "\uFFFD*" for "\xFF**".
+  for (const char* title : {"\xFF**", "notes.txt **", "Download - Firefox - Mozilla Firefox",
+                            "(3) (12:30) [2/5] Inbox", "notes.txt * (3)"}) {
+    const std::string key = normalizeTitle(title);
+    EXPECT_EQ(normalizeTitle(key), key) << title;
+  }
+  EXPECT_EQ(normalizeTitle("notes.txt **"), "notes.txt");
+  // Found next: 65 markers outlasted a fixed number of passes.
+  EXPECT_EQ(normalizeTitle("4" + std::string(65, '*')), "4");
+  EXPECT_EQ(normalizeTitle("** * draft.md"), "draft.md");
+}
+
 TEST(NormalizeTitle, DropsUnreadCounters) {
   EXPECT_EQ(normalizeTitle("(3) Facebook"), "facebook");
   EXPECT_EQ(normalizeTitle("(2) Facebook — Mozilla Firefox"),

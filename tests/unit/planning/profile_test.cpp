@@ -68,5 +68,14 @@ TEST(LoadProfile, ReplacesInvalidUtf8) {
   EXPECT_EQ(profile.bytes, profile.text.size());
 }
 
+TEST(ParseProfile, CleansBytesWithoutAFile) {
+  const Profile profile = parseProfile(std::string("Me\r\n\x01\xff done\n", 13));
+  EXPECT_EQ(profile.status, LoadStatus::Ready);
+  EXPECT_EQ(profile.text, "Me\n\xEF\xBF\xBD done\n");
+  EXPECT_EQ(profile.bytes, profile.text.size());
+  EXPECT_EQ(parseProfile(" \t\r\n").status, LoadStatus::None);
+  EXPECT_EQ(parseProfile(std::string(kMaxProfileBytes + 10, 'a')).bytes, kMaxProfileBytes);
+}
+
 }  // namespace
 }  // namespace antidrift::planning

@@ -17,14 +17,16 @@ namespace antidrift::drift {
 ///   Developer Edition", " - Mozilla Firefox Private Browsing", " - Google
 ///   Chrome", " - Chromium", " - Brave", " - Microsoft Edge", " - Vivaldi",
 ///   " - Opera", " — Tor Browser", " — LibreWolf"; "-", "–" or "—");
-/// - unsaved-file markers removed (a leading "● " or "*", a trailing "*");
+/// - unsaved-file markers removed (leading "● " or "*", trailing "*", however many);
 /// - unread counters removed ("(3) Facebook" → "facebook"; "[3]", "(99+)");
 /// - clock times ("12:34", "12:34:56", "9:05 PM"), percentages ("45%",
 ///   "45.5 %", "7,5%") and progress counters ("3/10", "[3/10]", "(3 of 10)")
 ///   removed; dates such as "28/06/2020" are kept;
 /// - separators (-, –, —, |, ·, •, :) left doubled or dangling at either end
 ///   by those removals dropped.
-/// The result may be empty (a title that was only a clock). Idempotent.
+/// The removals repeat until nothing changes, so what one removal uncovers
+/// goes too ("notes.txt **" → "notes.txt"). The result may be empty (a title
+/// that was only a clock). Idempotent.
 /// Pure; thread-safe (the patterns are compiled once, used const); never
 /// throws (bar std::bad_alloc).
 std::string normalizeTitle(std::string_view title);

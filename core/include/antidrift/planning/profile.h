@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "antidrift/planning/load_status.h"
 
@@ -22,6 +23,15 @@ struct Profile {
   std::string text;       ///< valid UTF-8, ≤ kMaxProfileBytes, cut on a character boundary
   std::size_t bytes = 0;  ///< text.size(): the size of what was kept
 };
+
+/// The profile kept from a file's raw bytes: invalid UTF-8 → U+FFFD, control
+/// characters other than newline/tab dropped, "\r\n" → "\n", then cut to at
+/// most kMaxProfileBytes on a UTF-8 character boundary; text that is only
+/// whitespace → status None (empty text, 0 bytes). The cleaning rules of
+/// DESIGN §6 "Grounding", shared by loadProfile and the fuzz target
+/// tests/fuzz/planning_fuzz.cpp. Pure; thread-safe; never throws (bar
+/// std::bad_alloc).
+Profile parseProfile(std::string_view bytes);
 
 /// Reads the regular file at `path`: invalid UTF-8 → U+FFFD, control
 /// characters other than newline/tab dropped, "\r\n" → "\n", then cut to at
