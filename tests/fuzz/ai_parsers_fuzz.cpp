@@ -19,12 +19,7 @@ namespace {
 
 /// True for one line of valid UTF-8 with no control characters.
 bool isCleanLine(const std::string& text) {
-  if (!fuzz::isValidUtf8(text)) return false;
-  for (const char byte : text) {
-    const auto unit = static_cast<unsigned char>(byte);
-    if (unit < 0x20 || unit == 0x7F) return false;
-  }
-  return true;
+  return fuzz::isValidUtf8(text) && fuzz::hasNoAsciiControl(text);
 }
 
 }  // namespace

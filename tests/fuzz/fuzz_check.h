@@ -71,6 +71,16 @@ inline bool isValidUtf8(std::string_view text) {
   return true;
 }
 
+/// True when `text` holds no C0 control character or DEL (the C1 controls
+/// are two-byte sequences, checked by the sanitiser's own tests). Pure.
+inline bool hasNoAsciiControl(std::string_view text) {
+  for (const char byte : text) {
+    const auto unit = static_cast<unsigned char>(byte);
+    if (unit < 0x20 || unit == 0x7F) return false;
+  }
+  return true;
+}
+
 /// Number of characters (code points) in valid UTF-8 `text`. Pure.
 inline std::size_t countChars(std::string_view text) {
   std::size_t count = 0;

@@ -16,27 +16,13 @@
 
 using namespace antidrift;
 
-namespace {
-
-/// True when `text` holds no C0 control character or DEL (the C1 controls
-/// are two-byte sequences, checked by the sanitiser's own tests).
-bool hasNoAsciiControl(const std::string& text) {
-  for (const char byte : text) {
-    const auto unit = static_cast<unsigned char>(byte);
-    if (unit < 0x20 || unit == 0x7F) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view raw = fuzz::asText(data, size);
 
   const std::string title = sanitizeTitle(raw);
   fuzz::check(fuzz::isValidUtf8(title), "sanitizeTitle: valid UTF-8 (observation.h)");
   fuzz::check(title.size() <= kMaxTitleBytes, "sanitizeTitle: at most kMaxTitleBytes");
-  fuzz::check(hasNoAsciiControl(title), "sanitizeTitle: control characters dropped");
+  fuzz::check(fuzz::hasNoAsciiControl(title), "sanitizeTitle: control characters dropped");
 
   const std::string app = normaliseApp(raw);
   fuzz::check(!app.empty() && fuzz::isValidUtf8(app),

@@ -29,6 +29,33 @@ std::vector<std::string> listDirectory(const std::string& path) {
   return names;
 }
 
+/// One row of /proc/PID/net/tcp{,6}: the remote address ("0100007F:9C40"),
+/// the state in hex ("08" is CLOSE_WAIT) and the socket's inode.
+struct SocketRow {
+  std::string remote;
+  std::string state;
+  std::uint64_t inode = 0;
+};
+
+/// The rows of one socket table; none when it cannot be read.
+std::vector<SocketRow> readSocketTable(const std::string& path) {
+  std::vector<SocketRow> rows;
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+    std::istringstream fields(line);
+    std::string slot, local, queues, timer, retransmits, uid, timeout;
+    SocketRow row;
+    if (fields >> slot >> local >> row.remote >> row.state >> queues >> timer >> retransmits >>
+        uid >> timeout >> row.inode) {
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
 ProcessProbe::ProcessProbe(pid_t pid) : directory_("/proc/" + std::to_string(pid)) {}
@@ -85,17 +112,8 @@ std::size_t ProcessProbe::closeWaitCount() const {
   const std::set<std::uint64_t> inodes = socketInodes();
   std::size_t count = 0;
   for (const char* table : {"/net/tcp", "/net/tcp6"}) {
-    std::ifstream in(directory_ + table);
-    std::string line;
-    std::getline(in, line);  // header
-    while (std::getline(in, line)) {
-      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-      std::istringstream row(line);
-      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout;
-      std::uint64_t inode = 0;
-      if (row >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
-              timeout >> inode &&
-          state == "08" && inodes.count(inode) != 0) {
+    for (const SocketRow& row : readSocketTable(directory_ + table)) {
+      if (row.state == "08" && inodes.count(row.inode) != 0) {
         ++count;
       }
     }
@@ -107,17 +125,9 @@ bool ProcessProbe::holdsConnectionFrom(std::uint16_t peerPort) const {
   const std::set<std::uint64_t> inodes = socketInodes();
   char suffix[8];
   std::snprintf(suffix, sizeof suffix, ":%04X", static_cast<unsigned>(peerPort));
-  std::ifstream in(directory_ + "/net/tcp");
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout;
-    std::uint64_t inode = 0;
-    if (row >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
-            timeout >> inode &&
-        remote.size() > 5 && remote.compare(remote.size() - 5, 5, suffix) == 0 &&
-        inodes.count(inode) != 0) {
+  for (const SocketRow& row : readSocketTable(directory_ + "/net/tcp")) {
+    if (row.remote.size() > 5 && row.remote.compare(row.remote.size() - 5, 5, suffix) == 0 &&
+        inodes.count(row.inode) != 0) {
       return true;
     }
   }
