@@ -81,7 +81,7 @@ CliApplication::CliApplication() {
 
 void CliApplication::defineOptions(Poco::Util::OptionSet& options) {
   Application::defineOptions(options);
-  const auto callback = OptionCallback<CliApplication>(this, &CliApplication::handleOption);
+  const auto callback = OptionCallback<CliApplication>(this, &CliApplication::onOption);
   options.addOption(Option("help", "h", "print this help and exit").callback(callback));
   options.addOption(Option("config", "c",
                            "read the daemon's configuration from FILE (default: "
@@ -121,7 +121,7 @@ void CliApplication::defineOptions(Poco::Util::OptionSet& options) {
                         .callback(callback));
 }
 
-void CliApplication::handleOption(const std::string& name, const std::string& value) {
+void CliApplication::onOption(const std::string& name, const std::string& value) {
   given_.insert(name);
   if (name == "help") {
     helpRequested_ = true;

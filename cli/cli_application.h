@@ -41,7 +41,9 @@ class CliApplication : public Poco::Util::Application {
   int main(const std::vector<std::string>& args) override;
 
  private:
-  void handleOption(const std::string& name, const std::string& value);
+  /// The callback of every option (a separate name: Application::handleOption
+  /// is virtual, and overriding it would handle each option twice).
+  void onOption(const std::string& name, const std::string& value);
   void printHelp();
 
   /// Reads the configuration (file, -D) into config_; ConfigError on failure.
