@@ -11,8 +11,9 @@
 #  3. build-tsan (clang-14, ThreadSanitizer): the unit, integration and
 #     fuzz-replay tests, with tests/sanitizers/tsan.supp.
 # The sanitizer folders build only the target antidrift_sanitized_tests and
-# are reused incrementally. End-to-end, browser and load tests (e2e.*, load.*)
-# run in step 1 only. ANTIDRIFT_SANITIZERS=0 skips steps 2 and 3 (a quick local run).
+# are reused incrementally. End-to-end, browser, load and install tests
+# (e2e.*, load.*, install*) run in step 1 only. ANTIDRIFT_SANITIZERS=0
+# skips steps 2 and 3 (a quick local run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -41,9 +42,9 @@ sanitized() {  # sanitized <folder> <cmake options...>
 sanitized build-asan -DANTIDRIFT_FUZZ=ON
 (cd build-asan &&
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    timed "build-asan ctest" ctest --output-on-failure --timeout 300 -j"$jobs" -E '^(e2e|load)[._]')
+    timed "build-asan ctest" ctest --output-on-failure --timeout 300 -j"$jobs" -E '^(e2e|load|install)[._]')
 
 sanitized build-tsan -DANTIDRIFT_SANITIZE=thread
 (cd build-tsan &&
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/../tests/sanitizers/tsan.supp" \
-    timed "build-tsan ctest" ctest --output-on-failure --timeout 300 -j"$jobs" -E '^(e2e|load)[._]')
+    timed "build-tsan ctest" ctest --output-on-failure --timeout 300 -j"$jobs" -E '^(e2e|load|install)[._]')
