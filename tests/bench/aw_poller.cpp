@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <string>
