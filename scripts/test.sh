@@ -11,9 +11,9 @@
 #  3. build-tsan (clang-14, ThreadSanitizer): the unit, integration and
 #     fuzz-replay tests, with tests/sanitizers/tsan.supp.
 # The sanitizer folders build only the target antidrift_sanitized_tests and
-# are reused incrementally. End-to-end, browser, load and install tests
-# (e2e.*, load.*, install*) run in step 1 only. ANTIDRIFT_SANITIZERS=0
-# skips steps 2 and 3 (a quick local run).
+# are reused incrementally. End-to-end, browser, load, install and benchmark
+# smoke tests (e2e.*, load.*, install*, bench.*) run in step 1 only.
+# ANTIDRIFT_SANITIZERS=0 skips steps 2 and 3 (a quick local run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -40,9 +40,10 @@ sanitized() {  # sanitized <folder> <cmake options...>
 }
 
 # Left to step 1: what the sanitizer folders do not build (e2e, load,
-# install) and the replays of the whole real export (DriftReplay: a data
-# volume test with no threads of its own, minutes long under a sanitizer).
-not_sanitized='^(e2e|load|install)[._]|DriftReplay'
+# install, the benchmark smoke runs bench.*) and the replays of the whole
+# real export (DriftReplay: a data volume test with no threads of its own,
+# minutes long under a sanitizer).
+not_sanitized='^(e2e|load|install|bench)[._]|DriftReplay'
 
 sanitized build-asan -DANTIDRIFT_FUZZ=ON
 (cd build-asan &&

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -68,6 +69,7 @@ struct Options {
   int rssToleranceKib = 2048;  ///< allowed RSS growth after the warm-up, and after the churn
   double p99LimitMs = 50;      ///< REST p99 limit
   int settleSecs = 5;          ///< how long closed streams may take to be released
+  int stall = 1;               ///< 1: one stream never reads; 0: all read (a fan-out measurement)
 };
 
 /// Parses `--name=value` arguments; throws std::invalid_argument with a message.
@@ -82,7 +84,8 @@ Options parseOptions(int argc, char** argv) {
                                                 {"cycles", &options.cycles},
                                                 {"churn-workers", &options.churnWorkers},
                                                 {"rss-tolerance-kib", &options.rssToleranceKib},
-                                                {"settle-s", &options.settleSecs}};
+                                                {"settle-s", &options.settleSecs},
+                                                {"stall", &options.stall}};
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
     const std::size_t equals = argument.find('=');
@@ -110,10 +113,11 @@ Options parseOptions(int argc, char** argv) {
     options.warmupSecs = options.durationSecs >= 120 ? 60 : 5;
   }
   if (options.durationSecs <= options.warmupSecs || options.rate < 1 || options.posters < 1 ||
-      options.sseClients < 2 || options.churnWorkers < 1 || options.switchEvery < 1) {
+      options.sseClients < 2 || options.churnWorkers < 1 || options.switchEvery < 1 ||
+      options.stall > 1) {
     throw std::invalid_argument(
         "need --duration-s > --warmup-s, --rate, --posters, --churn-workers, --switch-every ≥ 1 "
-        "and --sse-clients ≥ 2");
+        "--sse-clients ≥ 2 and --stall 0 or 1");
   }
   return options;
 }
@@ -122,7 +126,9 @@ constexpr const char* kUsage =
     "usage: load_churn [--duration-s=20] [--warmup-s=5] [--rate=1000] [--posters=4]\n"
     "                  [--switch-every=10] [--sse-clients=32] [--cycles=200] [--churn-workers=8]\n"
     "                  [--rss-tolerance-kib=2048] [--p99-limit-ms=50] [--settle-s=5]\n"
-    "                  [--antidriftd=PATH]\n"
+    "                  [--stall=1] [--antidriftd=PATH]\n"
+    "--stall=0: every stream reads (the SSE fan-out figure of docs/PERFORMANCE.md);\n"
+    "--cycles=0: no killed streams.\n"
     "The documented long run: --duration-s=600 --cycles=1000 (warm-up 60 s).\n";
 
 /// One HTTP answer: status and body.
@@ -325,15 +331,20 @@ class LoadRun {
   }
 
   bool loadPhase(ProcessProbe& probe) {
-    // server.max_sse_clients streams: all but one read, one never does.
+    // server.max_sse_clients streams: all but one read, one never does
+    // (unless --stall=0: then all read).
     std::vector<std::unique_ptr<SseReader>> readers;
     std::size_t refused = 0;
-    for (int i = 0; i + 1 < options_.sseClients; ++i) {
+    for (int i = 0; i + options_.stall < options_.sseClients; ++i) {
       readers.push_back(std::make_unique<SseReader>(port_));
       refused += readers.back()->status() == 200 ? 0 : 1;
     }
-    RawEventSocket stalled(port_, 1024);
-    table_.check("event streams opened (one never reads)",
+    std::optional<RawEventSocket> stalled;
+    if (options_.stall == 1) {
+      stalled.emplace(port_, 1024);
+    }
+    table_.check(options_.stall == 1 ? "event streams opened (one never reads)"
+                                     : "event streams opened (all read)",
                  std::to_string(options_.sseClients - static_cast<int>(refused)),
                  std::to_string(options_.sseClients), refused == 0);
 
@@ -353,6 +364,7 @@ class LoadRun {
       }
     });
 
+    const std::uint64_t cpuBefore = probe.cpuNanoseconds();
     const auto begin = Clock::now();
     const auto end = begin + seconds(options_.durationSecs);
     std::vector<std::vector<double>> latencies(static_cast<std::size_t>(options_.posters));
@@ -394,6 +406,7 @@ class LoadRun {
       poster.join();
     }
     const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+    const double cpuSecs = static_cast<double>(probe.cpuNanoseconds() - cpuBefore) / 1e9;
     loading = false;
     sampler.join();
 
@@ -422,6 +435,10 @@ class LoadRun {
     table_.check("observations/s achieved", fixed(static_cast<double>(all.size()) / elapsed, 0),
                  ">= 95% of " + std::to_string(options_.rate),
                  static_cast<double>(all.size()) / elapsed >= 0.95 * options_.rate);
+    // What the fan-out costs (issue 8 item 4): the daemon's CPU while loaded.
+    table_.info("daemon CPU during the load (cores)", fixed(cpuSecs / elapsed, 2));
+    table_.info("daemon CPU per observation (ms)",
+                fixed(all.empty() ? 0 : 1000.0 * cpuSecs / static_cast<double>(all.size()), 3));
     table_.check("observations not answered 202", std::to_string(failures.load()), "0",
                  failures == 0);
     table_.info("observations sent > 100 ms late", std::to_string(late.load()));
@@ -473,33 +490,38 @@ class LoadRun {
     // kStallDeadline) until the daemon lets go of it — watched in /proc,
     // never by reading from it.
     const auto stallBegin = Clock::now();
-    bool stalledDropped = !probe.holdsConnectionFrom(stalled.localPort());
-    {
+    bool stalledDropped = !stalled || !probe.holdsConnectionFrom(stalled->localPort());
+    if (stalled) {
       RestClient poster(port_, token_);
       std::uint64_t index = 0;
       auto nextCheck = Clock::now();
       while (!stalledDropped && Clock::now() - stallBegin < kStallDeadline) {
         poster.call("POST", "/evidence/window", observationBody(index++, 1));
         if (Clock::now() >= nextCheck) {
-          stalledDropped = !probe.holdsConnectionFrom(stalled.localPort());
+          stalledDropped = !probe.holdsConnectionFrom(stalled->localPort());
           nextCheck += milliseconds(200);
         }
         std::this_thread::sleep_for(std::chrono::microseconds(1'000'000 / options_.rate));
       }
     }
-    table_.check(
-        "stream that never read dropped by the daemon",
-        stalledDropped
-            ? "yes, " + fixed(std::chrono::duration<double>(Clock::now() - stallBegin).count(), 1) +
-                  " s after the load"
-            : "no",
-        "within " + std::to_string(kStallDeadline.count()) + " s", stalledDropped);
+    if (stalled) {
+      table_.check(
+          "stream that never read dropped by the daemon",
+          stalledDropped
+              ? "yes, " +
+                    fixed(std::chrono::duration<double>(Clock::now() - stallBegin).count(), 1) +
+                    " s after the load"
+              : "no",
+          "within " + std::to_string(kStallDeadline.count()) + " s", stalledDropped);
+    }
 
     // Everyone leaves; the daemon must release the streams.
     for (auto& reader : readers) {
       reader->close();
     }
-    stalled.close(CloseMode::Reset);
+    if (stalled) {
+      stalled->close(CloseMode::Reset);
+    }
     const auto released =
         waitUntilSettled(probe, [](const ProcessSample& sample) { return sample.closeWait == 0; });
     table_.check("time to release " + std::to_string(options_.sseClients) + " closed streams (ms)",
@@ -563,6 +585,9 @@ class LoadRun {
   }
 
   bool churnPhase(ProcessProbe& probe) {
+    if (options_.cycles == 0) {
+      return true;
+    }
     const ProcessSample before = probe.sample();
     // Poco's pool keeps idle threads until they have been idle for its idle
     // time and a later request lets it tidy up, so the count may stay above

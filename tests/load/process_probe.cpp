@@ -90,6 +90,51 @@ std::size_t ProcessProbe::descriptorCount() const {
   return listDirectory(directory_ + "/fd").size();
 }
 
+std::uint64_t ProcessProbe::cpuNanoseconds() const {
+  std::ifstream stat(directory_ + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) {
+    throw std::runtime_error("cannot read " + directory_ + "/stat (has the process exited?)");
+  }
+  // "pid (comm) state ppid …": comm may hold spaces, so count fields after the last ')'.
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  std::uint64_t utime = 0;
+  std::uint64_t stime = 0;
+  for (int index = 3; fields >> field; ++index) {  // field 3 is the state
+    if (index == 14) {
+      utime = std::stoull(field);
+    } else if (index == 15) {
+      stime = std::stoull(field);
+      break;
+    }
+  }
+  const long ticksPerSecond = ::sysconf(_SC_CLK_TCK);
+  return (utime + stime) * 1'000'000'000ULL / static_cast<std::uint64_t>(ticksPerSecond);
+}
+
+std::map<pid_t, ThreadActivity> ProcessProbe::threadActivity() const {
+  std::map<pid_t, ThreadActivity> threads;
+  for (const std::string& tid : listDirectory(directory_ + "/task")) {
+    const std::string task = directory_ + "/task/" + tid;
+    ThreadActivity activity;
+    std::ifstream comm(task + "/comm");
+    std::ifstream schedstat(task + "/schedstat");
+    std::ifstream status(task + "/status");
+    if (!std::getline(comm, activity.name) || !(schedstat >> activity.cpuNs) || !status) {
+      continue;  // exited since the listing
+    }
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0 ||
+          line.rfind("nonvoluntary_ctxt_switches:", 0) == 0) {
+        activity.switches += std::stoull(line.substr(line.find(':') + 1));
+      }
+    }
+    threads[static_cast<pid_t>(std::stol(tid))] = activity;
+  }
+  return threads;
+}
+
 std::set<std::uint64_t> ProcessProbe::socketInodes() const {
   std::set<std::uint64_t> inodes;
   const std::string prefix = "socket:[";

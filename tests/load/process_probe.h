@@ -1,12 +1,15 @@
 /// @file process_probe.h
-/// What a running process holds, read from /proc/PID (Linux): resident memory,
-/// threads, file descriptors and TCP sockets in CLOSE_WAIT (issue 9 item 6).
-/// Used by the load tool to watch the real antidriftd from outside.
+/// What a running process holds and spends, read from /proc/PID (Linux):
+/// resident memory, threads, file descriptors, TCP sockets in CLOSE_WAIT
+/// (issue 9 item 6), CPU time and each thread's wake-ups (issue 8 item 4).
+/// Used by the load tool and the benchmarks to watch the real antidriftd from
+/// outside.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,6 +22,13 @@ struct ProcessSample {
   std::size_t threads = 0;      ///< entries of /proc/PID/task
   std::size_t descriptors = 0;  ///< entries of /proc/PID/fd
   std::size_t closeWait = 0;    ///< the process's TCP sockets in CLOSE_WAIT (state 08)
+};
+
+/// What one thread has spent since it started (/proc/PID/task/TID).
+struct ThreadActivity {
+  std::string name;            ///< its comm (e.g. "antidriftd", a Poco thread's name)
+  std::uint64_t cpuNs = 0;     ///< time on a CPU, ns (schedstat field 1)
+  std::uint64_t switches = 0;  ///< voluntary + involuntary context switches: its wake-ups
 };
 
 /// Reads the resources of one process by pid. Every call reads /proc afresh;
@@ -38,6 +48,12 @@ class ProcessProbe {
   std::size_t threadCount() const;
   /// Number of open file descriptors.
   std::size_t descriptorCount() const;
+  /// CPU time (user + system) of the whole process in ns, exited threads
+  /// included (utime + stime of /proc/PID/stat; clock-tick resolution, 10 ms).
+  std::uint64_t cpuNanoseconds() const;
+  /// Each live thread's CPU time and context switches, by thread id. A thread
+  /// that exits between the listing and its reading is left out.
+  std::map<pid_t, ThreadActivity> threadActivity() const;
   /// Inodes of the sockets among the process's descriptors.
   std::set<std::uint64_t> socketInodes() const;
   /// How many of the process's TCP sockets (IPv4 and IPv6) are in

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include <Poco/Exception.h>
 #include <Poco/Net/HTTPRequest.h>
@@ -27,7 +28,8 @@ int remainingMs(std::chrono::steady_clock::time_point deadline) {
 
 // ---- SseReader ------------------------------------------------------------------------------
 
-SseReader::SseReader(std::uint16_t port) : session_("127.0.0.1", port) {
+SseReader::SseReader(std::uint16_t port, StateListener listener)
+    : listener_(std::move(listener)), session_("127.0.0.1", port) {
   try {
     session_.setTimeout(Poco::Timespan(60, 0));
     Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_GET, "/events",
@@ -76,14 +78,20 @@ void SseReader::close() {
 void SseReader::read(std::istream& in) {
   std::uint64_t id = 0;
   bool isState = false;
+  std::string data;
   try {
     for (std::string line; std::getline(in, line);) {
       if (line.rfind("id: ", 0) == 0) {
         id = std::stoull(line.substr(4));
       } else if (line == "event: state") {
         isState = true;
+      } else if (listener_ && line.rfind("data: ", 0) == 0) {
+        data.append(line, 6, std::string::npos);
       } else if (line.empty()) {
         if (isState) {
+          if (listener_) {
+            listener_(id, data);
+          }
           {
             std::lock_guard<std::mutex> lock(mutex_);
             lastVersion_ = id;
@@ -92,6 +100,7 @@ void SseReader::read(std::istream& in) {
           changed_.notify_all();
         }
         isState = false;
+        data.clear();
       }
     }
   } catch (const std::exception& error) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -24,9 +25,15 @@ namespace antidrift::load {
 /// query methods may be called from any thread.
 class SseReader {
  public:
+  /// Called on the reader's thread as each `event: state` ends (its blank
+  /// line is read), with the event's id and its `data:` text; the benchmarks
+  /// time the arrival there. It must not block.
+  using StateListener = std::function<void(std::uint64_t version, const std::string& data)>;
+
   /// Connects to 127.0.0.1:`port` and sends GET /events; status() is the
-  /// HTTP status (0 when the connection failed, see error()).
-  explicit SseReader(std::uint16_t port);
+  /// HTTP status (0 when the connection failed, see error()). `listener`,
+  /// when given, sees every state event.
+  explicit SseReader(std::uint16_t port, StateListener listener = {});
   ~SseReader();  ///< close()
   SseReader(const SseReader&) = delete;
   SseReader& operator=(const SseReader&) = delete;
@@ -49,6 +56,7 @@ class SseReader {
  private:
   void read(std::istream& in);
 
+  StateListener listener_;
   Poco::Net::HTTPClientSession session_;
   Poco::Net::HTTPResponse response_;
   int status_ = 0;

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The benchmarks of docs/PERFORMANCE.md (issue 8 item 4) in one command: builds
+# what they need in `build` (RelWithDebInfo, the folder of scripts/test.sh),
+# runs each and prints its figures. Needs what scripts/deps.sh test installs
+# (libbenchmark-dev, Xvfb, openbox). Takes about 15 minutes with the defaults:
+#  1. bench_engine: the engine pieces on the real titles (Google Benchmark);
+#  2. bench_replay: one observation through the Controller (Google Benchmark);
+#  3. bench_x11: switch -> SSE latency beside a 1 s poller and the X server's
+#     floor, and idle CPU, RSS and wake-ups (locked, active, 10 SSE clients);
+#  4. load_churn --stall=0: SSE fan-out with 30 clients, observations/s and CPU;
+#  5. the replay command's throughput on the real export, when antidriftd has it.
+# Settings (environment): BENCH_SWITCHES (200), BENCH_IDLE_S (60),
+# BENCH_FANOUT_S (20), BENCH_FANOUT_RATE (10000), BENCH_FANOUT_POSTERS (16).
+# BENCH_QUICK=1 runs short versions (about 2 minutes) with the same output.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+quick=${BENCH_QUICK:-0}
+switches=${BENCH_SWITCHES:-$([ "$quick" = 1 ] && echo 20 || echo 200)}
+idle=${BENCH_IDLE_S:-$([ "$quick" = 1 ] && echo 5 || echo 60)}
+fanout_s=${BENCH_FANOUT_S:-$([ "$quick" = 1 ] && echo 5 || echo 20)}
+fanout_rate=${BENCH_FANOUT_RATE:-10000}
+fanout_posters=${BENCH_FANOUT_POSTERS:-16}
+min_time=$([ "$quick" = 1 ] && echo 0.05 || echo 0.5)
+export_file=../shared/data/aw-window-export-linux.json
+
+section() { printf '\n=== %s\n' "$*"; }
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
+cmake --build build -j"$(nproc)" --target antidriftd bench_engine bench_replay bench_x11 load_churn
+
+section "machine"
+echo "date (UTC): $(date -u '+%Y-%m-%d %H:%M')"
+echo "commit: $(git rev-parse --short HEAD) ($(git rev-parse --abbrev-ref HEAD))"
+echo "cpu: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+echo "kernel: $(uname -r); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+section "1. engine pieces (bench_engine)"
+build/tests/bench/bench_engine --benchmark_min_time="$min_time"
+
+section "2. one observation through the Controller (bench_replay)"
+build/tests/bench/bench_replay --benchmark_min_time="$min_time"
+
+section "3. switch -> SSE latency and idle cost under Xvfb (bench_x11)"
+build/tests/bench/bench_x11 --switches="$switches" --idle-s="$idle" --idle-clients=10
+
+section "4. SSE fan-out, 30 clients (load_churn --stall=0)"
+# The load tool's limits are its own (docs/RELIABILITY.md); here only the
+# figures count, so its exit status is reported, not fatal.
+build/tests/load/load_churn --duration-s="$fanout_s" --warmup-s=1 --cycles=0 --stall=0 \
+  --sse-clients=30 --rate="$fanout_rate" --posters="$fanout_posters" \
+  --p99-limit-ms=100000 --rss-tolerance-kib=1000000 ||
+  echo "(load_churn exited $?: a limit of the load test did not hold; the figures stand)"
+
+section "5. replay throughput (antidriftd replay)"
+# The replay command comes with issue 8 item 1; its options are those of its
+# README section (adjust here if they change).
+if build/antidriftd --help 2>&1 | grep -q 'replay'; then
+  start=$(date +%s.%N)
+  if build/antidriftd replay "$export_file" --json \
+    --next "Add page transitions to the chango.dev Gatsby site" \
+    --allowed "Code - Insiders,qterminal" >/tmp/antidrift-bench-replay.json; then
+    end=$(date +%s.%N)
+    events=$(grep -c '"timestamp"' "$export_file")
+    awk -v s="$start" -v e="$end" -v n="$events" 'BEGIN {
+      printf "replayed %d events in %.3f s: %.0f observations/s (whole command, parsing included)\n",
+        n, e - s, n / (e - s) }'
+  else
+    echo "(antidriftd replay failed; see above)"
+  fi
+else
+  echo "antidriftd has no replay command on this commit: to be measured after merge"
+fi
