@@ -229,6 +229,14 @@ void Engine::maybeNudge(Decision& decision, const Observation& obs, const Commit
   decision.nudge = NudgeRequest{nudgeEpoch_.current(), std::move(input)};
 }
 
+Decision Engine::evaluate(const Observation* current, const std::string& evidenceProblem, bool away,
+                          const Commitment& commitment, std::int64_t atMs, std::int64_t nowMono,
+                          Advisors advisors) {
+  if (current == nullptr || !evidenceProblem.empty()) return suspend(evidenceProblem, atMs);
+  if (away) return suspend("away", atMs);
+  return observe(*current, commitment, nowMono, advisors);
+}
+
 Decision Engine::suspend(const std::string& reason, std::int64_t atMs) {
   Decision decision;
   pendingSinceMono_.reset();
@@ -320,6 +328,23 @@ std::int64_t Engine::close(std::int64_t atMs) {
   const std::int64_t ms = std::max<std::int64_t>(0, atMs - *driftingSinceMs_);
   driftingSinceMs_.reset();
   return ms;
+}
+
+void recordDecision(const Decision& decision, const DriftView& view, StatsAccumulator& stats) {
+  if (decision.episodeStarted) {
+    stats.addDriftEpisode();
+    stats.addDriftReason(view.reason);
+  }
+  if (decision.driftMs > 0) stats.addDriftMs(decision.driftMs);
+  if (decision.judge) stats.addAiCall("judge");
+  if (decision.nudge) stats.addAiCall("nudge");
+}
+
+SpanStatus spanStatusOf(const DriftView& view, bool away) {
+  if (away) return SpanStatus::Away;
+  if (view.status == DriftStatus::OnTask) return SpanStatus::OnTask;
+  if (view.status == DriftStatus::Drifting) return SpanStatus::Drifting;
+  return SpanStatus::Unknown;
 }
 
 }  // namespace antidrift::drift

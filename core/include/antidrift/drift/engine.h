@@ -20,6 +20,8 @@
 #include "antidrift/drift/rules.h"
 #include "antidrift/drift/verdict_cache.h"
 #include "antidrift/evidence/observation.h"
+#include "antidrift/evidence/stats.h"
+#include "antidrift/evidence/timeline.h"
 #include "antidrift/session/async_slot.h"
 #include "antidrift/settings.h"
 
@@ -106,6 +108,15 @@ class Engine {
   /// "window unknown" and judge nothing; AntiDrift's own page changes nothing.
   [[nodiscard]] Decision observe(const Observation& obs, const Commitment& commitment,
                                  std::int64_t nowMono, Advisors advisors);
+
+  /// The drift step of one evidence change, as the Controller and the replay
+  /// (replay/replay.h) take it (DESIGN §3, §4): with no window yet or
+  /// `evidenceProblem` non-empty (e.g. "evidence is stale") → suspend(that);
+  /// else with `away` → suspend("away"); else observe(*current, …). `atMs`
+  /// is UTC ms (drift time), `nowMono` monotonic ms (debounces).
+  [[nodiscard]] Decision evaluate(const Observation* current, const std::string& evidenceProblem,
+                                  bool away, const Commitment& commitment, std::int64_t atMs,
+                                  std::int64_t nowMono, Advisors advisors);
 
   /// Evidence is not ok or the person is away (`reason`, e.g. "away"): status
   /// unknown, nothing judged, drifting time closed at `atMs`, any pending
@@ -195,5 +206,16 @@ class Engine {
   std::optional<std::int64_t> driftingSinceMs_;  ///< UTC ms the current drift began
   std::optional<std::int64_t> lastNudgeMono_;    ///< monotonic ms of the last nudge call
 };
+
+/// Adds what `decision` means for the session's stats (DESIGN §3 "Stats"):
+/// a drift episode with `view`'s reason when one started, the drifting time it
+/// closed, and one AI call per judge or nudge request it holds. Shared by the
+/// Controller and the replay so both count alike. Not thread-safe (the
+/// caller's lock guards `stats`).
+void recordDecision(const Decision& decision, const DriftView& view, StatsAccumulator& stats);
+
+/// The timeline colour of the drift status `view` (issue 7 item 3): away
+/// wins; ontask and drifting map to themselves; everything else is unknown. Pure.
+SpanStatus spanStatusOf(const DriftView& view, bool away);
 
 }  // namespace antidrift::drift
