@@ -107,7 +107,7 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   if (auto blocked = rules_.blockedReason(obs)) {
     endStretch();
     pendingSinceMono_.reset();
-    subject_ = Subject{obs, verdictKey(rules_, obs)};
+    subject_ = Subject{obs, verdictKey(rules_, obs), siteVerdictKey(rules_, obs)};
     if (!view_.nudge.empty()) {
       view_.nudge.clear();
       decision.changed = true;
@@ -134,10 +134,12 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   }
   const std::string key = verdictKey(rules_, obs);
   const bool sameSubject = subject_ && subject_->key == key;
-  subject_ = Subject{obs, key};
+  subject_ = Subject{obs, key, siteVerdictKey(rules_, obs)};
 
-  // 3. Cached verdict.
-  if (const CachedVerdict* cached = cache_.find(key)) {
+  // 3. Cached verdict: the page's, else one the judge scoped to its whole site.
+  const CachedVerdict* cached = cache_.find(key);
+  if (!cached && !subject_->siteKey.empty()) cached = cache_.find(subject_->siteKey);
+  if (cached) {
     pendingSinceMono_.reset();
     setView(decision, cached->onTask ? DriftStatus::OnTask : DriftStatus::Drifting, cached->reason,
             obs.app, obs.atMs);
@@ -190,7 +192,7 @@ void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
   pendingSinceMono_.reset();
   if (!subject_) return;
   const std::string& key = subject_->key;
-  inFlight_.insert(key);
+  inFlight_.emplace(key, subject_->siteKey);
   attempted_.insert(key);
   ai::JudgeInput input;
   input.nextAction = commitment.nextAction;
@@ -247,9 +249,18 @@ Decision Engine::suspend(const std::string& reason, std::int64_t atMs) {
 Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Verdict>& verdict,
                               const std::string& failure, std::int64_t atMs) {
   Decision decision;
-  inFlight_.erase(key);
+  std::string siteKey;
+  if (const auto found = inFlight_.find(key); found != inFlight_.end()) {
+    siteKey = found->second;
+    inFlight_.erase(found);
+  }
+  const bool siteWide = verdict && verdict->scope == ai::VerdictScope::Site && !siteKey.empty();
   if (verdict) cache_.put(key, CachedVerdict{verdict->onTask, verdict->reason});
-  if (!subject_ || subject_->key != key || view_.status != DriftStatus::Judging) return decision;
+  if (siteWide) cache_.put(siteKey, CachedVerdict{verdict->onTask, verdict->reason});
+  const bool aboutSubject =
+      subject_ && (subject_->key == key || (siteWide && subject_->siteKey == siteKey));
+  if (!aboutSubject || view_.status != DriftStatus::Judging) return decision;
+  if (subject_->key != key) pendingSinceMono_.reset();  // its site's verdict answers it
   const std::string app = subject_->obs.app;
   if (!verdict) {
     setView(decision, DriftStatus::Unknown,
@@ -277,7 +288,7 @@ Decision Engine::refocus(std::int64_t atMs) {
   judgeEpoch_.advance();
   // The running calls' answers are now discarded, so their keys were never
   // answered: the next observation of one is judged afresh, not "failed".
-  for (const std::string& key : inFlight_) attempted_.erase(key);
+  for (const auto& running : inFlight_) attempted_.erase(running.first);
   inFlight_.clear();
   pendingSinceMono_.reset();
   subject_.reset();

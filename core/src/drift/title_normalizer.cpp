@@ -1,5 +1,6 @@
 #include "antidrift/drift/title_normalizer.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -104,6 +105,19 @@ std::string normalizeTitle(std::string_view title) {
     key = std::move(next);
   }
   return key;
+}
+
+std::string siteOf(std::string_view key) {
+  static const std::string_view separators[] = {" - ", " | ", " \xE2\x80\x93 ", " \xE2\x80\x94 ",
+                                                " \xC2\xB7 "};  // -, |, –, —, ·
+  std::size_t start = 0;
+  for (const std::string_view separator : separators) {
+    const std::size_t at = key.rfind(separator);
+    if (at != std::string_view::npos) start = std::max(start, at + separator.size());
+  }
+  const std::string_view site = key.substr(start);
+  if (site.empty() || site.size() > 40 || std::count(site.begin(), site.end(), ' ') > 3) return {};
+  return std::string(site);
 }
 
 }  // namespace antidrift::drift

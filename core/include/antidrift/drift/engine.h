@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -103,8 +104,8 @@ class Engine {
 
   /// DESIGN §4 on one observation while active with evidence ok and the
   /// person present: hard rules → local match (+ nudge, seed 000) → cached
-  /// verdict → judge (debounced, one call per key per session) → unknown.
-  /// Observations that say nothing (unreadable window, lock screen) show
+  /// verdict (the page's, else a site-scoped one for its site) → judge (debounced, one call per key
+  /// per session) → unknown. Observations that say nothing (unreadable window, lock screen) show
   /// "window unknown" and judge nothing; AntiDrift's own page changes nothing.
   [[nodiscard]] Decision observe(const Observation& obs, const Commitment& commitment,
                                  std::int64_t nowMono, Advisors advisors);
@@ -131,7 +132,10 @@ class Engine {
 
   /// Applies the DriftJudge's answer for `key` (nullopt: it failed, `failure`
   /// says why): cached for the session (a failure is not retried), and shown
-  /// if `key` is still what the person is looking at. Call only for a
+  /// if `key` is still what the person is looking at. A site-scoped verdict
+  /// (issue 8 item 5) is cached for the site too (siteVerdictKey), so every
+  /// other page of that site takes it without a call, and it is shown when
+  /// the page in front, waiting for the judge, is on that site. Call only for a
   /// current token (launchGuarded checks the epoch).
   [[nodiscard]] Decision applyVerdict(const std::string& key,
                                       const std::optional<ai::Verdict>& verdict,
@@ -179,6 +183,7 @@ class Engine {
   struct Subject {
     Observation obs;
     std::string key;
+    std::string siteKey;  ///< siteVerdictKey(); "" when the title names no site
   };
 
   void setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
@@ -199,7 +204,9 @@ class Engine {
 
   DriftView view_;
   std::optional<Subject> subject_;
-  std::set<std::string> inFlight_;   ///< keys whose judge call runs
+  /// Keys whose judge call runs → their site key ("" when none), where a
+  /// site-scoped answer is cached too.
+  std::map<std::string, std::string> inFlight_;
   std::set<std::string> attempted_;  ///< keys the judge was asked about this session
   /// A judge call waiting for its key to stay in front judgeDebounceSecs.
   std::optional<std::int64_t> pendingSinceMono_;

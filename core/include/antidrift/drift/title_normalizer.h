@@ -31,4 +31,13 @@ namespace antidrift::drift {
 /// throws (bar std::bad_alloc).
 std::string normalizeTitle(std::string_view title);
 
+/// The site a browser title names, from its normalizeTitle() form `key`
+/// (issue 8 item 5): the segment after the last " - ", " – ", " — ", " | "
+/// or " · " ("learn gatsby - youtube" → "youtube"), or the whole key when it
+/// has no such separator and looks like a name ("facebook"). "" when the
+/// candidate is longer than 40 bytes or has more than three spaces (a
+/// sentence, not a site name). A site-scoped verdict is cached under it
+/// (siteVerdictKey). Pure; thread-safe; never throws (bar std::bad_alloc).
+std::string siteOf(std::string_view key);
+
 }  // namespace antidrift::drift
