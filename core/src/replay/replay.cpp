@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 
 #include <Poco/DateTime.h>
 #include <Poco/DateTimeFormat.h>
@@ -354,6 +355,26 @@ class Session {
   }
 
  private:
+  /// The Controller's entry steps for a recorded window (normaliseApp,
+  /// sanitizeTitle, a private window's title dropped), computed once per
+  /// distinct app and title of the replay (a day revisits the same windows).
+  const Observation& prepared(const WindowEvent& event) {
+    std::string raw = event.app;
+    raw += '\n';
+    raw += event.title;
+    auto found = prepared_.find(raw);
+    if (found == prepared_.end()) {
+      Observation obs;
+      obs.app = normaliseApp(event.app);
+      obs.title = sanitizeTitle(event.title);
+      if (drift::isPrivateWindow(obs.app, obs.title))
+        obs.title = std::string(drift::kPrivateWindowTitle);
+      obs.source = "replay";
+      found = prepared_.emplace(std::move(raw), std::move(obs)).first;
+    }
+    return found->second;
+  }
+
   /// The window event before ends: count it when the banner was up during it.
   void closeVisit() {
     if (visitDrifted_) ++report_.driftedVisits;
@@ -362,15 +383,7 @@ class Session {
 
   void see(const WindowEvent& event, std::int64_t atMs, bool isNewEvent) {
     ++report_.observations;
-    if (isNewEvent || !current_) {
-      Observation obs;
-      obs.app = normaliseApp(event.app);
-      obs.title = sanitizeTitle(event.title);
-      if (drift::isPrivateWindow(obs.app, obs.title))
-        obs.title = std::string(drift::kPrivateWindowTitle);
-      obs.source = "replay";
-      current_ = std::move(obs);
-    }
+    if (isNewEvent || !current_) current_ = prepared(event);
     current_->atMs = atMs;
     evidenceOk_ = true;
     lastObservationMs_ = atMs;
@@ -527,6 +540,7 @@ class Session {
   const drift::Engine::Advisors advisors_;
 
   std::optional<Observation> current_;
+  std::unordered_map<std::string, Observation> prepared_;  ///< raw app + '\n' + title → entry
   std::int64_t clockMs_ = 0;
   std::int64_t lastObservationMs_ = 0;
   bool evidenceOk_ = false;
