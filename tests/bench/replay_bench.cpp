@@ -2,7 +2,9 @@
 // through the Controller's evidence path, as the X11 source would feed it, to
 // measure what one observation costs while a session is active: sanitising,
 // stats, drift local match, the State built for SSE, and its JSON.
+#include <cstdint>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 #include <benchmark/benchmark.h>
@@ -12,6 +14,7 @@
 #include <Poco/JSON/Stringifier.h>
 
 #include "antidrift/evidence/observation.h"
+#include "antidrift/replay/replay.h"
 #include "antidrift/session/controller.h"
 #include "mocks/fake_clock.h"
 #include "mocks/manual_executor.h"
@@ -84,6 +87,31 @@ void BM_ReplayActiveSession(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(jsonBytes) / static_cast<double>(state.iterations()));
 }
 BENCHMARK(BM_ReplayActiveSession);
+
+// `antidriftd replay` with the AI off (issue 8 item 2): the whole export
+// through the drift engine, stats and timeline on a virtual clock, no
+// persistence and no State JSON. items_per_second = observations/s (target
+// ≥ 500,000 on the 2-core CI machine).
+void BM_ReplayEngineAiOff(benchmark::State& state) {
+  const replay::Activity activity =
+      replay::loadActivity(ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json");
+  replay::ReplayOptions options;
+  replay::CommitmentRange range;
+  range.fromMs = std::numeric_limits<std::int64_t>::min();
+  range.toMs = std::numeric_limits<std::int64_t>::max();
+  range.nextAction = "Add page transitions to the chango.dev Gatsby site";
+  range.allowedApps = {"Code - Insiders", "qterminal"};
+  options.commitments = {range};
+  options.keepTimeline = false;
+  std::int64_t observations = 0;
+  for (auto _ : state) {
+    const replay::ReplayReport report = replay::runReplay(activity, options);
+    observations += report.observations;
+    benchmark::DoNotOptimize(report.stats.switches);
+  }
+  state.SetItemsProcessed(observations);
+}
+BENCHMARK(BM_ReplayEngineAiOff)->Unit(benchmark::kMillisecond);
 
 // Cost of sanitising every real title once.
 void BM_SanitizeRealTitles(benchmark::State& state) {

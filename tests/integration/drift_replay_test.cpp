@@ -6,8 +6,10 @@
 // timestamp, heartbeats every evidence.heartbeat_s within its duration, and
 // tick() at every nextWakeMonotonicMs() before the next observation (the
 // daemon's Ticker, which launches the debounced judge calls). It prints the
-// counts for drift.judge_debounce_s = 0, 5, 10 and 30 and asserts that with
-// the default settings judge calls stay at or below 1/10 of window changes.
+// counts for drift.judge_debounce_s = 0, 5, 12 and 30 and asserts that with
+// the default settings judge calls stay at or below 1/10 of window changes
+// (with page-scoped verdicts only; replay_command_test.cpp shows the 1/20 of
+// issue 8 with site-scoped ones).
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -310,7 +312,7 @@ TEST_F(DriftReplayTest, JudgeCallsStayAtOrBelowATenthOfWindowChangesWithTheDefau
 
   const std::string path = responses();
   std::map<std::int64_t, Counts> byDebounce;
-  for (const std::int64_t debounce : {0, 5, 10, 30}) {
+  for (const std::int64_t debounce : {0, 5, 12, 30}) {
     Settings settings;
     settings.judgeDebounceSecs = debounce;
     const Counts counts = Replay(settings, *events_, path).run();
@@ -324,15 +326,15 @@ TEST_F(DriftReplayTest, JudgeCallsStayAtOrBelowATenthOfWindowChangesWithTheDefau
 
   // More debounce never means more calls.
   EXPECT_GE(byDebounce[0].judgeCalls, byDebounce[5].judgeCalls);
-  EXPECT_GE(byDebounce[5].judgeCalls, byDebounce[10].judgeCalls);
-  EXPECT_GE(byDebounce[10].judgeCalls, byDebounce[30].judgeCalls);
+  EXPECT_GE(byDebounce[5].judgeCalls, byDebounce[12].judgeCalls);
+  EXPECT_GE(byDebounce[12].judgeCalls, byDebounce[30].judgeCalls);
   // The judge is asked at all (YouTube and friends are off task) and drift is seen.
-  EXPECT_GT(byDebounce[10].judgeCalls, 0);
-  EXPECT_GT(byDebounce[10].driftEpisodes, 0);
+  EXPECT_GT(byDebounce[12].judgeCalls, 0);
+  EXPECT_GT(byDebounce[12].driftEpisodes, 0);
 
   // Issue 6 item 10: with the defaults, judge calls ≤ window changes / 10.
-  ASSERT_EQ(Settings{}.judgeDebounceSecs, 10);
-  const Counts& defaults = byDebounce[10];  // Settings{} but for the debounce, which is its default
+  ASSERT_EQ(Settings{}.judgeDebounceSecs, 12);
+  const Counts& defaults = byDebounce[12];  // Settings{} but for the debounce, which is its default
   EXPECT_LE(defaults.judgeCalls * 10, data.windowChanges)
       << "judge calls " << defaults.judgeCalls << ", window changes " << data.windowChanges;
 }

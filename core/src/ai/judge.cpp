@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include <Poco/String.h>
+
 #include "ai/role_call.h"
 #include "ai/text_sanitize.h"
 #include "antidrift/ai/json_extract.h"
@@ -33,9 +35,14 @@ std::string buildJudgePrompt(const JudgeInput& input) {
   prompt +=
       "\nAnswer with exactly one JSON object and nothing else (no prose, no code fence), with "
       "exactly these keys:\n"
-      "{\"on_task\": <true or false>, \"reason\": <one short sentence>}\n"
+      "{\"on_task\": <true or false>, \"reason\": <one short sentence>, \"scope\": <\"page\" "
+      "or \"site\">}\n"
       "on_task is a JSON boolean. When on_task is false, the reason is shown to the person: "
-      "say in one short sentence why this window does not serve the next action.\n";
+      "say in one short sentence why this window does not serve the next action.\n"
+      "scope is \"site\" only when the title ends with a web site's name and your verdict "
+      "holds for every page of that site (a video or social site while the work is code); "
+      "otherwise \"page\" (one page of a code host or a search result says nothing about "
+      "the rest of the site).\n";
   return prompt;
 }
 
@@ -55,6 +62,16 @@ Expected<Verdict> parseVerdict(std::string_view json) {
     if (!text.isString()) return invalid("reason must be a string");
     verdict.reason =
         detail::capChars(detail::singleLine(text.extract<std::string>()), kMaxReasonChars);
+  }
+  if (object->has("scope") && !object->isNull("scope")) {
+    const Poco::Dynamic::Var scope = object->get("scope");
+    if (!scope.isString()) return invalid("scope must be \"page\" or \"site\"");
+    const std::string text = Poco::toLower(scope.extract<std::string>());
+    if (text == "site") {
+      verdict.scope = VerdictScope::Site;
+    } else if (text != "page") {
+      return invalid("scope must be \"page\" or \"site\"");
+    }
   }
   if (!verdict.onTask && verdict.reason.empty()) {
     return invalid("a drift verdict (on_task false) needs a reason");

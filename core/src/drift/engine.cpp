@@ -107,7 +107,7 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   if (auto blocked = rules_.blockedReason(obs)) {
     endStretch();
     pendingSinceMono_.reset();
-    subject_ = Subject{obs, verdictKey(rules_, obs)};
+    subject_ = Subject{obs, verdictKey(rules_, obs), siteVerdictKey(rules_, obs)};
     if (!view_.nudge.empty()) {
       view_.nudge.clear();
       decision.changed = true;
@@ -134,10 +134,12 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   }
   const std::string key = verdictKey(rules_, obs);
   const bool sameSubject = subject_ && subject_->key == key;
-  subject_ = Subject{obs, key};
+  subject_ = Subject{obs, key, siteVerdictKey(rules_, obs)};
 
-  // 3. Cached verdict.
-  if (const CachedVerdict* cached = cache_.find(key)) {
+  // 3. Cached verdict: the page's, else one the judge scoped to its whole site.
+  const CachedVerdict* cached = cache_.find(key);
+  if (!cached && !subject_->siteKey.empty()) cached = cache_.find(subject_->siteKey);
+  if (cached) {
     pendingSinceMono_.reset();
     setView(decision, cached->onTask ? DriftStatus::OnTask : DriftStatus::Drifting, cached->reason,
             obs.app, obs.atMs);
@@ -190,7 +192,7 @@ void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
   pendingSinceMono_.reset();
   if (!subject_) return;
   const std::string& key = subject_->key;
-  inFlight_.insert(key);
+  inFlight_.emplace(key, subject_->siteKey);
   attempted_.insert(key);
   ai::JudgeInput input;
   input.nextAction = commitment.nextAction;
@@ -229,6 +231,14 @@ void Engine::maybeNudge(Decision& decision, const Observation& obs, const Commit
   decision.nudge = NudgeRequest{nudgeEpoch_.current(), std::move(input)};
 }
 
+Decision Engine::evaluate(const Observation* current, const std::string& evidenceProblem, bool away,
+                          const Commitment& commitment, std::int64_t atMs, std::int64_t nowMono,
+                          Advisors advisors) {
+  if (current == nullptr || !evidenceProblem.empty()) return suspend(evidenceProblem, atMs);
+  if (away) return suspend("away", atMs);
+  return observe(*current, commitment, nowMono, advisors);
+}
+
 Decision Engine::suspend(const std::string& reason, std::int64_t atMs) {
   Decision decision;
   pendingSinceMono_.reset();
@@ -239,9 +249,18 @@ Decision Engine::suspend(const std::string& reason, std::int64_t atMs) {
 Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Verdict>& verdict,
                               const std::string& failure, std::int64_t atMs) {
   Decision decision;
-  inFlight_.erase(key);
+  std::string siteKey;
+  if (const auto found = inFlight_.find(key); found != inFlight_.end()) {
+    siteKey = found->second;
+    inFlight_.erase(found);
+  }
+  const bool siteWide = verdict && verdict->scope == ai::VerdictScope::Site && !siteKey.empty();
   if (verdict) cache_.put(key, CachedVerdict{verdict->onTask, verdict->reason});
-  if (!subject_ || subject_->key != key || view_.status != DriftStatus::Judging) return decision;
+  if (siteWide) cache_.put(siteKey, CachedVerdict{verdict->onTask, verdict->reason});
+  const bool aboutSubject =
+      subject_ && (subject_->key == key || (siteWide && subject_->siteKey == siteKey));
+  if (!aboutSubject || view_.status != DriftStatus::Judging) return decision;
+  if (subject_->key != key) pendingSinceMono_.reset();  // its site's verdict answers it
   const std::string app = subject_->obs.app;
   if (!verdict) {
     setView(decision, DriftStatus::Unknown,
@@ -269,7 +288,7 @@ Decision Engine::refocus(std::int64_t atMs) {
   judgeEpoch_.advance();
   // The running calls' answers are now discarded, so their keys were never
   // answered: the next observation of one is judged afresh, not "failed".
-  for (const std::string& key : inFlight_) attempted_.erase(key);
+  for (const auto& running : inFlight_) attempted_.erase(running.first);
   inFlight_.clear();
   pendingSinceMono_.reset();
   subject_.reset();
@@ -320,6 +339,23 @@ std::int64_t Engine::close(std::int64_t atMs) {
   const std::int64_t ms = std::max<std::int64_t>(0, atMs - *driftingSinceMs_);
   driftingSinceMs_.reset();
   return ms;
+}
+
+void recordDecision(const Decision& decision, const DriftView& view, StatsAccumulator& stats) {
+  if (decision.episodeStarted) {
+    stats.addDriftEpisode();
+    stats.addDriftReason(view.reason);
+  }
+  if (decision.driftMs > 0) stats.addDriftMs(decision.driftMs);
+  if (decision.judge) stats.addAiCall("judge");
+  if (decision.nudge) stats.addAiCall("nudge");
+}
+
+SpanStatus spanStatusOf(const DriftView& view, bool away) {
+  if (away) return SpanStatus::Away;
+  if (view.status == DriftStatus::OnTask) return SpanStatus::OnTask;
+  if (view.status == DriftStatus::Drifting) return SpanStatus::Drifting;
+  return SpanStatus::Unknown;
 }
 
 }  // namespace antidrift::drift

@@ -1,7 +1,11 @@
 #include "antidrift/drift/title_normalizer.h"
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,9 +92,8 @@ std::string applySteps(std::string key) {
   return text::foldCase(key);  // NFC again after the removals; trims
 }
 
-}  // namespace
-
-std::string normalizeTitle(std::string_view title) {
+/// The uncached normalisation (normalizeTitle's contract).
+std::string normalizeUncached(std::string_view title) {
   // Passes run until nothing changes, so what one pass uncovers goes too
   // ("x - Firefox - Mozilla Firefox", "notes.txt * (3)") and the result is
   // idempotent, as the header promises (broken twice; found by
@@ -104,6 +107,61 @@ std::string normalizeTitle(std::string_view title) {
     key = std::move(next);
   }
   return key;
+}
+
+/// A small memo of recent titles (issue 8 item 2): one observation asks for
+/// the same title's key up to three times (own page, verdict key, site key),
+/// and heartbeats repeat it, while each normalisation runs a dozen regexes.
+/// Direct-mapped, kMemoSlots entries of titles up to kMemoMaxBytes (a key is
+/// about as long as its title), so it holds about 256 × 1 KiB at most whatever the
+/// daemon sees, and about 40 KiB for real titles; one mutex.
+struct TitleMemo {
+  static constexpr std::size_t kMemoSlots = 256;
+  static constexpr std::size_t kMemoMaxBytes = 512;
+  struct Entry {
+    bool used = false;
+    std::string title;
+    std::string key;
+  };
+  std::mutex mutex;
+  std::array<Entry, kMemoSlots> entries;
+};
+
+TitleMemo& titleMemo() {
+  static TitleMemo* memo = new TitleMemo;  // never destroyed: usable until exit
+  return *memo;
+}
+
+}  // namespace
+
+std::string normalizeTitle(std::string_view title) {
+  if (title.size() > TitleMemo::kMemoMaxBytes) return normalizeUncached(title);
+  TitleMemo& memo = titleMemo();
+  TitleMemo::Entry& entry =
+      memo.entries[std::hash<std::string_view>{}(title) % TitleMemo::kMemoSlots];
+  {
+    const std::lock_guard<std::mutex> lock(memo.mutex);
+    if (entry.used && entry.title == title) return entry.key;
+  }
+  std::string key = normalizeUncached(title);
+  const std::lock_guard<std::mutex> lock(memo.mutex);
+  entry.used = true;
+  entry.title.assign(title);
+  entry.key = key;
+  return key;
+}
+
+std::string siteOf(std::string_view key) {
+  static const std::string_view separators[] = {" - ", " | ", " \xE2\x80\x93 ", " \xE2\x80\x94 ",
+                                                " \xC2\xB7 "};  // -, |, –, —, ·
+  std::size_t start = 0;
+  for (const std::string_view separator : separators) {
+    const std::size_t at = key.rfind(separator);
+    if (at != std::string_view::npos) start = std::max(start, at + separator.size());
+  }
+  const std::string_view site = key.substr(start);
+  if (site.empty() || site.size() > 40 || std::count(site.begin(), site.end(), ' ') > 3) return {};
+  return std::string(site);
 }
 
 }  // namespace antidrift::drift

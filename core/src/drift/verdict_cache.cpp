@@ -11,6 +11,12 @@ std::string verdictKey(const Rules& rules, const Observation& obs) {
   return obs.app + '\n' + normalizeTitle(obs.title);
 }
 
+std::string siteVerdictKey(const Rules& rules, const Observation& obs) {
+  if (!rules.isTitleSensitive(obs.app)) return {};
+  std::string site = siteOf(normalizeTitle(obs.title));
+  return site.empty() ? std::string() : obs.app + "\nsite:" + site;
+}
+
 const CachedVerdict* VerdictCache::find(const std::string& key) const {
   const auto found = verdicts_.find(key);
   return found == verdicts_.end() ? nullptr : &found->second;

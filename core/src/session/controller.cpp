@@ -589,30 +589,20 @@ Health Controller::healthLocked() const {
 // ---- Drift (DESIGN §4, §5) ------------------------------------------------------------------
 
 bool Controller::evaluateDriftLocked() {
-  drift::Decision decision;
   const Health health = healthLocked();
-  if (health != Health::Ok || !current_) {
-    decision = drift_.suspend("evidence is " + toString(health), clock_.nowUtcMs());
-  } else if (away_) {
-    decision = drift_.suspend("away", clock_.nowUtcMs());
-  } else {
-    decision = drift_.observe(
-        *current_, *commitment_, clock_.monotonicMs(),
-        backend_ ? drift::Engine::Advisors::JudgeAndNudge : drift::Engine::Advisors::None);
-  }
+  drift::Decision decision = drift_.evaluate(
+      current_ ? &*current_ : nullptr,
+      health == Health::Ok && current_ ? std::string() : "evidence is " + toString(health), away_,
+      *commitment_, clock_.nowUtcMs(), clock_.monotonicMs(),
+      backend_ ? drift::Engine::Advisors::JudgeAndNudge : drift::Engine::Advisors::None);
   return applyDriftLocked(decision);
 }
 
 bool Controller::applyDriftLocked(drift::Decision& decision) {
-  if (decision.episodeStarted) {
-    stats_.addDriftEpisode();
-    stats_.addDriftReason(drift_.view().reason);
-  }
-  if (decision.driftMs > 0) stats_.addDriftMs(decision.driftMs);
+  drift::recordDecision(decision, drift_.view(), stats_);
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   const auto notify = [this](const State& state) { notifyListener(state); };
   if (decision.judge && backend_) {
-    stats_.addAiCall("judge");
     std::shared_ptr<Backend> backend = backend_;
     drift::JudgeRequest request = std::move(*decision.judge);
     launchGuarded(
@@ -640,7 +630,6 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
         notify);
   }
   if (decision.nudge && backend_) {
-    stats_.addAiCall("nudge");
     std::shared_ptr<Backend> backend = backend_;
     drift::NudgeRequest request = std::move(*decision.nudge);
     launchGuarded(
@@ -668,15 +657,8 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
 
 void Controller::trackTimelineLocked(std::int64_t atMs) {
   if (runtime_ != RuntimeState::Active) return;
-  SpanStatus status = SpanStatus::Unknown;
-  if (away_) {
-    status = SpanStatus::Away;
-  } else if (drift_.view().status == drift::DriftStatus::OnTask) {
-    status = SpanStatus::OnTask;
-  } else if (drift_.view().status == drift::DriftStatus::Drifting) {
-    status = SpanStatus::Drifting;
-  }
-  timeline_.record(atMs, current_ ? current_->app : std::string(), status);
+  timeline_.record(atMs, current_ ? current_->app : std::string(),
+                   drift::spanStatusOf(drift_.view(), away_));
 }
 
 ActionResult Controller::refocus() {

@@ -79,9 +79,42 @@ std::string foldWhiteSpace(const std::string& valid) {
   return out;
 }
 
+// True when every byte is ASCII: NFC and the invisible characters change
+// nothing there, case folding is A-Z → a-z, and the white space is tab to
+// carriage return and space (issue 8 item 2: most titles skip utf8proc).
+bool isAscii(std::string_view text) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+bool isAsciiWhiteSpace(char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+// foldWhiteSpace for ASCII text, lower-casing A-Z when `lower`.
+std::string foldAscii(std::string_view text, bool lower) {
+  std::string out;
+  out.reserve(text.size());
+  bool pendingSpace = false;
+  for (char c : text) {
+    if (isAsciiWhiteSpace(c)) {
+      pendingSpace = !out.empty();
+      continue;
+    }
+    if (pendingSpace) out += ' ';
+    pendingSpace = false;
+    if (lower && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string normalizeUnicode(std::string_view text) {
+  if (isAscii(text)) return foldAscii(text, false);
   const std::string composed =
       mapWithUtf8proc(decodeDroppingInvisible(text),
                       static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
@@ -89,6 +122,7 @@ std::string normalizeUnicode(std::string_view text) {
 }
 
 std::string foldCase(std::string_view text) {
+  if (isAscii(text)) return foldAscii(text, true);
   return mapWithUtf8proc(
       normalizeUnicode(text),
       static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD));

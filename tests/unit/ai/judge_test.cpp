@@ -90,6 +90,10 @@ TEST(ParseVerdict, RejectsInvalidVerdicts) {
       {"numeric reason", R"({"on_task": false, "reason": 3})", "reason must be a string"},
       {"array", R"([{"on_task": true}])", "not a JSON object"},
       {"not JSON", "{on_task: true}", "not valid JSON"},
+      {"unknown scope", R"({"on_task": false, "reason": "x", "scope": "domain"})",
+       "scope must be \"page\" or \"site\""},
+      {"numeric scope", R"({"on_task": false, "reason": "x", "scope": 1})",
+       "scope must be \"page\" or \"site\""},
   };
   for (const InvalidCase& c : cases) {
     const Expected<Verdict> verdict = parseVerdict(c.json);
@@ -97,6 +101,22 @@ TEST(ParseVerdict, RejectsInvalidVerdicts) {
     EXPECT_EQ(verdict.error().kind, AiErrorKind::InvalidVerdict) << c.name;
     EXPECT_EQ(verdict.error().message, "invalid verdict: " + c.reason) << c.name;
   }
+}
+
+TEST(ParseVerdict, ScopeIsPageUnlessTheJudgeSaysSite) {
+  // Issue 8 item 5: the judge may scope a verdict to the whole site.
+  const auto scopeOf = [](const std::string& json) {
+    const Expected<Verdict> verdict = parseVerdict(json);
+    EXPECT_TRUE(verdict.hasValue()) << json;
+    return verdict.hasValue() ? verdict.value().scope : VerdictScope::Page;
+  };
+  EXPECT_EQ(scopeOf(R"({"on_task": false, "reason": "Videos.", "scope": "site"})"),
+            VerdictScope::Site);
+  EXPECT_EQ(scopeOf(R"({"on_task": false, "reason": "Videos.", "scope": "SITE"})"),
+            VerdictScope::Site);
+  EXPECT_EQ(scopeOf(R"({"on_task": true, "scope": "page"})"), VerdictScope::Page);
+  EXPECT_EQ(scopeOf(R"({"on_task": true, "scope": null})"), VerdictScope::Page);
+  EXPECT_EQ(scopeOf(R"({"on_task": true})"), VerdictScope::Page);
 }
 
 // ---- buildJudgePrompt

@@ -185,6 +185,46 @@ TEST_F(EngineTest, ANeverSendAppThatIsAllowedFeedsNoNudge) {
   EXPECT_FALSE(decision.nudge);
 }
 
+// ---- Verdict scope (issue 8 item 5) ------------------------------------------------------------
+
+TEST_F(EngineTest, ASiteScopedVerdictCoversEveryPageOfThatSite) {
+  ai::Verdict offTask = verdict(false, "A YouTube video is not the Gatsby site.");
+  offTask.scope = ai::VerdictScope::Site;
+  judge("firefox", "Cats compilation - YouTube — Mozilla Firefox", offTask);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+
+  const Decision other = see("firefox", "Dogs compilation - YouTube — Mozilla Firefox");
+  EXPECT_FALSE(other.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "A YouTube video is not the Gatsby site.");
+  EXPECT_FALSE(see("firefox", "YouTube — Mozilla Firefox").judge);  // the site's home page
+}
+
+TEST_F(EngineTest, APageScopedVerdictCoversThatPageOnly) {
+  // One GitHub page is not all of GitHub.
+  judge("firefox", "TylerBarnes/gatsby-plugin-transition-link · GitHub",
+        verdict(true, "The plugin."));
+  const Decision other = see("firefox", "torvalds/linux · GitHub");
+  EXPECT_TRUE(other.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+}
+
+TEST_F(EngineTest, ASiteVerdictAnswersAnotherPageOfTheSiteWaitingForTheJudge) {
+  settings_.judgeDebounceSecs = 10;
+  see("firefox", "Cats - YouTube");
+  advance(10'000);
+  Decision launched = engine().due(commitment_, mono_);
+  ASSERT_TRUE(launched.judge);
+  see("firefox", "Dogs - YouTube");  // another video while the first call runs
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+  ASSERT_TRUE(engine().nextDueMono());
+  ai::Verdict offTask = verdict(false, "Videos are not the work.");
+  offTask.scope = ai::VerdictScope::Site;
+  (void)engine().applyVerdict(launched.judge->key, offTask, "", utc_);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_FALSE(engine().nextDueMono());  // no call left to make for "Dogs"
+}
+
 // ---- The judge debounce (drift.judge_debounce_s) -----------------------------------------------
 
 TEST_F(EngineTest, TheJudgeIsAskedOnlyAfterTheKeyStayedInFrontForTheDebounce) {

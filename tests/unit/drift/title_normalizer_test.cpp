@@ -231,5 +231,30 @@ TEST(NormalizeTitleOnRealData, FarFewerKeysThanRawTitles) {
   EXPECT_LE(keyChanges * 100, rawChanges * 85);         // at least 15 % fewer changes
 }
 
+// ---- siteOf (issue 8 item 5) -------------------------------------------------------------------
+
+TEST(SiteOf, IsTheNameAfterTheLastSeparator) {
+  EXPECT_EQ(siteOf(normalizeTitle("Learn Gatsby: How to Build Your First Gatsby Blog - YouTube - "
+                                  "Firefox Developer Edition")),
+            "youtube");
+  EXPECT_EQ(siteOf(normalizeTitle("gatsby-plugin-scroll-reveal | GatsbyJS - Firefox Developer "
+                                  "Edition")),
+            "gatsbyjs");
+  EXPECT_EQ(siteOf(normalizeTitle("Pentagram Page Transitions – A deep dive - DEV")), "dev");
+  EXPECT_EQ(siteOf("a — b · github"), "github");
+}
+
+TEST(SiteOf, AShortTitleWithoutSeparatorIsItsOwnSite) {
+  EXPECT_EQ(siteOf(normalizeTitle("(2) Facebook - Firefox Developer Edition")), "facebook");
+  EXPECT_EQ(siteOf("youtube"), "youtube");
+}
+
+TEST(SiteOf, ASentenceIsNoSite) {
+  EXPECT_EQ(siteOf("el montaje más ordinario de todos los tiempos"), "");
+  EXPECT_EQ(siteOf("news - resentidos, nunca doblegados ni sometidos"), "");
+  EXPECT_EQ(siteOf(""), "");
+  EXPECT_EQ(siteOf("x - " + std::string(41, 'a')), "");
+}
+
 }  // namespace
 }  // namespace antidrift::drift

@@ -11,6 +11,21 @@ Observation window(const std::string& rawApp, const std::string& title) {
   return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test"};
 }
 
+TEST(SiteVerdictKey, IsTheAppAndTheSiteTheTitleNames) {
+  // Issue 8 item 5: where a site-scoped verdict is cached.
+  const Rules rules{Settings{}};
+  EXPECT_EQ(siteVerdictKey(rules, window("firefox",
+                                         "Barba JS Page Transitions - YouTube — "
+                                         "Mozilla Firefox")),
+            "firefox\nsite:youtube");
+  EXPECT_EQ(siteVerdictKey(rules, window("firefox", "YouTube - Mozilla Firefox")),
+            "firefox\nsite:youtube");
+  EXPECT_NE(siteVerdictKey(rules, window("firefox", "YouTube")),
+            verdictKey(rules, window("firefox", "YouTube")));
+  EXPECT_EQ(siteVerdictKey(rules, window("Code", "index.js - chango.dev")), "");  // not a browser
+  EXPECT_EQ(siteVerdictKey(rules, window("firefox", "")), "");
+}
+
 TEST(VerdictKey, IsTheAppForAnAppThatIsNotTitleSensitive) {
   const Rules rules{Settings{}};
   EXPECT_EQ(verdictKey(rules, window("Code", "● index.js - chango.dev")), "code");

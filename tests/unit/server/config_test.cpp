@@ -246,7 +246,7 @@ TEST_F(ConfigTest, DriftNudgePrivacyAndNotifyDefaultsAreThoseOfSettings) {
   EXPECT_TRUE(config.settings.blockedTitles.empty());
   EXPECT_EQ(config.settings.titleSensitiveApps, defaults.titleSensitiveApps);
   EXPECT_EQ(config.settings.lockScreenApps, defaults.lockScreenApps);
-  EXPECT_EQ(config.settings.judgeDebounceSecs, 10);
+  EXPECT_EQ(config.settings.judgeDebounceSecs, 12);
   EXPECT_EQ(config.settings.nudgeDebounceSecs, 300);
   EXPECT_EQ(config.settings.redactPatterns, defaults.redactPatterns);
   EXPECT_EQ(config.settings.neverSendApps, defaults.neverSendApps);

@@ -146,5 +146,22 @@ TEST(NormalizeUnicode, IsSafeFromManyThreadsAtOnce) {
   for (int count : mismatches) EXPECT_EQ(count, 0);
 }
 
+TEST(AsciiFastPath, GivesWhatUtf8procGives) {
+  // Issue 8 item 2: pure-ASCII text skips utf8proc. The same text with a
+  // non-ASCII letter after it takes utf8proc's path; both must agree on
+  // every ASCII character (inside the text: white space at either end is
+  // trimmed, so there the two forms differ by design).
+  const std::string tail = "\xC3\xA9";  // é
+  for (int c = 1; c < 0x80; ++c) {
+    const std::string ch(1, static_cast<char>(c));
+    for (const std::string& text : {"Ab" + ch + "Cd", "  Q" + ch + ch + "z"}) {
+      EXPECT_EQ(normalizeUnicode(text + tail), normalizeUnicode(text) + tail) << "character " << c;
+      EXPECT_EQ(foldCase(text + tail), foldCase(text) + tail) << "character " << c;
+    }
+  }
+  EXPECT_EQ(foldCase(" \tHello,\r\n  World! "), "hello, world!");
+  EXPECT_EQ(normalizeUnicode(" \tHello,\r\n  World! "), "Hello, World!");
+}
+
 }  // namespace
 }  // namespace antidrift::text

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -20,6 +21,8 @@
 #include "antidrift/drift/rules.h"
 #include "antidrift/drift/verdict_cache.h"
 #include "antidrift/evidence/observation.h"
+#include "antidrift/evidence/stats.h"
+#include "antidrift/evidence/timeline.h"
 #include "antidrift/session/async_slot.h"
 #include "antidrift/settings.h"
 
@@ -101,11 +104,20 @@ class Engine {
 
   /// DESIGN §4 on one observation while active with evidence ok and the
   /// person present: hard rules → local match (+ nudge, seed 000) → cached
-  /// verdict → judge (debounced, one call per key per session) → unknown.
-  /// Observations that say nothing (unreadable window, lock screen) show
+  /// verdict (the page's, else a site-scoped one for its site) → judge (debounced, one call per key
+  /// per session) → unknown. Observations that say nothing (unreadable window, lock screen) show
   /// "window unknown" and judge nothing; AntiDrift's own page changes nothing.
   [[nodiscard]] Decision observe(const Observation& obs, const Commitment& commitment,
                                  std::int64_t nowMono, Advisors advisors);
+
+  /// The drift step of one evidence change, as the Controller and the replay
+  /// (replay/replay.h) take it (DESIGN §3, §4): with no window yet or
+  /// `evidenceProblem` non-empty (e.g. "evidence is stale") → suspend(that);
+  /// else with `away` → suspend("away"); else observe(*current, …). `atMs`
+  /// is UTC ms (drift time), `nowMono` monotonic ms (debounces).
+  [[nodiscard]] Decision evaluate(const Observation* current, const std::string& evidenceProblem,
+                                  bool away, const Commitment& commitment, std::int64_t atMs,
+                                  std::int64_t nowMono, Advisors advisors);
 
   /// Evidence is not ok or the person is away (`reason`, e.g. "away"): status
   /// unknown, nothing judged, drifting time closed at `atMs`, any pending
@@ -120,7 +132,10 @@ class Engine {
 
   /// Applies the DriftJudge's answer for `key` (nullopt: it failed, `failure`
   /// says why): cached for the session (a failure is not retried), and shown
-  /// if `key` is still what the person is looking at. Call only for a
+  /// if `key` is still what the person is looking at. A site-scoped verdict
+  /// (issue 8 item 5) is cached for the site too (siteVerdictKey), so every
+  /// other page of that site takes it without a call, and it is shown when
+  /// the page in front, waiting for the judge, is on that site. Call only for a
   /// current token (launchGuarded checks the epoch).
   [[nodiscard]] Decision applyVerdict(const std::string& key,
                                       const std::optional<ai::Verdict>& verdict,
@@ -168,6 +183,7 @@ class Engine {
   struct Subject {
     Observation obs;
     std::string key;
+    std::string siteKey;  ///< siteVerdictKey(); "" when the title names no site
   };
 
   void setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
@@ -188,12 +204,25 @@ class Engine {
 
   DriftView view_;
   std::optional<Subject> subject_;
-  std::set<std::string> inFlight_;   ///< keys whose judge call runs
+  /// Keys whose judge call runs → their site key ("" when none), where a
+  /// site-scoped answer is cached too.
+  std::map<std::string, std::string> inFlight_;
   std::set<std::string> attempted_;  ///< keys the judge was asked about this session
   /// A judge call waiting for its key to stay in front judgeDebounceSecs.
   std::optional<std::int64_t> pendingSinceMono_;
   std::optional<std::int64_t> driftingSinceMs_;  ///< UTC ms the current drift began
   std::optional<std::int64_t> lastNudgeMono_;    ///< monotonic ms of the last nudge call
 };
+
+/// Adds what `decision` means for the session's stats (DESIGN §3 "Stats"):
+/// a drift episode with `view`'s reason when one started, the drifting time it
+/// closed, and one AI call per judge or nudge request it holds. Shared by the
+/// Controller and the replay so both count alike. Not thread-safe (the
+/// caller's lock guards `stats`).
+void recordDecision(const Decision& decision, const DriftView& view, StatsAccumulator& stats);
+
+/// The timeline colour of the drift status `view` (issue 7 item 3): away
+/// wins; ontask and drifting map to themselves; everything else is unknown. Pure.
+SpanStatus spanStatusOf(const DriftView& view, bool away);
 
 }  // namespace antidrift::drift

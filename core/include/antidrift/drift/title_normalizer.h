@@ -27,8 +27,19 @@ namespace antidrift::drift {
 /// The removals repeat until nothing changes, so what one removal uncovers
 /// goes too ("notes.txt **" → "notes.txt"). The result may be empty (a title
 /// that was only a clock). Idempotent.
-/// Pure; thread-safe (the patterns are compiled once, used const); never
-/// throws (bar std::bad_alloc).
+/// Pure in effect; thread-safe (the patterns are compiled once, used const;
+/// up to 256 recent titles of at most 512 bytes are memoised under a mutex, issue 8 item 2,
+/// so a title seen again costs a hash and a compare); never throws (bar
+/// std::bad_alloc).
 std::string normalizeTitle(std::string_view title);
+
+/// The site a browser title names, from its normalizeTitle() form `key`
+/// (issue 8 item 5): the segment after the last " - ", " – ", " — ", " | "
+/// or " · " ("learn gatsby - youtube" → "youtube"), or the whole key when it
+/// has no such separator and looks like a name ("facebook"). "" when the
+/// candidate is longer than 40 bytes or has more than three spaces (a
+/// sentence, not a site name). A site-scoped verdict is cached under it
+/// (siteVerdictKey). Pure; thread-safe; never throws (bar std::bad_alloc).
+std::string siteOf(std::string_view key);
 
 }  // namespace antidrift::drift

@@ -25,6 +25,12 @@ struct CachedVerdict {
 /// `obs.app` is already normalised. Pure; thread-safe.
 std::string verdictKey(const Rules& rules, const Observation& obs);
 
+/// The key a site-scoped verdict (ai::VerdictScope::Site) is cached under:
+/// app + "\nsite:" + siteOf(normalizeTitle(title)) for a title-sensitive app
+/// whose title names a site; "" otherwise (no site scope: a verdict about an
+/// app is about the whole app already). Issue 8 item 5. Pure; thread-safe.
+std::string siteVerdictKey(const Rules& rules, const Observation& obs);
+
 /// Verdicts by key for one session, at most kMaxEntries of them. Not
 /// synchronised: the owner's mutex guards it (the Controller's, CONVENTIONS
 /// "Concurrency").

@@ -1,0 +1,153 @@
+/// @file replay.h
+/// "What would AntiDrift have said about my day?" (issue 8 item 1): recorded
+/// activity — an ActivityWatch export or a JSONL of observations — run
+/// through the real drift engine, stats and timeline (the code the
+/// Controller runs) on a virtual clock, with AI calls made synchronously at
+/// the virtual instant they would have been launched. No persistence, no
+/// State JSON, no threads.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "antidrift/backend.h"
+#include "antidrift/domain/commitment.h"
+#include "antidrift/evidence/stats.h"
+#include "antidrift/evidence/timeline.h"
+#include "antidrift/settings.h"
+
+namespace antidrift::replay {
+
+/// Input that cannot be replayed: a missing or unreadable file, JSON that is
+/// not an export, a line or field of the wrong shape. what() is one sentence
+/// naming the file (or "input"), the line or event and the field.
+class ReplayError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One window in front, as recorded.
+struct WindowEvent {
+  std::int64_t atMs = 0;        ///< UTC ms it came to the front
+  std::int64_t durationMs = 0;  ///< how long it stayed, ms (≥ 0; 0 = a flicker)
+  std::string app;              ///< window class as recorded (normalised on replay)
+  std::string title;            ///< window title as recorded (sanitised on replay)
+};
+
+/// A stretch the person was away (ActivityWatch's afk bucket, "status": "afk").
+struct AwaySpan {
+  std::int64_t startMs = 0;  ///< UTC ms
+  std::int64_t endMs = 0;    ///< UTC ms, ≥ startMs
+};
+
+/// What a file holds, sorted by time (oldest first).
+struct Activity {
+  std::vector<WindowEvent> windows;
+  std::vector<AwaySpan> away;
+  std::size_t webEvents = 0;  ///< events of web buckets, read and not replayed (the window
+                              ///< title already names the page)
+};
+
+/// Reads an ActivityWatch export: {"buckets": {id: {"type", "events": [{"timestamp" (ISO 8601
+/// with offset), "duration" (s), "data"}]}}} — "currentwindow" buckets give windows
+/// (data.app, data.title), "afkstatus" buckets away spans (data.status "afk"), "web.tab.current"
+/// buckets are counted. Events in any order. Throws ReplayError naming `name` and the bucket and
+/// event index of the first bad field. Pure apart from reading `in`.
+Activity parseActivityWatch(std::istream& in, const std::string& name);
+
+/// Reads a JSONL of observations, one JSON object a line (blank lines and lines starting with
+/// '#' skipped): {"at": UTC ms or ISO 8601, "app", "title", "duration_s" (optional, default: until
+/// the next line, at most evidence.idle_after_s)} for a window, or {"at", "away": true|false} for
+/// the person leaving or coming back. Throws ReplayError "<name> line N: …".
+Activity parseObservationsJsonl(std::istream& in, const std::string& name);
+
+/// Opens `path` and reads it as an ActivityWatch export when it is one JSON object with
+/// "buckets", else as JSONL. Throws ReplayError for a missing, empty or malformed file.
+Activity loadActivity(const std::string& path);
+
+/// One commitment over a time range [fromMs, toMs) of the replay.
+struct CommitmentRange {
+  std::int64_t fromMs = 0;  ///< UTC ms; INT64_MIN = from the start
+  std::int64_t toMs = 0;    ///< UTC ms; INT64_MAX = to the end
+  std::string nextAction;
+  std::string successCondition;
+  std::vector<std::string> allowedApps;  ///< as a person types them (normalised on replay)
+};
+
+/// Reads a commitments file: one commitment a line, five fields separated by '|':
+/// `FROM | TO | next action | success condition | app, app, …`. FROM and TO are ISO 8601
+/// (2020-06-28T09:00:00+02:00) or "*" (open end); blank lines and '#' lines are skipped. Ranges
+/// must not overlap. Throws ReplayError "<name> line N: …". Pure apart from reading `in`.
+std::vector<CommitmentRange> parseCommitments(std::istream& in, const std::string& name);
+
+/// How to replay.
+struct ReplayOptions {
+  Settings settings;                         ///< heartbeat, idle, drift.*, privacy.*
+  std::vector<CommitmentRange> commitments;  ///< ≥ 1, sorted, not overlapping
+  /// The AI backend, or nullptr for AI off (judge and nudge never called). Called on the
+  /// replaying thread; not owned.
+  Backend* backend = nullptr;
+  /// The baseline of issue 8 item 5, "judge every stable title": each title that stays in front
+  /// for drift.judge_debounce_s is judged on its own — the verdict's scope is ignored, so a
+  /// site-scoped verdict covers only its page.
+  bool judgeEveryStableTitle = false;
+  bool keepTimeline = true;  ///< false: no timeline (the throughput benchmark)
+};
+
+/// One drift episode: the banner went up.
+struct DriftEpisode {
+  std::int64_t atMs = 0;        ///< UTC ms it started
+  std::int64_t durationMs = 0;  ///< how long it lasted (until the status left drifting), ms
+  std::string app;              ///< normalised window class
+  std::string title;            ///< sanitised title
+  std::string reason;           ///< the rule's or judge's reason, verbatim
+};
+
+/// What the replay found, summed over every commitment range.
+struct ReplayReport {
+  std::int64_t fromMs = 0;         ///< UTC ms of the first window event
+  std::int64_t toMs = 0;           ///< UTC ms the last window event ended
+  std::int64_t observations = 0;   ///< observations fed to the engine (events + heartbeats)
+  std::int64_t windowEvents = 0;   ///< window events inside a commitment range
+  std::int64_t windowChanges = 0;  ///< events whose app or title differs from the one before
+  std::int64_t sessions = 0;       ///< commitment ranges that saw a window
+  std::int64_t judgeCalls = 0;     ///< DriftJudge calls made
+  std::int64_t judgeFailures = 0;  ///< of which failed (no verdict)
+  std::int64_t siteVerdicts = 0;   ///< of which came back scoped to the whole site
+  std::int64_t nudgeCalls = 0;     ///< Nudger calls made
+  /// Window events during which the banner was up at some point: the drifts
+  /// found, comparable across settings (an episode count is not: a page
+  /// change inside one drift that waits for the judge splits it in two).
+  std::int64_t driftedVisits = 0;
+  std::int64_t onTaskMs = 0;           ///< time with status ontask, ms (timeline)
+  std::int64_t activeMs = 0;           ///< time credited to an app (evidence fresh, not away), ms
+  std::int64_t trackedMs = 0;          ///< time covered by the timeline, ms
+  SessionStats stats;                  ///< buckets, switches, drift, away, AI calls, summed
+  std::vector<DriftEpisode> episodes;  ///< oldest first
+  std::vector<TimelineSpan> timeline;  ///< every range's spans (≤ Timeline::kMaxSpans each)
+};
+
+/// Replays `activity` under `options` (DESIGN §3, §4; issue 8 item 1). For each commitment
+/// range a session starts at the range's first window event: the engine is reset and each
+/// observation — every window event at its time, then heartbeats every evidence.heartbeat_s
+/// while it lasts — goes through the Controller's steps (normaliseApp, sanitizeTitle, private
+/// windows, StatsAccumulator::observe, drift::Engine::evaluate, drift::recordDecision, the
+/// timeline). Between observations the virtual clock stops at each due judge debounce
+/// (Engine::due) and where the evidence would turn stale (3 heartbeats after the last one) or
+/// the person leaves or comes back. AI calls run synchronously on this thread. Throws
+/// ReplayError when `options.commitments` is empty. Not thread-safe (one replay per thread).
+ReplayReport runReplay(const Activity& activity, const ReplayOptions& options);
+
+/// The report as JSON (docs/API.md "Replay"): the shape `antidriftd replay --json` prints.
+/// `baseline`, when given, is the judge-every-stable-title run shown beside it. Pure.
+std::string reportJson(const ReplayReport& report, const ReplayReport* baseline);
+
+/// The report as text for a person: time per app, switches, away, drift episodes with reasons,
+/// on-task share, judge and nudge calls (and the baseline's), the timeline. Pure.
+std::string reportText(const ReplayReport& report, const ReplayReport* baseline);
+
+}  // namespace antidrift::replay

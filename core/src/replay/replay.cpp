@@ -1,0 +1,734 @@
+#include "antidrift/replay/replay.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+
+#include <Poco/DateTime.h>
+#include <Poco/DateTimeFormat.h>
+#include <Poco/DateTimeFormatter.h>
+#include <Poco/DateTimeParser.h>
+#include <Poco/Exception.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
+#include <Poco/JSON/Stringifier.h>
+#include <Poco/String.h>
+#include <Poco/Timestamp.h>
+
+#include "antidrift/ai/judge.h"
+#include "antidrift/ai/nudge.h"
+#include "antidrift/drift/engine.h"
+#include "antidrift/drift/rules.h"
+#include "antidrift/evidence/observation.h"
+
+namespace antidrift::replay {
+namespace {
+
+constexpr std::int64_t kOpenStart = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kOpenEnd = std::numeric_limits<std::int64_t>::max();
+
+using Poco::JSON::Object;
+
+/// ISO 8601 with an optional fraction and offset → UTC ms; nullopt when it is not one.
+std::optional<std::int64_t> parseIso(const std::string& text) {
+  // Poco's parser is lenient ("yesterday" parses): the date part must be there.
+  const auto digit = [&](std::size_t i) { return text[i] >= '0' && text[i] <= '9'; };
+  if (text.size() < 19 || !digit(0) || !digit(1) || !digit(2) || !digit(3) || text[4] != '-' ||
+      !digit(5) || !digit(6) || text[7] != '-' || !digit(8) || !digit(9) ||
+      (text[10] != 'T' && text[10] != ' ')) {
+    return std::nullopt;
+  }
+  Poco::DateTime at;
+  int tzd = 0;
+  if (!Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FRAC_FORMAT, text, at, tzd) &&
+      !Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FORMAT, text, at, tzd)) {
+    return std::nullopt;
+  }
+  at.makeUTC(tzd);
+  return at.timestamp().epochMicroseconds() / 1000;
+}
+
+/// `value` as a string field, or a ReplayError naming `where` and `field`.
+std::string stringField(const Object& object, const std::string& field, const std::string& where,
+                        bool required) {
+  if (!object.has(field) || object.isNull(field)) {
+    if (required) throw ReplayError(where + ": \"" + field + "\" is missing");
+    return {};
+  }
+  const Poco::Dynamic::Var value = object.get(field);
+  if (!value.isString()) throw ReplayError(where + ": \"" + field + "\" must be a string");
+  return value.extract<std::string>();
+}
+
+/// A number field (seconds, ms) as double, or a ReplayError.
+std::optional<double> numberField(const Object& object, const std::string& field,
+                                  const std::string& where) {
+  if (!object.has(field) || object.isNull(field)) return std::nullopt;
+  const Poco::Dynamic::Var value = object.get(field);
+  if (!value.isNumeric()) throw ReplayError(where + ": \"" + field + "\" must be a number");
+  const double number = value.convert<double>();
+  if (!(number >= 0) || number > 1e15) {
+    throw ReplayError(where + ": \"" + field + "\" must be a number ≥ 0");
+  }
+  return number;
+}
+
+/// "at": UTC ms or ISO 8601.
+std::int64_t timeField(const Object& object, const std::string& field, const std::string& where) {
+  if (!object.has(field) || object.isNull(field)) {
+    throw ReplayError(where + ": \"" + field + "\" is missing");
+  }
+  const Poco::Dynamic::Var value = object.get(field);
+  if (value.isString()) {
+    if (auto ms = parseIso(value.extract<std::string>())) return *ms;
+    throw ReplayError(where + ": \"" + field + "\" is not an ISO 8601 time: \"" +
+                      value.extract<std::string>() + "\"");
+  }
+  if (auto ms = numberField(object, field, where)) return static_cast<std::int64_t>(*ms);
+  throw ReplayError(where + ": \"" + field + "\" must be UTC ms or an ISO 8601 time");
+}
+
+void sortActivity(Activity& activity) {
+  std::stable_sort(activity.windows.begin(), activity.windows.end(),
+                   [](const WindowEvent& a, const WindowEvent& b) { return a.atMs < b.atMs; });
+  std::sort(activity.away.begin(), activity.away.end(),
+            [](const AwaySpan& a, const AwaySpan& b) { return a.startMs < b.startMs; });
+}
+
+Object::Ptr parseRoot(const std::string& text, const std::string& name) {
+  try {
+    Poco::JSON::Parser parser;
+    const Poco::Dynamic::Var root = parser.parse(text);
+    if (root.type() != typeid(Object::Ptr)) return nullptr;
+    return root.extract<Object::Ptr>();
+  } catch (const Poco::Exception& e) {
+    throw ReplayError(name + " is not valid JSON: " + e.displayText());
+  }
+}
+
+Activity parseExportObject(const Object& root, const std::string& name) {
+  const Object::Ptr buckets = root.getObject("buckets");
+  if (buckets.isNull()) throw ReplayError(name + ": \"buckets\" must be an object");
+  Activity activity;
+  for (const auto& [id, value] : *buckets) {
+    const std::string where = name + " bucket \"" + id + "\"";
+    if (value.type() != typeid(Object::Ptr)) throw ReplayError(where + " must be an object");
+    const Object::Ptr bucket = value.extract<Object::Ptr>();
+    const std::string type = stringField(*bucket, "type", where, false);
+    const Poco::JSON::Array::Ptr events = bucket->getArray("events");
+    if (events.isNull()) throw ReplayError(where + ": \"events\" must be an array");
+    const bool window = type == "currentwindow";
+    const bool afk = type == "afkstatus";
+    const bool web = type.rfind("web.", 0) == 0;
+    for (std::size_t i = 0; i < events->size(); ++i) {
+      if (web) {
+        ++activity.webEvents;
+        continue;
+      }
+      if (!window && !afk) continue;  // another watcher's bucket: nothing AntiDrift reads
+      const std::string at = where + " event " + std::to_string(i);
+      const Object::Ptr event = events->getObject(static_cast<unsigned>(i));
+      if (event.isNull()) throw ReplayError(at + " must be an object");
+      const std::int64_t startMs = timeField(*event, "timestamp", at);
+      const auto duration = numberField(*event, "duration", at);
+      const std::int64_t durationMs =
+          duration ? static_cast<std::int64_t>(*duration * 1000.0 + 0.5) : 0;
+      const Object::Ptr data = event->getObject("data");
+      if (data.isNull()) throw ReplayError(at + ": \"data\" must be an object");
+      if (window) {
+        activity.windows.push_back(WindowEvent{startMs, durationMs,
+                                               stringField(*data, "app", at, false),
+                                               stringField(*data, "title", at, false)});
+      } else if (stringField(*data, "status", at, true) == "afk") {
+        activity.away.push_back(AwaySpan{startMs, startMs + durationMs});
+      }
+    }
+  }
+  if (activity.windows.empty()) {
+    throw ReplayError(name + " has no window events (no \"currentwindow\" bucket with events)");
+  }
+  sortActivity(activity);
+  return activity;
+}
+
+Activity parseJsonlText(const std::string& text, const std::string& name) {
+  Activity activity;
+  std::istringstream lines(text);
+  std::string line;
+  bool isAway = false;
+  std::int64_t awaySince = 0;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    const std::string trimmed = Poco::trim(line);
+    if (trimmed.empty() || trimmed[0] == '#') continue;
+    const std::string where = name + " line " + std::to_string(number);
+    Object::Ptr object;
+    try {
+      Poco::JSON::Parser parser;
+      const Poco::Dynamic::Var value = parser.parse(trimmed);
+      if (value.type() == typeid(Object::Ptr)) object = value.extract<Object::Ptr>();
+    } catch (const Poco::Exception& e) {
+      throw ReplayError(where + " is not valid JSON: " + e.displayText());
+    }
+    if (object.isNull()) throw ReplayError(where + " must be a JSON object");
+    const std::int64_t at = timeField(*object, "at", where);
+    if (object->has("away")) {
+      const Poco::Dynamic::Var away = object->get("away");
+      if (!away.isBoolean()) throw ReplayError(where + ": \"away\" must be true or false");
+      if (away.extract<bool>()) {
+        if (!isAway) awaySince = at;
+        isAway = true;
+      } else if (isAway) {
+        activity.away.push_back(AwaySpan{awaySince, std::max(at, awaySince)});
+        isAway = false;
+      }
+      continue;
+    }
+    const auto duration = numberField(*object, "duration_s", where);
+    activity.windows.push_back(WindowEvent{
+        at, duration ? static_cast<std::int64_t>(*duration * 1000.0) : std::int64_t{-1},
+        stringField(*object, "app", where, true), stringField(*object, "title", where, false)});
+  }
+  if (isAway) activity.away.push_back(AwaySpan{awaySince, kOpenEnd});
+  if (activity.windows.empty()) throw ReplayError(name + " has no window observations");
+  sortActivity(activity);
+  // No duration: until the next observation (runReplay caps it at the idle limit).
+  for (std::size_t i = 0; i < activity.windows.size(); ++i) {
+    WindowEvent& event = activity.windows[i];
+    if (event.durationMs >= 0) continue;
+    event.durationMs =
+        i + 1 < activity.windows.size() ? activity.windows[i + 1].atMs - event.atMs : 0;
+  }
+  return activity;
+}
+
+std::string readAll(std::istream& in) {
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+Activity parseActivityWatch(std::istream& in, const std::string& name) {
+  const Object::Ptr root = parseRoot(readAll(in), name);
+  if (root.isNull()) throw ReplayError(name + " is not a JSON object");
+  if (!root->has("buckets")) throw ReplayError(name + " has no \"buckets\"");
+  return parseExportObject(*root, name);
+}
+
+Activity parseObservationsJsonl(std::istream& in, const std::string& name) {
+  return parseJsonlText(readAll(in), name);
+}
+
+Activity loadActivity(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ReplayError("cannot read " + path + " (missing or not readable)");
+  const std::string text = readAll(in);
+  if (in.bad()) throw ReplayError("cannot read " + path);
+  if (Poco::trim(text).empty()) throw ReplayError(path + " is empty");
+  // One JSON object with "buckets" is an export; anything else is JSONL.
+  const std::size_t firstLineEnd = text.find('\n');
+  const bool oneLine =
+      firstLineEnd == std::string::npos || Poco::trim(text.substr(firstLineEnd)).empty();
+  if (text.find("\"buckets\"") != std::string::npos && (oneLine || text.find("{\"at\"") != 0)) {
+    Object::Ptr root;
+    try {
+      root = parseRoot(text, path);
+    } catch (const ReplayError&) {
+      if (oneLine) throw;
+    }
+    if (!root.isNull() && root->has("buckets")) return parseExportObject(*root, path);
+  }
+  return parseJsonlText(text, path);
+}
+
+std::vector<CommitmentRange> parseCommitments(std::istream& in, const std::string& name) {
+  std::vector<CommitmentRange> ranges;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string trimmed = Poco::trim(line);
+    if (trimmed.empty() || trimmed[0] == '#') continue;
+    const std::string where = name + " line " + std::to_string(number);
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t bar = trimmed.find('|', start);
+      fields.push_back(Poco::trim(trimmed.substr(start, bar - start)));
+      if (bar == std::string::npos) break;
+      start = bar + 1;
+    }
+    if (fields.size() != 5) {
+      throw ReplayError(where +
+                        ": expected 5 fields separated by '|' (FROM | TO | next action | "
+                        "success condition | apps), got " +
+                        std::to_string(fields.size()));
+    }
+    CommitmentRange range;
+    const auto time = [&](const std::string& text, std::int64_t open, const char* what) {
+      if (text == "*") return open;
+      if (auto ms = parseIso(text)) return *ms;
+      throw ReplayError(where + ": " + what + " is not an ISO 8601 time or *: \"" + text + "\"");
+    };
+    range.fromMs = time(fields[0], kOpenStart, "FROM");
+    range.toMs = time(fields[1], kOpenEnd, "TO");
+    if (range.toMs <= range.fromMs) throw ReplayError(where + ": TO must be after FROM");
+    range.nextAction = fields[2];
+    range.successCondition = fields[3];
+    if (range.nextAction.empty()) throw ReplayError(where + ": the next action is empty");
+    std::istringstream apps(fields[4]);
+    for (std::string app; std::getline(apps, app, ',');) {
+      app = Poco::trim(app);
+      if (!app.empty()) range.allowedApps.push_back(app);
+    }
+    ranges.push_back(std::move(range));
+  }
+  if (ranges.empty()) throw ReplayError(name + " holds no commitment");
+  std::sort(ranges.begin(), ranges.end(),
+            [](const CommitmentRange& a, const CommitmentRange& b) { return a.fromMs < b.fromMs; });
+  for (std::size_t i = 1; i < ranges.size(); ++i) {
+    if (ranges[i].fromMs < ranges[i - 1].toMs) {
+      throw ReplayError(name + ": two commitment ranges overlap");
+    }
+  }
+  return ranges;
+}
+
+// ---- The replay ------------------------------------------------------------------------------
+
+namespace {
+
+/// One session: one commitment range, replayed through the engine.
+class Session {
+ public:
+  Session(drift::Engine& engine, const ReplayOptions& options, const CommitmentRange& range,
+          const std::vector<AwaySpan>& away, ReplayReport& report)
+      : engine_(engine),
+        options_(options),
+        range_(range),
+        away_(away),
+        report_(report),
+        stats_(options.settings.idleAfterSecs * 1000),
+        heartbeatMs_(std::max<std::int64_t>(1, options.settings.heartbeatSecs) * 1000),
+        staleAfterMs_(3 * heartbeatMs_),
+        advisors_(options.backend ? drift::Engine::Advisors::JudgeAndNudge
+                                  : drift::Engine::Advisors::None) {
+    engine_.reset();
+    commitment_.nextAction = range.nextAction;
+    commitment_.successCondition = range.successCondition;
+    for (const std::string& app : range.allowedApps) {
+      commitment_.allowedApps.push_back(normaliseApp(app));
+    }
+  }
+
+  /// Replays windows[first, last) (their starts are inside the range).
+  void run(const std::vector<WindowEvent>& windows, std::size_t first, std::size_t last) {
+    clockMs_ = windows[first].atMs;
+    while (nextAway_ < away_.size() && away_[nextAway_].endMs <= clockMs_) ++nextAway_;
+    std::int64_t endMs = clockMs_;
+    const WindowEvent* previous = first > 0 ? &windows[first - 1] : nullptr;
+    for (std::size_t i = first; i < last; ++i) {
+      const WindowEvent& event = windows[i];
+      ++report_.windowEvents;
+      if (previous && (previous->app != event.app || previous->title != event.title)) {
+        ++report_.windowChanges;
+      }
+      previous = &event;
+      const std::int64_t startMs = std::max(event.atMs, clockMs_);
+      std::int64_t untilMs = std::min(event.atMs + event.durationMs, range_.toMs);
+      if (i + 1 < windows.size()) untilMs = std::min(untilMs, windows[i + 1].atMs);
+      advanceTo(startMs);
+      closeVisit();
+      see(event, startMs, true);
+      for (std::int64_t at = startMs + heartbeatMs_; at < untilMs; at += heartbeatMs_) {
+        advanceTo(at);
+        see(event, at, false);
+      }
+      endMs = std::max(endMs, std::max(untilMs, startMs));
+    }
+    advanceTo(endMs);
+    closeVisit();
+    finish(endMs);
+  }
+
+ private:
+  /// The Controller's entry steps for a recorded window (normaliseApp,
+  /// sanitizeTitle, a private window's title dropped), computed once per
+  /// distinct app and title of the replay (a day revisits the same windows).
+  const Observation& prepared(const WindowEvent& event) {
+    std::string raw = event.app;
+    raw += '\n';
+    raw += event.title;
+    auto found = prepared_.find(raw);
+    if (found == prepared_.end()) {
+      Observation obs;
+      obs.app = normaliseApp(event.app);
+      obs.title = sanitizeTitle(event.title);
+      if (drift::isPrivateWindow(obs.app, obs.title))
+        obs.title = std::string(drift::kPrivateWindowTitle);
+      obs.source = "replay";
+      found = prepared_.emplace(std::move(raw), std::move(obs)).first;
+    }
+    return found->second;
+  }
+
+  /// The window event before ends: count it when the banner was up during it.
+  void closeVisit() {
+    if (visitDrifted_) ++report_.driftedVisits;
+    visitDrifted_ = false;
+  }
+
+  void see(const WindowEvent& event, std::int64_t atMs, bool isNewEvent) {
+    ++report_.observations;
+    if (isNewEvent || !current_) current_ = prepared(event);
+    current_->atMs = atMs;
+    evidenceOk_ = true;
+    lastObservationMs_ = atMs;
+    stats_.observe(*current_);
+    evaluate(atMs);
+  }
+
+  void evaluate(std::int64_t atMs) {
+    drift::Decision decision = engine_.evaluate(current_ ? &*current_ : nullptr,
+                                                evidenceOk_ ? std::string() : "evidence is stale",
+                                                away(), commitment_, atMs, atMs, advisors_);
+    apply(decision, atMs);
+  }
+
+  bool away() const { return inAway_; }
+
+  /// The Controller's applyDriftLocked with a synchronous executor.
+  void apply(drift::Decision& decision, std::int64_t atMs) {
+    drift::recordDecision(decision, engine_.view(), stats_);
+    if (decision.driftMs > 0 && !report_.episodes.empty()) {
+      report_.episodes.back().durationMs += decision.driftMs;
+    }
+    if (decision.episodeStarted) {
+      report_.episodes.push_back(DriftEpisode{atMs, 0, engine_.view().app,
+                                              current_ ? current_->title : std::string(),
+                                              engine_.view().reason});
+    }
+    const std::int64_t timeoutMs = options_.settings.aiTimeoutSecs * 1000;
+    if (decision.judge && options_.backend) {
+      ++report_.judgeCalls;
+      ai::Expected<ai::Verdict> result =
+          ai::judge(*options_.backend, decision.judge->input, timeoutMs);
+      std::optional<ai::Verdict> verdict;
+      std::string failure;
+      if (result) {
+        verdict = result.value();
+        if (options_.judgeEveryStableTitle) verdict->scope = ai::VerdictScope::Page;
+        if (verdict->scope == ai::VerdictScope::Site) ++report_.siteVerdicts;
+      } else {
+        ++report_.judgeFailures;
+        failure = result.error().message;
+      }
+      drift::Decision applied = engine_.applyVerdict(decision.judge->key, verdict, failure, atMs);
+      apply(applied, atMs);
+    }
+    if (decision.nudge && options_.backend) {
+      ++report_.nudgeCalls;
+      ai::Expected<std::string> result =
+          ai::nudge(*options_.backend, decision.nudge->input, timeoutMs);
+      if (result) (void)engine_.applyNudge(result.value());
+    }
+    if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;
+    timeline_.record(atMs, current_ ? current_->app : std::string(),
+                     drift::spanStatusOf(engine_.view(), away()));
+  }
+
+  /// Moves the virtual clock to `targetMs`, stopping at every due judge
+  /// call, evidence turning stale, and the person leaving or coming back.
+  void advanceTo(std::int64_t targetMs) {
+    while (true) {
+      std::int64_t next = targetMs;
+      enum class What { None, Due, Stale, AwayStart, AwayEnd } what = What::None;
+      if (const auto due = engine_.nextDueMono(); due && *due <= next) {
+        next = std::max(*due, clockMs_);
+        what = What::Due;
+      }
+      if (evidenceOk_ && lastObservationMs_ + staleAfterMs_ <= next &&
+          lastObservationMs_ + staleAfterMs_ <= targetMs) {
+        next = std::max(lastObservationMs_ + staleAfterMs_, clockMs_);
+        what = What::Stale;
+      }
+      if (nextAway_ < away_.size()) {
+        const AwaySpan& span = away_[nextAway_];
+        const std::int64_t at = inAway_ ? span.endMs : span.startMs;
+        if (at <= next && at <= targetMs) {
+          next = std::max(at, clockMs_);
+          what = inAway_ ? What::AwayEnd : What::AwayStart;
+        }
+      }
+      if (what == What::None) break;
+      clockMs_ = next;
+      switch (what) {
+        case What::Due: {
+          drift::Decision decision = engine_.due(commitment_, clockMs_);
+          apply(decision, clockMs_);
+          if (const auto again = engine_.nextDueMono(); again && *again <= clockMs_) {
+            return;  // nothing more can fall due at this instant (never expected)
+          }
+          break;
+        }
+        case What::Stale:
+          evidenceOk_ = false;
+          evaluate(clockMs_);
+          break;
+        case What::AwayStart:
+          inAway_ = true;
+          stats_.setAway(true, clockMs_);
+          evaluate(clockMs_);
+          break;
+        case What::AwayEnd:
+          inAway_ = false;
+          ++nextAway_;
+          stats_.setAway(false, clockMs_);
+          evaluate(clockMs_);
+          break;
+        case What::None:
+          break;
+      }
+    }
+    clockMs_ = std::max(clockMs_, targetMs);
+  }
+
+  void finish(std::int64_t endMs) {
+    stats_.settle(endMs);
+    if (inAway_) stats_.setAway(false, endMs);
+    timeline_.extendTo(endMs);
+    const std::int64_t driftMs = engine_.close(endMs);
+    stats_.addDriftMs(driftMs);
+    if (driftMs > 0 && !report_.episodes.empty()) report_.episodes.back().durationMs += driftMs;
+
+    const SessionStats& stats = stats_.stats();
+    SessionStats& total = report_.stats;
+    for (const auto& [app, ms] : stats.bucketsMs) {
+      total.bucketsMs[app] += ms;
+      report_.activeMs += ms;
+    }
+    total.switches += stats.switches;
+    total.driftEpisodes += stats.driftEpisodes;
+    total.driftMs += stats.driftMs;
+    total.awayMs += stats.awayMs;
+    total.corrections += stats.corrections;
+    for (const std::string& reason : stats.driftReasons) {
+      if (total.driftReasons.size() < kMaxDriftReasons) total.driftReasons.push_back(reason);
+    }
+    for (const auto& [role, calls] : stats.aiCalls) total.aiCalls[role] += calls;
+    report_.onTaskMs += timeline_.onTaskMs();
+    for (const TimelineSpan& span : timeline_.spans()) {
+      report_.trackedMs += span.endMs - span.startMs;
+      if (options_.keepTimeline) report_.timeline.push_back(span);
+    }
+    ++report_.sessions;
+  }
+
+  drift::Engine& engine_;
+  const ReplayOptions& options_;
+  const CommitmentRange& range_;
+  const std::vector<AwaySpan>& away_;
+  ReplayReport& report_;
+  Commitment commitment_;
+  StatsAccumulator stats_;
+  Timeline timeline_;
+  const std::int64_t heartbeatMs_;
+  const std::int64_t staleAfterMs_;
+  const drift::Engine::Advisors advisors_;
+
+  std::optional<Observation> current_;
+  std::unordered_map<std::string, Observation> prepared_;  ///< raw app + '\n' + title → entry
+  std::int64_t clockMs_ = 0;
+  std::int64_t lastObservationMs_ = 0;
+  bool evidenceOk_ = false;
+  bool inAway_ = false;
+  bool visitDrifted_ = false;  ///< the banner was up during the current window event
+  std::size_t nextAway_ = 0;
+};
+
+}  // namespace
+
+ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
+  if (options.commitments.empty()) throw ReplayError("a replay needs a commitment");
+  ReplayReport report;
+  if (activity.windows.empty()) return report;
+  report.fromMs = activity.windows.front().atMs;
+  for (const WindowEvent& event : activity.windows) {
+    report.toMs = std::max(report.toMs, event.atMs + event.durationMs);
+  }
+  drift::Engine engine(options.settings);
+  const std::vector<WindowEvent>& windows = activity.windows;
+  std::size_t first = 0;
+  for (const CommitmentRange& range : options.commitments) {
+    while (first < windows.size() && windows[first].atMs < range.fromMs) ++first;
+    std::size_t last = first;
+    while (last < windows.size() && windows[last].atMs < range.toMs) ++last;
+    if (last > first) {
+      Session(engine, options, range, activity.away, report).run(windows, first, last);
+    }
+    first = last;
+  }
+  return report;
+}
+
+// ---- Reports -----------------------------------------------------------------------------------
+
+namespace {
+
+std::string utc(std::int64_t ms, const char* format = "%Y-%m-%d %H:%M") {
+  return Poco::DateTimeFormatter::format(Poco::Timestamp(ms * 1000), format);
+}
+
+std::string duration(std::int64_t ms) {
+  const std::int64_t minutes = (ms + 30'000) / 60'000;
+  char text[32];
+  if (minutes >= 60) {
+    std::snprintf(text, sizeof text, "%lldh %02lldm", static_cast<long long>(minutes / 60),
+                  static_cast<long long>(minutes % 60));
+  } else if (ms >= 60'000) {
+    std::snprintf(text, sizeof text, "%lldm", static_cast<long long>(minutes));
+  } else {
+    std::snprintf(text, sizeof text, "%llds", static_cast<long long>(ms / 1000));
+  }
+  return text;
+}
+
+std::string percent(std::int64_t part, std::int64_t whole) {
+  if (whole <= 0) return "0 %";
+  char text[16];
+  std::snprintf(text, sizeof text, "%.0f %%", 100.0 * static_cast<double>(part) / whole);
+  return text;
+}
+
+/// "1/20.3" — window changes per judge call.
+std::string ratio(std::int64_t calls, std::int64_t changes) {
+  if (calls <= 0) return "none";
+  char text[32];
+  std::snprintf(text, sizeof text, "1/%.1f", static_cast<double>(changes) / calls);
+  return text;
+}
+
+/// The judge on a fixed timer, for comparison: one call per kTimerSecs in front of a window.
+constexpr std::int64_t kTimerSecs = 30;
+std::int64_t timerTicks(const ReplayReport& report) {
+  return report.activeMs / (kTimerSecs * 1000);
+}
+
+Object::Ptr countsJson(const ReplayReport& report) {
+  Object::Ptr ai = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
+  ai->set("judge_calls", report.judgeCalls);
+  ai->set("judge_failures", report.judgeFailures);
+  ai->set("site_verdicts", report.siteVerdicts);
+  ai->set("nudge_calls", report.nudgeCalls);
+  ai->set("timer_30s_ticks", timerTicks(report));
+  ai->set("drift_episodes", report.stats.driftEpisodes);
+  ai->set("drifted_visits", report.driftedVisits);
+  ai->set("drifting_ms", report.stats.driftMs);
+  return ai;
+}
+
+}  // namespace
+
+std::string reportJson(const ReplayReport& report, const ReplayReport* baseline) {
+  Object::Ptr root = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
+  root->set("from_ms", report.fromMs);
+  root->set("to_ms", report.toMs);
+  root->set("sessions", report.sessions);
+  root->set("observations", report.observations);
+  root->set("window_events", report.windowEvents);
+  root->set("window_changes", report.windowChanges);
+  root->set("switches", report.stats.switches);
+  root->set("away_ms", report.stats.awayMs);
+  root->set("tracked_ms", report.trackedMs);
+  root->set("on_task_ms", report.onTaskMs);
+  root->set("active_ms", report.activeMs);
+  root->set("on_task_share",
+            report.activeMs > 0 ? static_cast<double>(report.onTaskMs) / report.activeMs : 0.0);
+  root->set("drifting_ms", report.stats.driftMs);
+  Poco::JSON::Array::Ptr apps = new Poco::JSON::Array;
+  for (const auto& [app, secs] : report.stats.topBucketsSecs(report.stats.bucketsMs.size())) {
+    Object::Ptr entry = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
+    entry->set("app", app);
+    entry->set("ms", report.stats.bucketsMs.at(app));
+    apps->add(entry);
+  }
+  root->set("apps", apps);
+  Object::Ptr ai = countsJson(report);
+  root->set("ai", ai);
+  if (baseline) root->set("judge_every_stable_title", countsJson(*baseline));
+  Poco::JSON::Array::Ptr episodes = new Poco::JSON::Array;
+  for (const DriftEpisode& episode : report.episodes) {
+    Object::Ptr entry = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
+    entry->set("at_ms", episode.atMs);
+    entry->set("duration_ms", episode.durationMs);
+    entry->set("app", episode.app);
+    entry->set("title", episode.title);
+    entry->set("reason", episode.reason);
+    episodes->add(entry);
+  }
+  root->set("episodes", episodes);
+  Poco::JSON::Array::Ptr timeline = new Poco::JSON::Array;
+  for (const TimelineSpan& span : report.timeline) {
+    Object::Ptr entry = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
+    entry->set("start_ms", span.startMs);
+    entry->set("end_ms", span.endMs);
+    entry->set("app", span.app);
+    entry->set("status", std::string(toString(span.status)));
+    timeline->add(entry);
+  }
+  root->set("timeline", timeline);
+  std::ostringstream out;
+  Poco::JSON::Stringifier::condense(root, out);
+  return out.str();
+}
+
+std::string reportText(const ReplayReport& report, const ReplayReport* baseline) {
+  std::ostringstream out;
+  const SessionStats& stats = report.stats;
+  out << "From " << utc(report.fromMs) << " to " << utc(report.toMs)
+      << " UTC: " << report.windowEvents << " window events (" << report.windowChanges
+      << " window changes), " << report.observations << " observations, " << report.sessions
+      << (report.sessions == 1 ? " session" : " sessions") << ".\n\n";
+  out << "Time per app:\n";
+  std::int64_t appsMs = 0;
+  for (const auto& [app, ms] : stats.bucketsMs) appsMs += ms;
+  for (const auto& [app, secs] : stats.topBucketsSecs(stats.bucketsMs.size())) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-28s %9s  %5s\n", app.c_str(),
+                  duration(secs * 1000).c_str(), percent(secs * 1000, appsMs).c_str());
+    out << line;
+  }
+  out << "Switches: " << stats.switches << "    Away: " << duration(stats.awayMs) << "\n";
+  out << "On task: " << percent(report.onTaskMs, report.activeMs) << " of "
+      << duration(report.activeMs) << " in front of a window (" << duration(report.trackedMs)
+      << " replayed); drifting " << duration(stats.driftMs) << "\n\n";
+  out << "Drift episodes: " << stats.driftEpisodes
+      << " (window events with the banner up: " << report.driftedVisits << ")\n";
+  for (const DriftEpisode& episode : report.episodes) {
+    out << "  " << utc(episode.atMs) << "  " << duration(episode.durationMs) << "  " << episode.app
+        << "  \"" << episode.title << "\" — " << episode.reason << "\n";
+  }
+  out << "\nAI calls: judge " << report.judgeCalls << " ("
+      << ratio(report.judgeCalls, report.windowChanges) << " of window changes; "
+      << report.siteVerdicts << " scoped to a whole site, " << report.judgeFailures
+      << " failed), nudge " << report.nudgeCalls << "\n";
+  if (baseline) {
+    out << "Judging every stable title on its own (verdict scope ignored): judge "
+        << baseline->judgeCalls << " (" << ratio(baseline->judgeCalls, baseline->windowChanges)
+        << "), drift episodes " << baseline->stats.driftEpisodes
+        << ", window events with the banner up " << baseline->driftedVisits << ", drifting "
+        << duration(baseline->stats.driftMs) << "\n";
+  }
+  out << "\nTimeline (UTC):\n";
+  for (const TimelineSpan& span : report.timeline) {
+    if (span.endMs - span.startMs < 60'000) continue;  // the strip's resolution: minutes
+    out << "  " << utc(span.startMs) << "–" << utc(span.endMs, "%H:%M") << "  "
+        << toString(span.status) << "  " << (span.app.empty() ? "-" : span.app) << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace antidrift::replay
