@@ -58,6 +58,28 @@ std::vector<std::string> normaliseApps(const std::vector<std::string>& apps) {
 
 }  // namespace
 
+struct Controller::Checkpoint {
+  RuntimeState runtime;
+  std::optional<Commitment> commitment;
+  std::int64_t deadlineMono;
+  Outcome outcome;
+  std::int64_t endedAtMs;
+  StatsAccumulator stats;
+  Timeline timeline;
+  ReflectionRecord reflection;
+  ReviewAnswer reviewAnswer;
+  std::string lastCarryForward;
+  std::vector<std::string> lastAllowedApps;
+  std::vector<std::string> historyApps;
+  drift::Engine drift;
+  AsyncSlot<ai::Proposal> coach;
+  AsyncSlot<planning::TaskList> tasks;
+  AsyncSlot<planning::Profile> profile;
+  AsyncSlot<ai::Reflection> reviewer;
+  AsyncToken reviewerToken;
+  std::int64_t reviewerGiveUpMono;
+};
+
 Controller::Controller(Settings settings, Clock& clock, Executor& executor,
                        SnapshotStore& snapshots, AuditSink& audit, std::string aiBackendName,
                        bool aiAvailable)
@@ -141,6 +163,73 @@ void Controller::publish(std::unique_lock<std::mutex>& lock, Persist persist) {
   notifyListener(state);
 }
 
+Controller::Checkpoint Controller::checkpointLocked() const {
+  return Checkpoint{runtime_,
+                    commitment_,
+                    deadlineMono_,
+                    outcome_,
+                    endedAtMs_,
+                    stats_,
+                    timeline_,
+                    reflection_,
+                    reviewAnswer_,
+                    lastCarryForward_,
+                    lastAllowedApps_,
+                    historyApps_,
+                    drift_,
+                    coach_,
+                    tasks_,
+                    profile_,
+                    reviewer_,
+                    reviewerToken_,
+                    reviewerGiveUpMono_};
+}
+
+void Controller::rollbackLocked(Checkpoint&& checkpoint) {
+  runtime_ = checkpoint.runtime;
+  commitment_ = std::move(checkpoint.commitment);
+  deadlineMono_ = checkpoint.deadlineMono;
+  outcome_ = checkpoint.outcome;
+  endedAtMs_ = checkpoint.endedAtMs;
+  stats_ = std::move(checkpoint.stats);
+  timeline_ = std::move(checkpoint.timeline);
+  reflection_ = std::move(checkpoint.reflection);
+  reviewAnswer_ = std::move(checkpoint.reviewAnswer);
+  lastCarryForward_ = std::move(checkpoint.lastCarryForward);
+  lastAllowedApps_ = std::move(checkpoint.lastAllowedApps);
+  historyApps_ = std::move(checkpoint.historyApps);
+  // Epochs set back to older generations: whatever the action launched never
+  // matches again (generations are never reused, async_slot.h).
+  drift_ = std::move(checkpoint.drift);
+  coach_ = std::move(checkpoint.coach);
+  tasks_ = std::move(checkpoint.tasks);
+  profile_ = std::move(checkpoint.profile);
+  reviewer_ = std::move(checkpoint.reviewer);
+  reviewerToken_ = checkpoint.reviewerToken;
+  reviewerGiveUpMono_ = checkpoint.reviewerGiveUpMono;
+}
+
+ActionResult Controller::commitLocked(std::unique_lock<std::mutex>& lock, Checkpoint&& before) {
+  lastPersistMono_ = clock_.monotonicMs();
+  try {
+    snapshots_.save(snapshotLocked());
+  } catch (const std::exception& e) {
+    logger().error("could not write the snapshot; the action is undone: %s", std::string(e.what()));
+    rollbackLocked(std::move(before));
+    return ActionError{ErrorKind::Storage,
+                       "could not save the session (is the disk full?); nothing changed, try again",
+                       runtime_};
+  }
+  publish(lock, Persist::No);
+  return std::nullopt;
+}
+
+bool Controller::auditHoldsLocked(const std::string& id) const {
+  const std::vector<SessionSummary> last = audit_.recent(kEndCheckRecords);
+  return std::any_of(last.begin(), last.end(),
+                     [&id](const SessionSummary& summary) { return summary.id == id; });
+}
+
 ActionError Controller::illegalLocked(const std::string& action) const {
   return ActionError{ErrorKind::IllegalTransition,
                      "cannot " + action + " while " + toString(runtime_), runtime_};
@@ -172,6 +261,22 @@ std::string Controller::restore() {
   }
 
   std::string what = "restored " + toString(runtime_);
+  if (runtime_ == RuntimeState::Review) {
+    try {
+      if (auditHoldsLocked(commitment_->id)) {
+        // Killed between the audit append and the snapshot write: it has ended.
+        if (!reflection_.carryForward.empty()) lastCarryForward_ = reflection_.carryForward;
+        resetSessionLocked();
+        runtime_ = RuntimeState::Locked;
+        what =
+            "the session in review was already in the audit log (it ended before a crash); "
+            "starting locked";
+      }
+    } catch (const std::exception& e) {
+      logger().error("could not read the audit log; the session stays in review: %s",
+                     std::string(e.what()));
+    }
+  }
   if (runtime_ == RuntimeState::Review && reflection_.status == "pending") {
     startReviewLocked();  // the call was lost with the old process; ask again
   }
@@ -197,6 +302,7 @@ std::string Controller::restore() {
 ActionResult Controller::enterPlanning() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Locked) return illegalLocked("enter planning");
+  Checkpoint before = checkpointLocked();
   runtime_ = RuntimeState::Planning;
   resetPlanningLocked();
   historyApps_.clear();
@@ -215,17 +321,16 @@ ActionResult Controller::enterPlanning() {
   launchGuarded(
       mutex_, executor_, profile_, profileToken,
       [profilePath] { return planning::loadProfile(profilePath); }, applied, notify);
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::cancelPlanning() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Planning) return illegalLocked("cancel planning");
+  Checkpoint before = checkpointLocked();
   runtime_ = RuntimeState::Locked;
   resetPlanningLocked();
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
@@ -255,6 +360,7 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   commitment.allowedApps =
       normaliseApps(request.allowedApps ? *request.allowedApps : settings_.defaultAllowedApps);
 
+  Checkpoint before = checkpointLocked();
   resetSessionLocked();
   resetPlanningLocked();
   lastAllowedApps_ = commitment.allowedApps;
@@ -267,32 +373,37 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
     stats_.observe(start);
   }
   evaluateDriftLocked();  // the window in front now is judged like any other
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::complete() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("complete");
+  Checkpoint before = checkpointLocked();
   enterReviewLocked(Outcome::Completed);
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::abandon() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("abandon");
+  Checkpoint before = checkpointLocked();
   enterReviewLocked(Outcome::Abandoned);
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::end() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Review) return illegalLocked("end");
+  Checkpoint before = checkpointLocked();
   const SessionSummary summary = summaryLocked();
   try {
-    audit_.append(summary);
+    if (auditHoldsLocked(summary.id)) {
+      // Appended before a crash or a failed snapshot write: exactly once by id.
+      logger().warning("session %s is already in the audit log; not appended again", summary.id);
+    } else {
+      audit_.append(summary);
+    }
   } catch (const std::exception& e) {
     logger().error("could not append to the audit log: %s", std::string(e.what()));
     return ActionError{ErrorKind::Storage,
@@ -302,8 +413,7 @@ ActionResult Controller::end() {
   if (!reflection_.carryForward.empty()) lastCarryForward_ = reflection_.carryForward;
   resetSessionLocked();
   runtime_ = RuntimeState::Locked;
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 SessionSummary Controller::summaryLocked() const {
@@ -466,11 +576,11 @@ ActionResult Controller::extend(std::int64_t minutes) {
   if (commitment_->timeboxSecs + commitment_->extendedSecs + addedSecs > kMaxTimeboxSecs) {
     return ActionError{ErrorKind::Validation, "a session cannot be longer than 12 h", runtime_};
   }
+  Checkpoint before = checkpointLocked();
   commitment_->extendedSecs += addedSecs;
   commitment_->deadlineMs += addedSecs * 1000;
   deadlineMono_ += addedSecs * 1000;
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::answerReview(const ReviewAnswer& raw) {
@@ -490,10 +600,10 @@ ActionResult Controller::answerReview(const ReviewAnswer& raw) {
                        "note is longer than " + std::to_string(kMaxFieldChars) + " characters",
                        runtime_};
   }
+  Checkpoint before = checkpointLocked();
   reviewAnswer_ = std::move(answer);
   startReviewLocked();  // the Reviewer hears the answer too (latest wins)
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 void Controller::resetSessionLocked() {
@@ -682,10 +792,10 @@ void Controller::trackTimelineLocked(std::int64_t atMs) {
 ActionResult Controller::refocus() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("go back to the task");
+  Checkpoint before = checkpointLocked();
   drift::Decision decision = drift_.refocus(clock_.nowUtcMs());
   applyDriftLocked(decision);
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::markOnTask() {
@@ -695,6 +805,7 @@ ActionResult Controller::markOnTask() {
     return ActionError{ErrorKind::IllegalTransition, "cannot mark this on task: " + *refusal,
                        runtime_};
   }
+  Checkpoint before = checkpointLocked();
   drift::Decision decision;
   const std::optional<drift::OnTaskMark> mark =
       drift_.markOnTask(*commitment_, clock_.nowUtcMs(), decision);
@@ -706,8 +817,7 @@ ActionResult Controller::markOnTask() {
   applyDriftLocked(decision);
   logger().information("marked on task: %s%s", mark->app,
                        mark->title.empty() ? std::string() : std::string(" (one page)"));
-  publish(lock, Persist::Yes);  // the allowed lists are in the snapshot
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));  // the allowed lists are in the snapshot
 }
 
 // ---- Time ----------------------------------------------------------------------------------
