@@ -42,7 +42,7 @@ sanitized() {  # sanitized <folder> <cmake options...>
 # Left to step 1: what the sanitizer folders do not build (e2e, load,
 # install) and the replays of the whole real export (DriftReplay: a data
 # volume test with no threads of its own, minutes long under a sanitizer).
-not_sanitized='^(e2e|load|install)[._]|DriftReplay'
+not_sanitized='^(e2e|load|install|chaos)[._]|DriftReplay'
 
 sanitized build-asan -DANTIDRIFT_FUZZ=ON
 (cd build-asan &&
