@@ -61,7 +61,9 @@ std::vector<std::string> normaliseApps(const std::vector<std::string>& apps) {
 struct Controller::Checkpoint {
   RuntimeState runtime;
   std::optional<Commitment> commitment;
-  std::int64_t deadlineMono;
+  std::int64_t deadlineBoot;
+  std::int64_t sessionMonoStart;
+  std::int64_t suspendBase;
   Outcome outcome;
   std::int64_t endedAtMs;
   StatsAccumulator stats;
@@ -109,6 +111,23 @@ void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavai
                     ? "AI is off (ai.backend = none): planning and drift rules work without it"
                     : "the AI backend \"" + aiBackendName_ + "\" is not loaded";
   }
+}
+
+std::int64_t Controller::sessionNowLocked() const {
+  if (runtime_ != RuntimeState::Active || !commitment_) return clock_.nowUtcMs();
+  return commitment_->startedAtMs +
+         std::max<std::int64_t>(0, clock_.monotonicMs() - sessionMonoStart_);
+}
+
+bool Controller::noteSuspendLocked() {
+  if (runtime_ != RuntimeState::Active) return false;
+  const std::int64_t suspendedMs =
+      std::max<std::int64_t>(0, clock_.bootMs() - clock_.monotonicMs() - suspendBase_);
+  if (suspendedMs <= stats_.stats().suspendedMs) return false;
+  logger().information("the machine was suspended %s s during the session",
+                       std::to_string((suspendedMs - stats_.stats().suspendedMs) / 1000));
+  stats_.setSuspendedMs(suspendedMs);
+  return true;
 }
 
 void Controller::notifyListener(const State& state) const {
@@ -166,7 +185,9 @@ void Controller::publish(std::unique_lock<std::mutex>& lock, Persist persist) {
 Controller::Checkpoint Controller::checkpointLocked() const {
   return Checkpoint{runtime_,
                     commitment_,
-                    deadlineMono_,
+                    deadlineBoot_,
+                    sessionMonoStart_,
+                    suspendBase_,
                     outcome_,
                     endedAtMs_,
                     stats_,
@@ -188,7 +209,9 @@ Controller::Checkpoint Controller::checkpointLocked() const {
 void Controller::rollbackLocked(Checkpoint&& checkpoint) {
   runtime_ = checkpoint.runtime;
   commitment_ = std::move(checkpoint.commitment);
-  deadlineMono_ = checkpoint.deadlineMono;
+  deadlineBoot_ = checkpoint.deadlineBoot;
+  sessionMonoStart_ = checkpoint.sessionMonoStart;
+  suspendBase_ = checkpoint.suspendBase;
   outcome_ = checkpoint.outcome;
   endedAtMs_ = checkpoint.endedAtMs;
   stats_ = std::move(checkpoint.stats);
@@ -281,14 +304,20 @@ std::string Controller::restore() {
     startReviewLocked();  // the call was lost with the old process; ask again
   }
   if (runtime_ == RuntimeState::Active) {
-    const std::int64_t remainingMs = commitment_->deadlineMs - clock_.nowUtcMs();
+    const std::int64_t wallNow = clock_.nowUtcMs();
+    const std::int64_t remainingMs = commitment_->deadlineMs - wallNow;
+    // Monotonic time does not survive a restart: the session's clock picks
+    // up from the wall clock (the time down is not credited: stats resume).
+    sessionMonoStart_ =
+        clock_.monotonicMs() - std::max<std::int64_t>(0, wallNow - commitment_->startedAtMs);
+    suspendBase_ = clock_.bootMs() - clock_.monotonicMs() - stats_.stats().suspendedMs;
     if (remainingMs <= 0) {
       enterReviewLocked(Outcome::Expired);
       endedAtMs_ = commitment_->deadlineMs;  // it ended at its deadline, while we were down
       what =
           "the active session's deadline passed while the daemon was down; it expired into review";
     } else {
-      deadlineMono_ = clock_.monotonicMs() + remainingMs;
+      deadlineBoot_ = clock_.bootMs() + remainingMs;
       evaluateDriftLocked();  // unknown until the next observation (evidence not ok yet)
       what = "resumed the active session with " + std::to_string(remainingMs / 1000) + " s left";
     }
@@ -365,7 +394,9 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   resetPlanningLocked();
   lastAllowedApps_ = commitment.allowedApps;
   commitment_ = std::move(commitment);
-  deadlineMono_ = clock_.monotonicMs() + timeboxSecs * 1000;
+  deadlineBoot_ = clock_.bootMs() + timeboxSecs * 1000;
+  sessionMonoStart_ = clock_.monotonicMs();
+  suspendBase_ = clock_.bootMs() - clock_.monotonicMs();
   runtime_ = RuntimeState::Active;
   if (current_ && healthLocked() == Health::Ok) {
     Observation start = *current_;
@@ -501,14 +532,16 @@ ActionResult Controller::requestCoach(const std::string& intent) {
 }
 
 void Controller::enterReviewLocked(Outcome outcome) {
-  const std::int64_t now = clock_.nowUtcMs();
+  noteSuspendLocked();
+  const std::int64_t now = sessionNowLocked();  // still active: session time
   const std::int64_t endedAt = std::min(now, commitment_->deadlineMs);
   stats_.settle(endedAt);
   timeline_.extendTo(endedAt);
   stats_.addDriftMs(drift_.close(endedAt));
   runtime_ = RuntimeState::Review;
   outcome_ = outcome;
-  endedAtMs_ = now;
+  // Start plus the time elapsed, suspends included, whatever the wall clock did.
+  endedAtMs_ = now + stats_.stats().suspendedMs;
   startReviewLocked();
 }
 
@@ -579,7 +612,7 @@ ActionResult Controller::extend(std::int64_t minutes) {
   Checkpoint before = checkpointLocked();
   commitment_->extendedSecs += addedSecs;
   commitment_->deadlineMs += addedSecs * 1000;
-  deadlineMono_ += addedSecs * 1000;
+  deadlineBoot_ += addedSecs * 1000;
   return commitLocked(lock, std::move(before));
 }
 
@@ -608,7 +641,7 @@ ActionResult Controller::answerReview(const ReviewAnswer& raw) {
 
 void Controller::resetSessionLocked() {
   commitment_.reset();
-  deadlineMono_ = 0;
+  deadlineBoot_ = 0;
   outcome_ = Outcome::None;
   endedAtMs_ = 0;
   stats_ = StatsAccumulator(settings_.idleAfterSecs * 1000);
@@ -623,7 +656,8 @@ void Controller::resetSessionLocked() {
 
 void Controller::recordWindow(Observation raw) {
   std::unique_lock<std::mutex> lock(mutex_);
-  const std::int64_t now = clock_.nowUtcMs();
+  const std::int64_t wallNow = clock_.nowUtcMs();
+  const std::int64_t now = sessionNowLocked();
   Observation obs;
   obs.app = normaliseApp(raw.app);
   obs.title = sanitizeTitle(raw.title);
@@ -633,8 +667,15 @@ void Controller::recordWindow(Observation raw) {
   obs.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
   // A watcher's own timestamp is kept only when plausible: not in the future
   // and not older than three heartbeats (a late delivery); else receipt time.
-  const std::int64_t oldest = now - 3 * settings_.heartbeatSecs * 1000;
-  obs.atMs = (raw.atMs > 0 && raw.atMs <= now && raw.atMs >= oldest) ? raw.atMs : now;
+  // It counts as that long before now on the session's clock (issue 9 item
+  // 2), and never before Start: a heartbeat stamped earlier is not session time.
+  const std::int64_t oldest = wallNow - 3 * settings_.heartbeatSecs * 1000;
+  const bool plausible = raw.atMs > 0 && raw.atMs <= wallNow && raw.atMs >= oldest;
+  obs.atMs = plausible ? now - (wallNow - raw.atMs) : now;
+  if (runtime_ == RuntimeState::Active) {
+    noteSuspendLocked();
+    obs.atMs = std::max(obs.atMs, commitment_->startedAtMs);
+  }
 
   const bool windowChanged = !current_ || current_->app != obs.app || current_->title != obs.title;
   const Health before = healthLocked();
@@ -660,7 +701,7 @@ void Controller::setAway(bool away) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (away_ == away) return;
   away_ = away;
-  stats_.setAway(away, clock_.nowUtcMs());
+  stats_.setAway(away, sessionNowLocked());
   if (runtime_ == RuntimeState::Active) evaluateDriftLocked();
   publish(lock, runtime_ == RuntimeState::Active ? Persist::Yes : Persist::No);
 }
@@ -702,9 +743,9 @@ bool Controller::evaluateDriftLocked() {
   drift::Decision decision;
   const Health health = healthLocked();
   if (health != Health::Ok || !current_) {
-    decision = drift_.suspend("evidence is " + toString(health), clock_.nowUtcMs());
+    decision = drift_.suspend("evidence is " + toString(health), sessionNowLocked());
   } else if (away_) {
-    decision = drift_.suspend("away", clock_.nowUtcMs());
+    decision = drift_.suspend("away", sessionNowLocked());
   } else {
     decision = drift_.observe(
         *current_, *commitment_, clock_.monotonicMs(),
@@ -741,7 +782,7 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
           }
           if (!verdict) logger().warning("drift judge failed: %s", failure);
           if (runtime_ != RuntimeState::Active) return std::nullopt;
-          drift::Decision applied = drift_.applyVerdict(key, verdict, failure, clock_.nowUtcMs());
+          drift::Decision applied = drift_.applyVerdict(key, verdict, failure, sessionNowLocked());
           const bool statsMoved = applied.episodeStarted || applied.driftMs > 0;
           applyDriftLocked(applied);
           if (!applied.changed && !statsMoved) return std::nullopt;
@@ -772,7 +813,7 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
         },
         notify);
   }
-  trackTimelineLocked(clock_.nowUtcMs());
+  trackTimelineLocked(sessionNowLocked());
   return decision.changed || decision.episodeStarted || decision.driftMs > 0;
 }
 
@@ -793,7 +834,7 @@ ActionResult Controller::refocus() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("go back to the task");
   Checkpoint before = checkpointLocked();
-  drift::Decision decision = drift_.refocus(clock_.nowUtcMs());
+  drift::Decision decision = drift_.refocus(sessionNowLocked());
   applyDriftLocked(decision);
   return commitLocked(lock, std::move(before));
 }
@@ -808,7 +849,7 @@ ActionResult Controller::markOnTask() {
   Checkpoint before = checkpointLocked();
   drift::Decision decision;
   const std::optional<drift::OnTaskMark> mark =
-      drift_.markOnTask(*commitment_, clock_.nowUtcMs(), decision);
+      drift_.markOnTask(*commitment_, sessionNowLocked(), decision);
   if (!mark) {
     return ActionError{ErrorKind::IllegalTransition,
                        "nothing to mark on task: no window was judged off task", runtime_};
@@ -826,7 +867,9 @@ void Controller::tick() {
   std::unique_lock<std::mutex> lock(mutex_);
   bool changed = false;
   bool persist = false;
-  if (runtime_ == RuntimeState::Active && clock_.monotonicMs() >= deadlineMono_) {
+  if (noteSuspendLocked()) changed = persist = true;  // the gap is recorded at once
+  // The deadline is on the boot clock: one that passed during a suspend expires now.
+  if (runtime_ == RuntimeState::Active && clock_.bootMs() >= deadlineBoot_) {
     enterReviewLocked(Outcome::Expired);
     changed = persist = true;
   }
@@ -855,7 +898,7 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::optional<std::int64_t> next;
   if (runtime_ == RuntimeState::Active) {
-    next = deadlineMono_;
+    next = deadlineBoot_ - (clock_.bootMs() - clock_.monotonicMs());  // as monotonic ms
     if (const std::optional<std::int64_t> due = drift_.nextDueMono()) next = std::min(*next, *due);
   }
   if (reviewer_.status() == AsyncStatus::Pending) {
@@ -882,8 +925,7 @@ State Controller::stateLocked() const {
   state.runtime = runtime_;
   state.commitment = commitment_;
   if (runtime_ == RuntimeState::Active) {
-    const std::int64_t remainingMs =
-        std::max<std::int64_t>(0, deadlineMono_ - clock_.monotonicMs());
+    const std::int64_t remainingMs = std::max<std::int64_t>(0, deadlineBoot_ - clock_.bootMs());
     state.remainingSecs = (remainingMs + 999) / 1000;
   }
   state.outcome = outcome_;

@@ -289,6 +289,14 @@ class Controller {
   void trackTimelineLocked(std::int64_t atMs);
   /// Calls the listener with `state`; the mutex must NOT be held.
   void notifyListener(const State& state) const;
+  /// "Now" for everything measured inside a session (issue 9 item 2): while
+  /// active, commitment.startedAtMs plus the monotonic time since Start —
+  /// UTC-shaped ms that a wall-clock step does not move and a suspend does
+  /// not advance; otherwise the wall clock.
+  std::int64_t sessionNowLocked() const;
+  /// While active, records in the stats the time suspended since Start
+  /// (boot − monotonic growth); returns whether it grew.
+  bool noteSuspendLocked();
   /// Whether `id` is among the audit log's last kEndCheckRecords records.
   /// Throws std::runtime_error when the log cannot be read.
   bool auditHoldsLocked(const std::string& id) const;
@@ -319,11 +327,17 @@ class Controller {
 
   RuntimeState runtime_ = RuntimeState::Locked;
   std::optional<Commitment> commitment_;
-  std::int64_t deadlineMono_ = 0;  ///< monotonic ms of the deadline while active
+  /// Boot-clock ms of the deadline while active: a suspend does not
+  /// postpone it (issue 9 item 2).
+  std::int64_t deadlineBoot_ = 0;
+  /// Monotonic ms at which the session's clock reads commitment.startedAtMs.
+  std::int64_t sessionMonoStart_ = 0;
+  /// bootMs() − monotonicMs() when the session's suspended time was zero.
+  std::int64_t suspendBase_ = 0;
   Outcome outcome_ = Outcome::None;
   std::int64_t endedAtMs_ = 0;
   StatsAccumulator stats_;
-  Timeline timeline_;  ///< when and where the session was on task (issue 7)
+  Timeline timeline_;  ///< when and where the session was on task (issue 7); session time
   ReflectionRecord reflection_;
   ReviewAnswer reviewAnswer_;  ///< what the person said on Review (issue 7)
   std::string lastCarryForward_;
