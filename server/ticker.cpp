@@ -7,6 +7,12 @@ namespace antidrift {
 namespace {
 /// Least wait before retrying a due time that tick() left unchanged.
 constexpr std::int64_t kRetryMs = 1000;
+/// Longest wait: monotonic time stands still while the machine is suspended,
+/// so a wait towards a monotonic due time would outlast a resume by the whole
+/// suspend; re-reading the schedule this often lets a deadline that passed
+/// during a suspend (the Controller keeps it on the boot clock) expire within
+/// this long of the resume (issue 9 item 2).
+constexpr std::chrono::milliseconds kLongestWait{5000};
 }  // namespace
 
 Ticker::Ticker(const Clock& clock, NextWake nextWake, Tick tick, std::chrono::milliseconds idleWait)
@@ -53,7 +59,7 @@ void Ticker::run() {
     // Read the schedule without holding our mutex: the Controller may call
     // wake() from its listener at any time.
     const std::optional<std::int64_t> due = nextWake_();
-    std::chrono::milliseconds delay = idleWait_;
+    std::chrono::milliseconds delay = std::min(idleWait_, kLongestWait);
     if (due) {
       std::int64_t waitMs = std::max<std::int64_t>(0, *due - clock_.monotonicMs());
       if (lastTickedDue && *lastTickedDue == *due) {

@@ -20,7 +20,10 @@ namespace antidrift {
 /// scheduled, or until wake() is called (after every state change), and
 /// then calls `tick()` when the due time has come. A due time that tick()
 /// did not move is retried no sooner than 1 s later, so a stuck timer
-/// cannot spin. start/stop/wake are thread-safe.
+/// cannot spin. No wait is longer than 5 s: monotonic time stops during a
+/// suspend, and the schedule is re-read that often so a deadline that passed
+/// while suspended is applied soon after the resume (issue 9 item 2).
+/// start/stop/wake are thread-safe.
 class Ticker {
  public:
   /// Monotonic ms at which tick() has work, or nullopt (Controller::nextWakeMonotonicMs).

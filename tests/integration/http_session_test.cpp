@@ -312,6 +312,28 @@ TEST_F(HttpSessionTest, EndWhenTheAuditLogCannotBeWrittenIs503AndKeepsTheSession
   EXPECT_EQ(AuditLog::verify(storeDir() + "/audit.jsonl").records, 1u);
 }
 
+TEST_F(HttpSessionTest, AnActionWhoseSnapshotCannotBeWrittenIs503AndChangesNothing) {
+  ASSERT_EQ(post("/planning").status, 200);
+  const auto version = [this] { return get("/state").json()->getValue<std::int64_t>("version"); };
+  const std::int64_t before = version();
+  // A non-empty directory where snapshot.json should be: the rename fails
+  // (as a full disk fails the write; issue 9 item 1).
+  Poco::File(storeDir() + "/snapshot.json").remove();
+  Poco::File(storeDir() + "/snapshot.json/blocker").createDirectories();
+  const Reply refused = post("/commitment", kCommitment);
+  EXPECT_EQ(refused.status, 503) << refused.body;
+  EXPECT_THAT(refused.field("error"), HasSubstr("could not save the session"));
+  EXPECT_EQ(refused.field("state"), "planning");
+  EXPECT_EQ(refused.response.get("Retry-After"), "5");
+  EXPECT_EQ(runtime(), "planning");
+  EXPECT_EQ(version(), before);  // nothing changed, nothing announced
+
+  Poco::File(storeDir() + "/snapshot.json").remove(true);
+  const Reply started = post("/commitment", kCommitment);
+  EXPECT_EQ(started.status, 200) << started.body;
+  EXPECT_EQ(runtime(), "active");
+}
+
 // ---- Bad bodies -------------------------------------------------------------------------
 
 TEST_F(HttpSessionTest, MalformedJsonIs400AndChangesNothing) {

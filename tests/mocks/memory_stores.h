@@ -36,6 +36,7 @@ class MemorySnapshotStore final : public SnapshotStore {
 };
 
 /// Appends to a vector, chaining hashes like the real AuditLog.
+/// `failAppends` makes append() throw, `failReads` recent().
 class MemoryAuditSink final : public AuditSink {
  public:
   SessionSummary append(const SessionSummary& summary) override {
@@ -47,6 +48,7 @@ class MemoryAuditSink final : public AuditSink {
     return stored;
   }
   std::vector<SessionSummary> recent(std::size_t n) override {
+    if (failReads) throw std::runtime_error("input/output error (test)");
     std::vector<SessionSummary> out(records.rbegin(), records.rend());
     if (out.size() > n) out.resize(n);
     return out;
@@ -54,6 +56,7 @@ class MemoryAuditSink final : public AuditSink {
 
   std::vector<SessionSummary> records;
   bool failAppends = false;
+  bool failReads = false;
 };
 
 /// GoogleMock mock of the AuditSink port.

@@ -15,15 +15,25 @@ class Clock {
   /// Wall-clock time, UTC milliseconds since the Unix epoch. May jump.
   virtual std::int64_t nowUtcMs() const = 0;
   /// Monotonic time in milliseconds from an arbitrary origin; never goes
-  /// backwards. Used for timebox deadlines (DESIGN §2) and health age (§3).
+  /// backwards and stops while the machine is suspended (CLOCK_MONOTONIC).
+  /// Used for session durations (issue 9 item 2), health age (DESIGN §3) and
+  /// debounces.
   virtual std::int64_t monotonicMs() const = 0;
+  /// Like monotonicMs() but also counting time the machine was suspended
+  /// (CLOCK_BOOTTIME), from the same origin at boot: bootMs() − monotonicMs()
+  /// grows by exactly the time spent suspended. Used for the timebox deadline,
+  /// which a suspend does not postpone (issue 9 item 2). The default, for a
+  /// clock that knows no suspend, is monotonicMs().
+  virtual std::int64_t bootMs() const { return monotonicMs(); }
 };
 
-/// The real clock: std::chrono::system_clock and steady_clock. Thread-safe.
+/// The real clock: std::chrono::system_clock, steady_clock (CLOCK_MONOTONIC
+/// on Linux) and clock_gettime(CLOCK_BOOTTIME). Thread-safe.
 class SystemClock final : public Clock {
  public:
   std::int64_t nowUtcMs() const override;
   std::int64_t monotonicMs() const override;
+  std::int64_t bootMs() const override;
 };
 
 }  // namespace antidrift

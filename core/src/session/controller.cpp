@@ -58,6 +58,30 @@ std::vector<std::string> normaliseApps(const std::vector<std::string>& apps) {
 
 }  // namespace
 
+struct Controller::Checkpoint {
+  RuntimeState runtime;
+  std::optional<Commitment> commitment;
+  std::int64_t deadlineBoot;
+  std::int64_t sessionMonoStart;
+  std::int64_t suspendBase;
+  Outcome outcome;
+  std::int64_t endedAtMs;
+  StatsAccumulator stats;
+  Timeline timeline;
+  ReflectionRecord reflection;
+  ReviewAnswer reviewAnswer;
+  std::string lastCarryForward;
+  std::vector<std::string> lastAllowedApps;
+  std::vector<std::string> historyApps;
+  drift::Engine drift;
+  AsyncSlot<ai::Proposal> coach;
+  AsyncSlot<planning::TaskList> tasks;
+  AsyncSlot<planning::Profile> profile;
+  AsyncSlot<ai::Reflection> reviewer;
+  AsyncToken reviewerToken;
+  std::int64_t reviewerGiveUpMono;
+};
+
 Controller::Controller(Settings settings, Clock& clock, Executor& executor,
                        SnapshotStore& snapshots, AuditSink& audit, std::string aiBackendName,
                        bool aiAvailable)
@@ -87,6 +111,23 @@ void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavai
                     ? "AI is off (ai.backend = none): planning and drift rules work without it"
                     : "the AI backend \"" + aiBackendName_ + "\" is not loaded";
   }
+}
+
+std::int64_t Controller::sessionNowLocked() const {
+  if (runtime_ != RuntimeState::Active || !commitment_) return clock_.nowUtcMs();
+  return commitment_->startedAtMs +
+         std::max<std::int64_t>(0, clock_.monotonicMs() - sessionMonoStart_);
+}
+
+bool Controller::noteSuspendLocked() {
+  if (runtime_ != RuntimeState::Active) return false;
+  const std::int64_t suspendedMs =
+      std::max<std::int64_t>(0, clock_.bootMs() - clock_.monotonicMs() - suspendBase_);
+  if (suspendedMs <= stats_.stats().suspendedMs) return false;
+  logger().information("the machine was suspended %s s during the session",
+                       std::to_string((suspendedMs - stats_.stats().suspendedMs) / 1000));
+  stats_.setSuspendedMs(suspendedMs);
+  return true;
 }
 
 void Controller::notifyListener(const State& state) const {
@@ -141,6 +182,77 @@ void Controller::publish(std::unique_lock<std::mutex>& lock, Persist persist) {
   notifyListener(state);
 }
 
+Controller::Checkpoint Controller::checkpointLocked() const {
+  return Checkpoint{runtime_,
+                    commitment_,
+                    deadlineBoot_,
+                    sessionMonoStart_,
+                    suspendBase_,
+                    outcome_,
+                    endedAtMs_,
+                    stats_,
+                    timeline_,
+                    reflection_,
+                    reviewAnswer_,
+                    lastCarryForward_,
+                    lastAllowedApps_,
+                    historyApps_,
+                    drift_,
+                    coach_,
+                    tasks_,
+                    profile_,
+                    reviewer_,
+                    reviewerToken_,
+                    reviewerGiveUpMono_};
+}
+
+void Controller::rollbackLocked(Checkpoint&& checkpoint) {
+  runtime_ = checkpoint.runtime;
+  commitment_ = std::move(checkpoint.commitment);
+  deadlineBoot_ = checkpoint.deadlineBoot;
+  sessionMonoStart_ = checkpoint.sessionMonoStart;
+  suspendBase_ = checkpoint.suspendBase;
+  outcome_ = checkpoint.outcome;
+  endedAtMs_ = checkpoint.endedAtMs;
+  stats_ = std::move(checkpoint.stats);
+  timeline_ = std::move(checkpoint.timeline);
+  reflection_ = std::move(checkpoint.reflection);
+  reviewAnswer_ = std::move(checkpoint.reviewAnswer);
+  lastCarryForward_ = std::move(checkpoint.lastCarryForward);
+  lastAllowedApps_ = std::move(checkpoint.lastAllowedApps);
+  historyApps_ = std::move(checkpoint.historyApps);
+  // Epochs set back to older generations: whatever the action launched never
+  // matches again (generations are never reused, async_slot.h).
+  drift_ = std::move(checkpoint.drift);
+  coach_ = std::move(checkpoint.coach);
+  tasks_ = std::move(checkpoint.tasks);
+  profile_ = std::move(checkpoint.profile);
+  reviewer_ = std::move(checkpoint.reviewer);
+  reviewerToken_ = checkpoint.reviewerToken;
+  reviewerGiveUpMono_ = checkpoint.reviewerGiveUpMono;
+}
+
+ActionResult Controller::commitLocked(std::unique_lock<std::mutex>& lock, Checkpoint&& before) {
+  lastPersistMono_ = clock_.monotonicMs();
+  try {
+    snapshots_.save(snapshotLocked());
+  } catch (const std::exception& e) {
+    logger().error("could not write the snapshot; the action is undone: %s", std::string(e.what()));
+    rollbackLocked(std::move(before));
+    return ActionError{ErrorKind::Storage,
+                       "could not save the session (is the disk full?); nothing changed, try again",
+                       runtime_};
+  }
+  publish(lock, Persist::No);
+  return std::nullopt;
+}
+
+bool Controller::auditHoldsLocked(const std::string& id) const {
+  const std::vector<SessionSummary> last = audit_.recent(kEndCheckRecords);
+  return std::any_of(last.begin(), last.end(),
+                     [&id](const SessionSummary& summary) { return summary.id == id; });
+}
+
 ActionError Controller::illegalLocked(const std::string& action) const {
   return ActionError{ErrorKind::IllegalTransition,
                      "cannot " + action + " while " + toString(runtime_), runtime_};
@@ -172,18 +284,40 @@ std::string Controller::restore() {
   }
 
   std::string what = "restored " + toString(runtime_);
+  if (runtime_ == RuntimeState::Review) {
+    try {
+      if (auditHoldsLocked(commitment_->id)) {
+        // Killed between the audit append and the snapshot write: it has ended.
+        if (!reflection_.carryForward.empty()) lastCarryForward_ = reflection_.carryForward;
+        resetSessionLocked();
+        runtime_ = RuntimeState::Locked;
+        what =
+            "the session in review was already in the audit log (it ended before a crash); "
+            "starting locked";
+      }
+    } catch (const std::exception& e) {
+      logger().error("could not read the audit log; the session stays in review: %s",
+                     std::string(e.what()));
+    }
+  }
   if (runtime_ == RuntimeState::Review && reflection_.status == "pending") {
     startReviewLocked();  // the call was lost with the old process; ask again
   }
   if (runtime_ == RuntimeState::Active) {
-    const std::int64_t remainingMs = commitment_->deadlineMs - clock_.nowUtcMs();
+    const std::int64_t wallNow = clock_.nowUtcMs();
+    const std::int64_t remainingMs = commitment_->deadlineMs - wallNow;
+    // Monotonic time does not survive a restart: the session's clock picks
+    // up from the wall clock (the time down is not credited: stats resume).
+    sessionMonoStart_ =
+        clock_.monotonicMs() - std::max<std::int64_t>(0, wallNow - commitment_->startedAtMs);
+    suspendBase_ = clock_.bootMs() - clock_.monotonicMs() - stats_.stats().suspendedMs;
     if (remainingMs <= 0) {
       enterReviewLocked(Outcome::Expired);
       endedAtMs_ = commitment_->deadlineMs;  // it ended at its deadline, while we were down
       what =
           "the active session's deadline passed while the daemon was down; it expired into review";
     } else {
-      deadlineMono_ = clock_.monotonicMs() + remainingMs;
+      deadlineBoot_ = clock_.bootMs() + remainingMs;
       evaluateDriftLocked();  // unknown until the next observation (evidence not ok yet)
       what = "resumed the active session with " + std::to_string(remainingMs / 1000) + " s left";
     }
@@ -197,6 +331,7 @@ std::string Controller::restore() {
 ActionResult Controller::enterPlanning() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Locked) return illegalLocked("enter planning");
+  Checkpoint before = checkpointLocked();
   runtime_ = RuntimeState::Planning;
   resetPlanningLocked();
   historyApps_.clear();
@@ -215,17 +350,16 @@ ActionResult Controller::enterPlanning() {
   launchGuarded(
       mutex_, executor_, profile_, profileToken,
       [profilePath] { return planning::loadProfile(profilePath); }, applied, notify);
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::cancelPlanning() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Planning) return illegalLocked("cancel planning");
+  Checkpoint before = checkpointLocked();
   runtime_ = RuntimeState::Locked;
   resetPlanningLocked();
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
@@ -255,11 +389,14 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   commitment.allowedApps =
       normaliseApps(request.allowedApps ? *request.allowedApps : settings_.defaultAllowedApps);
 
+  Checkpoint before = checkpointLocked();
   resetSessionLocked();
   resetPlanningLocked();
   lastAllowedApps_ = commitment.allowedApps;
   commitment_ = std::move(commitment);
-  deadlineMono_ = clock_.monotonicMs() + timeboxSecs * 1000;
+  deadlineBoot_ = clock_.bootMs() + timeboxSecs * 1000;
+  sessionMonoStart_ = clock_.monotonicMs();
+  suspendBase_ = clock_.bootMs() - clock_.monotonicMs();
   runtime_ = RuntimeState::Active;
   if (current_ && healthLocked() == Health::Ok) {
     Observation start = *current_;
@@ -267,32 +404,37 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
     stats_.observe(start);
   }
   evaluateDriftLocked();  // the window in front now is judged like any other
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::complete() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("complete");
+  Checkpoint before = checkpointLocked();
   enterReviewLocked(Outcome::Completed);
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::abandon() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("abandon");
+  Checkpoint before = checkpointLocked();
   enterReviewLocked(Outcome::Abandoned);
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::end() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Review) return illegalLocked("end");
+  Checkpoint before = checkpointLocked();
   const SessionSummary summary = summaryLocked();
   try {
-    audit_.append(summary);
+    if (auditHoldsLocked(summary.id)) {
+      // Appended before a crash or a failed snapshot write: exactly once by id.
+      logger().warning("session %s is already in the audit log; not appended again", summary.id);
+    } else {
+      audit_.append(summary);
+    }
   } catch (const std::exception& e) {
     logger().error("could not append to the audit log: %s", std::string(e.what()));
     return ActionError{ErrorKind::Storage,
@@ -302,8 +444,7 @@ ActionResult Controller::end() {
   if (!reflection_.carryForward.empty()) lastCarryForward_ = reflection_.carryForward;
   resetSessionLocked();
   runtime_ = RuntimeState::Locked;
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 SessionSummary Controller::summaryLocked() const {
@@ -391,14 +532,16 @@ ActionResult Controller::requestCoach(const std::string& intent) {
 }
 
 void Controller::enterReviewLocked(Outcome outcome) {
-  const std::int64_t now = clock_.nowUtcMs();
+  noteSuspendLocked();
+  const std::int64_t now = sessionNowLocked();  // still active: session time
   const std::int64_t endedAt = std::min(now, commitment_->deadlineMs);
   stats_.settle(endedAt);
   timeline_.extendTo(endedAt);
   stats_.addDriftMs(drift_.close(endedAt));
   runtime_ = RuntimeState::Review;
   outcome_ = outcome;
-  endedAtMs_ = now;
+  // Start plus the time elapsed, suspends included, whatever the wall clock did.
+  endedAtMs_ = now + stats_.stats().suspendedMs;
   startReviewLocked();
 }
 
@@ -466,11 +609,11 @@ ActionResult Controller::extend(std::int64_t minutes) {
   if (commitment_->timeboxSecs + commitment_->extendedSecs + addedSecs > kMaxTimeboxSecs) {
     return ActionError{ErrorKind::Validation, "a session cannot be longer than 12 h", runtime_};
   }
+  Checkpoint before = checkpointLocked();
   commitment_->extendedSecs += addedSecs;
   commitment_->deadlineMs += addedSecs * 1000;
-  deadlineMono_ += addedSecs * 1000;
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  deadlineBoot_ += addedSecs * 1000;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::answerReview(const ReviewAnswer& raw) {
@@ -490,15 +633,15 @@ ActionResult Controller::answerReview(const ReviewAnswer& raw) {
                        "note is longer than " + std::to_string(kMaxFieldChars) + " characters",
                        runtime_};
   }
+  Checkpoint before = checkpointLocked();
   reviewAnswer_ = std::move(answer);
   startReviewLocked();  // the Reviewer hears the answer too (latest wins)
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 void Controller::resetSessionLocked() {
   commitment_.reset();
-  deadlineMono_ = 0;
+  deadlineBoot_ = 0;
   outcome_ = Outcome::None;
   endedAtMs_ = 0;
   stats_ = StatsAccumulator(settings_.idleAfterSecs * 1000);
@@ -513,7 +656,8 @@ void Controller::resetSessionLocked() {
 
 void Controller::recordWindow(Observation raw) {
   std::unique_lock<std::mutex> lock(mutex_);
-  const std::int64_t now = clock_.nowUtcMs();
+  const std::int64_t wallNow = clock_.nowUtcMs();
+  const std::int64_t now = sessionNowLocked();
   Observation obs;
   obs.app = normaliseApp(raw.app);
   obs.title = sanitizeTitle(raw.title);
@@ -523,8 +667,15 @@ void Controller::recordWindow(Observation raw) {
   obs.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
   // A watcher's own timestamp is kept only when plausible: not in the future
   // and not older than three heartbeats (a late delivery); else receipt time.
-  const std::int64_t oldest = now - 3 * settings_.heartbeatSecs * 1000;
-  obs.atMs = (raw.atMs > 0 && raw.atMs <= now && raw.atMs >= oldest) ? raw.atMs : now;
+  // It counts as that long before now on the session's clock (issue 9 item
+  // 2), and never before Start: a heartbeat stamped earlier is not session time.
+  const std::int64_t oldest = wallNow - 3 * settings_.heartbeatSecs * 1000;
+  const bool plausible = raw.atMs > 0 && raw.atMs <= wallNow && raw.atMs >= oldest;
+  obs.atMs = plausible ? now - (wallNow - raw.atMs) : now;
+  if (runtime_ == RuntimeState::Active) {
+    noteSuspendLocked();
+    obs.atMs = std::max(obs.atMs, commitment_->startedAtMs);
+  }
 
   const bool windowChanged = !current_ || current_->app != obs.app || current_->title != obs.title;
   const Health before = healthLocked();
@@ -550,7 +701,7 @@ void Controller::setAway(bool away) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (away_ == away) return;
   away_ = away;
-  stats_.setAway(away, clock_.nowUtcMs());
+  stats_.setAway(away, sessionNowLocked());
   if (runtime_ == RuntimeState::Active) evaluateDriftLocked();
   publish(lock, runtime_ == RuntimeState::Active ? Persist::Yes : Persist::No);
 }
@@ -593,7 +744,7 @@ bool Controller::evaluateDriftLocked() {
   drift::Decision decision = drift_.evaluate(
       current_ ? &*current_ : nullptr,
       health == Health::Ok && current_ ? std::string() : "evidence is " + toString(health), away_,
-      *commitment_, clock_.nowUtcMs(), clock_.monotonicMs(),
+      *commitment_, sessionNowLocked(), clock_.monotonicMs(),
       backend_ ? drift::Engine::Advisors::JudgeAndNudge : drift::Engine::Advisors::None);
   return applyDriftLocked(decision);
 }
@@ -621,7 +772,7 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
           }
           if (!verdict) logger().warning("drift judge failed: %s", failure);
           if (runtime_ != RuntimeState::Active) return std::nullopt;
-          drift::Decision applied = drift_.applyVerdict(key, verdict, failure, clock_.nowUtcMs());
+          drift::Decision applied = drift_.applyVerdict(key, verdict, failure, sessionNowLocked());
           const bool statsMoved = applied.episodeStarted || applied.driftMs > 0;
           applyDriftLocked(applied);
           if (!applied.changed && !statsMoved) return std::nullopt;
@@ -651,7 +802,7 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
         },
         notify);
   }
-  trackTimelineLocked(clock_.nowUtcMs());
+  trackTimelineLocked(sessionNowLocked());
   return decision.changed || decision.episodeStarted || decision.driftMs > 0;
 }
 
@@ -664,10 +815,10 @@ void Controller::trackTimelineLocked(std::int64_t atMs) {
 ActionResult Controller::refocus() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("go back to the task");
-  drift::Decision decision = drift_.refocus(clock_.nowUtcMs());
+  Checkpoint before = checkpointLocked();
+  drift::Decision decision = drift_.refocus(sessionNowLocked());
   applyDriftLocked(decision);
-  publish(lock, Persist::Yes);
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::markOnTask() {
@@ -677,9 +828,10 @@ ActionResult Controller::markOnTask() {
     return ActionError{ErrorKind::IllegalTransition, "cannot mark this on task: " + *refusal,
                        runtime_};
   }
+  Checkpoint before = checkpointLocked();
   drift::Decision decision;
   const std::optional<drift::OnTaskMark> mark =
-      drift_.markOnTask(*commitment_, clock_.nowUtcMs(), decision);
+      drift_.markOnTask(*commitment_, sessionNowLocked(), decision);
   if (!mark) {
     return ActionError{ErrorKind::IllegalTransition,
                        "nothing to mark on task: no window was judged off task", runtime_};
@@ -688,8 +840,7 @@ ActionResult Controller::markOnTask() {
   applyDriftLocked(decision);
   logger().information("marked on task: %s%s", mark->app,
                        mark->title.empty() ? std::string() : std::string(" (one page)"));
-  publish(lock, Persist::Yes);  // the allowed lists are in the snapshot
-  return std::nullopt;
+  return commitLocked(lock, std::move(before));  // the allowed lists are in the snapshot
 }
 
 // ---- Time ----------------------------------------------------------------------------------
@@ -698,7 +849,9 @@ void Controller::tick() {
   std::unique_lock<std::mutex> lock(mutex_);
   bool changed = false;
   bool persist = false;
-  if (runtime_ == RuntimeState::Active && clock_.monotonicMs() >= deadlineMono_) {
+  if (noteSuspendLocked()) changed = persist = true;  // the gap is recorded at once
+  // The deadline is on the boot clock: one that passed during a suspend expires now.
+  if (runtime_ == RuntimeState::Active && clock_.bootMs() >= deadlineBoot_) {
     enterReviewLocked(Outcome::Expired);
     changed = persist = true;
   }
@@ -727,7 +880,7 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::optional<std::int64_t> next;
   if (runtime_ == RuntimeState::Active) {
-    next = deadlineMono_;
+    next = deadlineBoot_ - (clock_.bootMs() - clock_.monotonicMs());  // as monotonic ms
     if (const std::optional<std::int64_t> due = drift_.nextDueMono()) next = std::min(*next, *due);
   }
   if (reviewer_.status() == AsyncStatus::Pending) {
@@ -754,8 +907,7 @@ State Controller::stateLocked() const {
   state.runtime = runtime_;
   state.commitment = commitment_;
   if (runtime_ == RuntimeState::Active) {
-    const std::int64_t remainingMs =
-        std::max<std::int64_t>(0, deadlineMono_ - clock_.monotonicMs());
+    const std::int64_t remainingMs = std::max<std::int64_t>(0, deadlineBoot_ - clock_.bootMs());
     state.remainingSecs = (remainingMs + 999) / 1000;
   }
   state.outcome = outcome_;

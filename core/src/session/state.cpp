@@ -68,6 +68,7 @@ Poco::JSON::Object::Ptr statsJson(const SessionStats& stats,
   json->set("drift_episodes", stats.driftEpisodes);
   json->set("drift_secs", stats.driftMs / 1000);
   json->set("away_secs", stats.awayMs / 1000);
+  json->set("suspended_secs", stats.suspendedMs / 1000);
   json->set("corrections", stats.corrections);
   Poco::JSON::Object::Ptr aiCalls = new Poco::JSON::Object;
   for (const char* role : {"coach", "judge", "nudge", "reviewer"}) {

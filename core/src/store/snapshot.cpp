@@ -101,6 +101,7 @@ Poco::JSON::Object statsToJson(const SessionStats& stats) {
   object.set("drift_episodes", Poco::Int64(stats.driftEpisodes));
   object.set("drift_ms", Poco::Int64(stats.driftMs));
   object.set("away_ms", Poco::Int64(stats.awayMs));
+  object.set("suspended_ms", Poco::Int64(stats.suspendedMs));
   object.set("corrections", Poco::Int64(stats.corrections));
   Poco::JSON::Array reasons;
   for (const std::string& reason : stats.driftReasons) reasons.add(validUtf8(reason));
@@ -122,6 +123,9 @@ SessionStats statsFromJson(const Poco::JSON::Object& object) {
   stats.driftEpisodes = requireInt(object, "drift_episodes", context);
   stats.driftMs = requireInt(object, "drift_ms", context);
   stats.awayMs = requireInt(object, "away_ms", context);
+  if (object.has("suspended_ms")) {
+    stats.suspendedMs = requireInt(object, "suspended_ms", context);
+  }
   if (object.has("corrections")) stats.corrections = requireInt(object, "corrections", context);
   if (object.has("drift_reasons")) {
     const Poco::JSON::Array::Ptr reasons = requireArray(object, "drift_reasons", context);

@@ -242,6 +242,16 @@ TEST(Epoch, AdvanceMakesEveryOlderTokenStale) {
   EXPECT_EQ(epoch.current(), second);
 }
 
+TEST(Epoch, AnEpochSetBackToAnEarlierCopyNeverMatchesWorkLaunchedAfterTheCopy) {
+  Epoch epoch;
+  const Epoch before = epoch;  // a rollback checkpoint (issue 9)
+  const std::uint64_t launched = epoch.advance();
+  epoch = before;  // the change is rolled back
+  EXPECT_FALSE(epoch.isCurrent(launched));
+  EXPECT_NE(epoch.advance(), launched);  // the next launch gets a generation never seen
+  EXPECT_FALSE(epoch.isCurrent(launched));
+}
+
 TEST(LaunchGuardedEpoch, AppliesUnderTheLockAndNotifiesWithItReleased) {
   std::mutex mutex;
   test::ManualExecutor executor;

@@ -305,10 +305,20 @@ TEST_F(ControllerTest, ReviewSurvivesRestartAndCarryForwardSurvivesEnd) {
   EXPECT_EQ(controller_->state().outcome, Outcome::Completed);
 }
 
-TEST_F(ControllerTest, AFailedSnapshotWriteIsLoggedAndTheSessionGoesOn) {
-  snapshots_.failSaves = true;
+TEST_F(ControllerTest, AFailedSnapshotWriteRefusesTheActionAndUndoesIt) {
+  snapshots_.failSaves = true;  // issue 9 item 1; every action: crash_safety_test.cpp
+  const ActionResult result = controller_->enterPlanning();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->kind, ErrorKind::Storage);
+  EXPECT_EQ(runtime(), RuntimeState::Locked);
+}
+
+TEST_F(ControllerTest, AFailedSnapshotWriteOfAnObservationIsLoggedAndTheSessionGoesOn) {
   toActive();
+  snapshots_.failSaves = true;
+  controller_->recordWindow(window("Code - Insiders", "index.js"));
   EXPECT_EQ(runtime(), RuntimeState::Active);
+  EXPECT_EQ(controller_->state().evidence.current->app, "code - insiders");
 }
 
 TEST_F(ControllerTest, AFailedAuditAppendKeepsTheSessionInReview) {

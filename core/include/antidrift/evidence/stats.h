@@ -23,6 +23,9 @@ struct SessionStats {
   std::int64_t driftEpisodes = 0;  ///< times drift status became "drifting"
   std::int64_t driftMs = 0;        ///< time spent drifting, ms
   std::int64_t awayMs = 0;         ///< time the person was away, ms
+  /// Time the machine was suspended during the session, ms (CLOCK_BOOTTIME −
+  /// CLOCK_MONOTONIC; issue 9 item 2): counted in no bucket, not as drift.
+  std::int64_t suspendedMs = 0;
   /// "This is on task" presses: drift verdicts the person corrected (the
   /// false-positive count, issue 6 item 6).
   std::int64_t corrections = 0;
@@ -80,6 +83,9 @@ class StatsAccumulator {
   }
   /// Counts one "This is on task" correction.
   void addCorrection() { stats_.corrections += 1; }
+  /// Sets the time suspended during the session so far, ms (the Controller
+  /// measures it from its Clock; issue 9 item 2).
+  void setSuspendedMs(std::int64_t ms) { stats_.suspendedMs = ms; }
   /// Counts one AI call of `role` (e.g. "judge").
   void addAiCall(const std::string& role) { stats_.aiCalls[role] += 1; }
 

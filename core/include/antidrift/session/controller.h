@@ -38,7 +38,7 @@ enum class ErrorKind {
   Validation,         ///< bad field values → 400
   IllegalTransition,  ///< action not allowed in the current state → 409
   NotPlanning,        ///< an advisory request outside planning → 400 (seed 003 ErrNotPlanning)
-  Storage,            ///< the audit log could not be written → 503; retry later
+  Storage,            ///< the audit log or snapshot could not be written → 503; retry later
   Busy,               ///< the coach is still answering the last request → 409
 };
 
@@ -56,6 +56,16 @@ using ActionResult = std::optional<ActionError>;
 /// public method is thread-safe (one mutex guards all state). After each
 /// change it persists a Snapshot (synchronously, before returning) and calls
 /// the change listener with the new State — with the mutex released.
+///
+/// Write failures (issue 9 item 1): every action that returns an
+/// ActionResult writes its snapshot before it answers; when that write throws
+/// (disk full, read-only file system) the change is rolled back — state,
+/// commitment, stats, timeline, drift and AI slots as they were before the
+/// action — and ErrorKind::Storage is returned, so nothing is shown that is
+/// not on disk. Work the action launched is discarded when it returns (its
+/// generation is never current again). The files already written are never
+/// touched. Observations and tick() cannot refuse: their failed writes are
+/// logged and retried on the next change.
 ///
 /// Time comes only from the injected Clock, background work only goes through
 /// the injected Executor; the Controller starts no threads and never sleeps.
@@ -77,6 +87,10 @@ class Controller {
   /// up (status absent; a late answer is discarded): a plugin that ignores
   /// its timeout never leaves Review "pending" for good (issue 7 item 7).
   static constexpr std::int64_t kReviewerGraceMs = 2'000;
+  /// End and restore look for the session's id among this many of the audit
+  /// log's last records (issue 9 item 1: exactly once across a crash; the
+  /// session that crashed is the last one appended).
+  static constexpr std::size_t kEndCheckRecords = 8;
   /// Minutes Extend accepts (issue 7 item 5).
   static constexpr std::int64_t kExtendMinutes[] = {5, 15};
 
@@ -100,7 +114,12 @@ class Controller {
 
   /// Loads the snapshot (DESIGN §9 "Restart"): an active session resumes with
   /// drift state reset; one whose deadline passed while the daemon was down
-  /// goes to review as `expired`. A missing snapshot means locked. Returns a
+  /// goes to review as `expired`. A session in review whose id is already
+  /// among the audit log's last kEndCheckRecords records ended before a crash
+  /// (killed between the audit append and the snapshot write): it starts
+  /// locked, its carry-forward kept (issue 9 item 1). An unreadable audit log
+  /// leaves it in review (end() checks again). A missing snapshot means
+  /// locked. Returns a
   /// human sentence describing what was restored. Throws std::runtime_error
   /// if the snapshot exists but cannot be read (the daemon refuses to start
   /// rather than overwrite it).
@@ -154,8 +173,13 @@ class Controller {
   /// commitment and stats; the carry-forward survives. Never waits for the
   /// Reviewer: the summary records the reflection if it is ready, and an
   /// answer arriving later still becomes the last carry-forward (seed 004).
-  /// If the audit append fails the state stays review and an error is
-  /// returned (nothing is lost).
+  /// Exactly once by session id (issue 9 item 1): when the session's id is
+  /// already among the audit log's last kEndCheckRecords records (a crash
+  /// after the append, before the snapshot write), nothing is appended and the
+  /// session just ends. If the audit log cannot be read or appended to, or
+  /// the snapshot cannot be written, the state stays review and
+  /// ErrorKind::Storage is returned (nothing is lost; an End after a failed
+  /// snapshot write finds its record and does not append it again).
   [[nodiscard]] ActionResult end();
 
   // ---- Planning coach (seed 003, DESIGN §6).
@@ -265,6 +289,27 @@ class Controller {
   void trackTimelineLocked(std::int64_t atMs);
   /// Calls the listener with `state`; the mutex must NOT be held.
   void notifyListener(const State& state) const;
+  /// "Now" for everything measured inside a session (issue 9 item 2): while
+  /// active, commitment.startedAtMs plus the monotonic time since Start —
+  /// UTC-shaped ms that a wall-clock step does not move and a suspend does
+  /// not advance; otherwise the wall clock.
+  std::int64_t sessionNowLocked() const;
+  /// While active, records in the stats the time suspended since Start
+  /// (boot − monotonic growth); returns whether it grew.
+  bool noteSuspendLocked();
+  /// Whether `id` is among the audit log's last kEndCheckRecords records.
+  /// Throws std::runtime_error when the log cannot be read.
+  bool auditHoldsLocked(const std::string& id) const;
+  /// Everything an action may change, copied before it (controller.cpp).
+  struct Checkpoint;
+  /// A copy of the action-changeable state, for rollbackLocked.
+  Checkpoint checkpointLocked() const;
+  /// Puts back what `checkpoint` copied.
+  void rollbackLocked(Checkpoint&& checkpoint);
+  /// An action's last step: writes the snapshot, then publishes (releasing
+  /// `lock`) and returns nullopt; when the write throws, rolls back to
+  /// `before`, keeps `lock` and returns ErrorKind::Storage.
+  ActionResult commitLocked(std::unique_lock<std::mutex>& lock, Checkpoint&& before);
 
   Settings settings_;
   Clock& clock_;
@@ -282,11 +327,17 @@ class Controller {
 
   RuntimeState runtime_ = RuntimeState::Locked;
   std::optional<Commitment> commitment_;
-  std::int64_t deadlineMono_ = 0;  ///< monotonic ms of the deadline while active
+  /// Boot-clock ms of the deadline while active: a suspend does not
+  /// postpone it (issue 9 item 2).
+  std::int64_t deadlineBoot_ = 0;
+  /// Monotonic ms at which the session's clock reads commitment.startedAtMs.
+  std::int64_t sessionMonoStart_ = 0;
+  /// bootMs() − monotonicMs() when the session's suspended time was zero.
+  std::int64_t suspendBase_ = 0;
   Outcome outcome_ = Outcome::None;
   std::int64_t endedAtMs_ = 0;
   StatsAccumulator stats_;
-  Timeline timeline_;  ///< when and where the session was on task (issue 7)
+  Timeline timeline_;  ///< when and where the session was on task (issue 7); session time
   ReflectionRecord reflection_;
   ReviewAnswer reviewAnswer_;  ///< what the person said on Review (issue 7)
   std::string lastCarryForward_;
