@@ -353,6 +353,7 @@ class LoadRun {
       }
     });
 
+    const double cpuBeforeMs = probe.cpuMs();
     const auto begin = Clock::now();
     const auto end = begin + seconds(options_.durationSecs);
     std::vector<std::vector<double>> latencies(static_cast<std::size_t>(options_.posters));
@@ -394,6 +395,7 @@ class LoadRun {
       poster.join();
     }
     const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+    const double cpuMs = probe.cpuMs() - cpuBeforeMs;
     loading = false;
     sampler.join();
 
@@ -425,6 +427,12 @@ class LoadRun {
     table_.check("observations not answered 202", std::to_string(failures.load()), "0",
                  failures == 0);
     table_.info("observations sent > 100 ms late", std::to_string(late.load()));
+    // Issue 8 item 2: the daemon's CPU for the load, as a share of one core
+    // and per observation (user + system time of every thread).
+    table_.info("daemon CPU during the load (% of one core)",
+                fixed(100.0 * cpuMs / (1000.0 * elapsed), 1));
+    table_.info("daemon CPU per observation (us)",
+                fixed(all.empty() ? 0 : 1000.0 * cpuMs / static_cast<double>(all.size()), 1));
     table_.info("REST POST latency p50 / max (ms)",
                 fixed(quantile(all, 0.5), 2) + " / " + fixed(all.empty() ? 0 : all.back(), 1));
     const double p99 = quantile(all, 0.99);

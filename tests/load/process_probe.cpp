@@ -69,6 +69,24 @@ ProcessSample ProcessProbe::sample() const {
   return result;
 }
 
+double ProcessProbe::cpuMs() const {
+  std::ifstream stat(directory_ + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) {
+    throw std::runtime_error("cannot read " + directory_ + "/stat (has the process exited?)");
+  }
+  // The command name (field 2) may hold spaces: count fields after its ')'.
+  std::istringstream fields(line.substr(line.rfind(')') + 2));
+  std::string field;
+  unsigned long long user = 0;
+  unsigned long long system = 0;
+  for (int number = 3; number <= 15 && fields >> field; ++number) {
+    if (number == 14) user = std::stoull(field);
+    if (number == 15) system = std::stoull(field);
+  }
+  return static_cast<double>(user + system) * 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
 std::int64_t ProcessProbe::residentKib() const {
   std::ifstream status(directory_ + "/status");
   if (!status) {

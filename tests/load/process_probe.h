@@ -34,6 +34,9 @@ class ProcessProbe {
 
   /// VmRSS in KiB.
   std::int64_t residentKib() const;
+  /// CPU time the process used so far, user plus system, in ms (fields 14
+  /// and 15 of /proc/PID/stat; resolution one clock tick, usually 10 ms).
+  double cpuMs() const;
   /// Number of threads.
   std::size_t threadCount() const;
   /// Number of open file descriptors.
