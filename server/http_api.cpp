@@ -277,7 +277,8 @@ void HttpApi::getState(Exchange& exchange) {
 }
 
 void HttpApi::getEvents(Exchange& exchange) {
-  const std::unique_ptr<SseBroadcaster::Subscription> subscription = broadcaster_.subscribe();
+  const std::unique_ptr<SseBroadcaster::Subscription> subscription =
+      broadcaster_.subscribe(http::peerSocket(exchange.request));
   if (!subscription) {
     exchange.response.set("Retry-After", "5");
     http::sendError(exchange.response, 503,

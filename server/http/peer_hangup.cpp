@@ -27,6 +27,11 @@ bool peerHasHungUp(int fd) {
   return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
+int peerSocket(Poco::Net::HTTPServerRequest& request) {
+  auto* real = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  return real == nullptr ? -1 : real->socket().impl()->sockfd();
+}
+
 std::function<bool()> hangupProbe(Poco::Net::HTTPServerRequest& request) {
   auto* real = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
   if (real == nullptr) {

@@ -19,6 +19,12 @@ namespace antidrift::http {
 /// (a pipelined request) are not a hangup. Never blocks; thread-safe.
 bool peerHasHungUp(int fd);
 
+/// The descriptor of the connected socket `request` arrived on, or −1 for
+/// a request without a socket (built in memory, as in tests and fuzzing).
+/// Valid while the request is being handled (SseBroadcaster::subscribe
+/// watches it for the client closing; issue 8 item 3). Never throws.
+int peerSocket(Poco::Net::HTTPServerRequest& request);
+
 /// A probe bound to the connection `request` arrived on, for
 /// SseBroadcaster::stream: each call answers peerHasHungUp() for its socket.
 /// Empty when the request has no socket (a request built in memory, as in
