@@ -62,6 +62,9 @@ void SseBroadcaster::publish(std::uint64_t version, std::string stateJson) {
       // A full mailbox's stream is awake or coalescing already: no syscall.
       if (wasEmpty && mailbox.wakeFd >= 0) poke(mailbox.wakeFd);
     }
+    // Streams sleeping on their descriptors are woken by their eventfd
+    // alone: no futex storm through the condition variable on every change.
+    if (condvarStreams_ == 0) return;
   }
   changed_.notify_all();
 }
@@ -94,6 +97,7 @@ std::unique_ptr<SseBroadcaster::Subscription> SseBroadcaster::subscribe(int peer
   }
   auto slot = mailboxes_.insert(mailboxes_.end(),
                                 Mailbox{latestVersion_, latestJson_, peerFd, wakeFd, false});
+  if (wakeFd < 0) ++condvarStreams_;
   if (wakeFd >= 0 && latestJson_) poke(wakeFd);
   return std::unique_ptr<Subscription>(new Subscription(*this, slot));
 }
@@ -119,6 +123,7 @@ void SseBroadcaster::unsubscribe(std::list<Mailbox>::iterator slot) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (slot->evicted) --evicted_;
     if (slot->wakeFd >= 0) ::close(slot->wakeFd);
+    if (slot->wakeFd < 0 || slot->peerSends) --condvarStreams_;
     mailboxes_.erase(slot);
   }
   changed_.notify_all();
@@ -148,6 +153,9 @@ bool SseBroadcaster::waitOnDescriptors(Mailbox& mailbox,
       return false;
     }
     peerSends = true;  // bytes from the client: poll would spin on them
+    std::lock_guard<std::mutex> lock(mutex_);
+    mailbox.peerSends = true;
+    ++condvarStreams_;
   }
   return true;
 }
@@ -174,7 +182,20 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
       // the interval, then sends the newest state.
       const Clock::time_point nextEventAt = lastEvent + kCoalesceInterval;
       if (mailbox.json && Clock::now() < nextEventAt) {
-        changed_.wait_until(lock, nextEventAt, [&] { return stopping_ || mailbox.evicted; });
+        if (mailbox.peerFd >= 0 && !peerSends) {
+          // Sleep on the socket alone: publishes must not wake it again.
+          lock.unlock();
+          const auto left =
+              std::chrono::duration_cast<std::chrono::milliseconds>(nextEventAt - Clock::now());
+          pollfd peer{mailbox.peerFd, POLLRDHUP, 0};
+          if (::poll(&peer, 1, static_cast<int>(std::max<std::int64_t>(0, left.count()) + 1)) > 0 &&
+              http::peerHasHungUp(mailbox.peerFd)) {
+            return;
+          }
+          lock.lock();
+        } else {
+          changed_.wait_until(lock, nextEventAt, [&] { return stopping_ || mailbox.evicted; });
+        }
       }
       if (mailbox.peerFd < 0 || peerSends) {
         const Clock::time_point keepAliveAt = lastWrite + keepAlive_;

@@ -118,6 +118,7 @@ class SseBroadcaster {
     int peerFd = -1;                          ///< the client's socket; −1 none
     int wakeFd = -1;                          ///< eventfd poked on news; −1 with no peerFd
     bool evicted = false;                     ///< its client hung up; not counted
+    bool peerSends = false;                   ///< its client sent bytes: waits on changed_
   };
 
   void unsubscribe(std::list<Mailbox>::iterator slot);
@@ -140,6 +141,9 @@ class SseBroadcaster {
   std::shared_ptr<const std::string> latestJson_;
   std::list<Mailbox> mailboxes_;
   std::size_t evicted_ = 0;  ///< mailboxes marked evicted, not yet unsubscribed
+  /// Streams that wait on changed_ (no descriptor, or a client that sends):
+  /// publish() notifies the condition variable only when there are any.
+  std::size_t condvarStreams_ = 0;
 };
 
 /// One open stream slot (RAII): frees the slot on destruction. Obtained from
