@@ -116,6 +116,8 @@ function connectShared(onOpen) {
       connectionHandler('lost');
     }
   });
+  // The worker could not start (its script failed to load): a stream of our own.
+  worker.addEventListener('error', () => connectOwn(onOpen));
   worker.port.start();
   window.addEventListener('pagehide', () => worker.port.postMessage({ type: 'close' }));
   // Back from the back/forward cache: join the stream again, catch up.
@@ -142,6 +144,11 @@ export function connect({ onOpen }) {
       // A worker refused (e.g. by policy): a stream of this tab's own.
     }
   }
+  connectOwn(onOpen);
+}
+
+/** Opens this tab's own event stream (closing an earlier one). */
+function connectOwn(onOpen) {
   if (eventSource) eventSource.close();
   eventSource = new EventSource('/events');
   eventSource.addEventListener('open', () => {
@@ -154,7 +161,7 @@ export function connect({ onOpen }) {
   eventSource.addEventListener('error', () => {
     connectionHandler('lost');
     if (eventSource.readyState === EventSource.CLOSED) {
-      window.setTimeout(() => connect({ onOpen }), kSseRetryMs);
+      window.setTimeout(() => connectOwn(onOpen), kSseRetryMs);
     }
   });
 }
