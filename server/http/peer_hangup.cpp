@@ -41,6 +41,13 @@ std::function<bool()> hangupProbe(Poco::Net::HTTPServerRequest& request) {
   return [fd] { return peerHasHungUp(fd); };
 }
 
+void limitSendBuffer(Poco::Net::HTTPServerRequest& request, int bytes) {
+  auto* real = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  if (real != nullptr) {
+    real->socket().setSendBufferSize(bytes);
+  }
+}
+
 void limitSendTime(Poco::Net::HTTPServerRequest& request, std::chrono::milliseconds timeout) {
   auto* real = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
   if (real != nullptr) {

@@ -31,6 +31,13 @@ int peerSocket(Poco::Net::HTTPServerRequest& request);
 /// tests and fuzzing). The probe must not outlive the request.
 std::function<bool()> hangupProbe(Poco::Net::HTTPServerRequest& request);
 
+/// Sets the send buffer of the connection `request` arrived on to `bytes`
+/// (SO_SNDBUF; the kernel doubles it and turns off its autotuning, which
+/// would let a client that stopped reading pile up megabytes before a write
+/// blocks). Does nothing for a request without a socket. Throws
+/// Poco::Exception if the option cannot be set.
+void limitSendBuffer(Poco::Net::HTTPServerRequest& request, int bytes);
+
 /// Bounds each write to the connection `request` arrived on: a send blocked
 /// longer than `timeout` (the client stopped reading and the buffers are
 /// full) fails, so the stream ends instead of holding its thread forever.
