@@ -539,6 +539,9 @@ int Daemon::serve() {
   HttpApi api(controller, broadcaster, guard,
               HttpApi::Options{config_.wwwDir, audit.path(),
                                std::chrono::seconds(config_.requestTimeoutSecs)});
+  // A deferred snapshot write scheduled without an announcement (a
+  // heartbeat) must still reach the ticker's schedule (issue 8 item 2).
+  controller.setWakeHook([&ticker] { ticker.wake(); });
   controller.setChangeListener([&api, &ticker, &notifier](const State& state) {
     api.publish(state);
     ticker.wake();
@@ -591,6 +594,9 @@ int Daemon::serve() {
   sources.stop();
   ticker.stop();
   runWhileEndingChildren([&executor] { executor.shutdown(); }, kChildTerminateGrace);
+  // Window changes are written behind (at most Controller::kWriteBehindMs
+  // late); nothing changes any more, so the last of them is written now.
+  controller.flush();
   log.information("stopped");
   return EXIT_OK;
 }

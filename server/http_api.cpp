@@ -25,6 +25,10 @@ using Poco::Net::HTTPResponse;
 using Poco::Net::HTTPServerRequest;
 using Poco::Net::HTTPServerResponse;
 
+/// SO_SNDBUF of an event stream (the kernel doubles it): dozens of State
+/// events, yet a client that stops reading fills it within seconds.
+constexpr int kSseSendBufferBytes = 64 * 1024;
+
 /// Default and bounds of GET /history?n=.
 constexpr std::int64_t kHistoryDefault = 20;
 constexpr std::int64_t kHistoryMax = 200;
@@ -277,7 +281,8 @@ void HttpApi::getState(Exchange& exchange) {
 }
 
 void HttpApi::getEvents(Exchange& exchange) {
-  const std::unique_ptr<SseBroadcaster::Subscription> subscription = broadcaster_.subscribe();
+  const std::unique_ptr<SseBroadcaster::Subscription> subscription =
+      broadcaster_.subscribe(http::peerSocket(exchange.request));
   if (!subscription) {
     exchange.response.set("Retry-After", "5");
     http::sendError(exchange.response, 503,
@@ -297,6 +302,10 @@ void HttpApi::getEvents(Exchange& exchange) {
   response.setChunkedTransferEncoding(true);
   std::ostream& out = response.send();
   http::limitSendTime(exchange.request, options_.sseSendTimeout);
+  // Every event is a whole State of a few KiB and a slow client only needs
+  // the newest: a bounded buffer lets the send timeout drop a client that
+  // stopped reading within seconds, not after megabytes.
+  http::limitSendBuffer(exchange.request, kSseSendBufferBytes);
   broadcaster_.stream(*subscription, out, http::hangupProbe(exchange.request));
 }
 

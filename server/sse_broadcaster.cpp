@@ -1,8 +1,36 @@
 #include "server/sse_broadcaster.h"
 
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+
+#include <Poco/Exception.h>
+
+#include "server/http/peer_hangup.h"
 
 namespace antidrift {
+
+namespace {
+
+/// Adds one to an eventfd's counter; never blocks (EFD_NONBLOCK).
+void poke(int wakeFd) {
+  const std::uint64_t one = 1;
+  const ssize_t written = ::write(wakeFd, &one, sizeof one);
+  static_cast<void>(written);  // EAGAIN: the counter is already non-zero
+}
+
+/// Resets an eventfd's counter; never blocks.
+void drain(int wakeFd) {
+  std::uint64_t count = 0;
+  const ssize_t read = ::read(wakeFd, &count, sizeof count);
+  static_cast<void>(read);
+}
+
+}  // namespace
 
 SseBroadcaster::SseBroadcaster(std::size_t maxClients, std::chrono::milliseconds keepAlive,
                                std::chrono::milliseconds peerCheckInterval)
@@ -10,6 +38,12 @@ SseBroadcaster::SseBroadcaster(std::size_t maxClients, std::chrono::milliseconds
 
 SseBroadcaster::~SseBroadcaster() {
   stop();
+}
+
+void SseBroadcaster::wakeAllLocked() {
+  for (const Mailbox& mailbox : mailboxes_) {
+    if (mailbox.wakeFd >= 0) poke(mailbox.wakeFd);
+  }
 }
 
 void SseBroadcaster::publish(std::uint64_t version, std::string stateJson) {
@@ -22,19 +56,49 @@ void SseBroadcaster::publish(std::uint64_t version, std::string stateJson) {
     latestVersion_ = version;
     latestJson_ = shared;
     for (Mailbox& mailbox : mailboxes_) {
+      const bool wasEmpty = mailbox.json == nullptr;
       mailbox.version = version;
       mailbox.json = shared;
+      // A full mailbox's stream is awake or coalescing already: no syscall.
+      if (wasEmpty && mailbox.wakeFd >= 0) poke(mailbox.wakeFd);
     }
+    // Streams sleeping on their descriptors are woken by their eventfd
+    // alone: no futex storm through the condition variable on every change.
+    if (condvarStreams_ == 0) return;
   }
   changed_.notify_all();
 }
 
-std::unique_ptr<SseBroadcaster::Subscription> SseBroadcaster::subscribe() {
+std::unique_ptr<SseBroadcaster::Subscription> SseBroadcaster::subscribe(int peerFd) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (stopping_ || mailboxes_.size() >= maxClients_) {
+  if (stopping_) {
     return nullptr;
   }
-  auto slot = mailboxes_.insert(mailboxes_.end(), Mailbox{latestVersion_, latestJson_});
+  if (mailboxes_.size() - evicted_ >= maxClients_) {
+    // Issue 8 item 3: a reloaded tab's old stream may not have noticed yet
+    // that its client closed; it must not cost the new one its slot.
+    for (Mailbox& mailbox : mailboxes_) {
+      if (!mailbox.evicted && mailbox.peerFd >= 0 && http::peerHasHungUp(mailbox.peerFd)) {
+        mailbox.evicted = true;
+        ++evicted_;
+        poke(mailbox.wakeFd);
+      }
+    }
+    if (mailboxes_.size() - evicted_ >= maxClients_) {
+      return nullptr;
+    }
+  }
+  int wakeFd = -1;
+  if (peerFd >= 0) {
+    wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wakeFd < 0) {
+      throw Poco::SystemException("cannot create an eventfd for an event stream");
+    }
+  }
+  auto slot = mailboxes_.insert(mailboxes_.end(),
+                                Mailbox{latestVersion_, latestJson_, peerFd, wakeFd, false});
+  if (wakeFd < 0) ++condvarStreams_;
+  if (wakeFd >= 0 && latestJson_) poke(wakeFd);
   return std::unique_ptr<Subscription>(new Subscription(*this, slot));
 }
 
@@ -49,6 +113,7 @@ void SseBroadcaster::primeFirstEvent(Subscription& subscription, std::uint64_t v
     }
     mailbox.version = version;
     mailbox.json = std::move(shared);
+    if (mailbox.wakeFd >= 0) poke(mailbox.wakeFd);
   }
   changed_.notify_all();
 }
@@ -56,6 +121,9 @@ void SseBroadcaster::primeFirstEvent(Subscription& subscription, std::uint64_t v
 void SseBroadcaster::unsubscribe(std::list<Mailbox>::iterator slot) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (slot->evicted) --evicted_;
+    if (slot->wakeFd >= 0) ::close(slot->wakeFd);
+    if (slot->wakeFd < 0 || slot->peerSends) --condvarStreams_;
     mailboxes_.erase(slot);
   }
   changed_.notify_all();
@@ -63,6 +131,33 @@ void SseBroadcaster::unsubscribe(std::list<Mailbox>::iterator slot) {
 
 SseBroadcaster::Subscription::~Subscription() {
   owner_.unsubscribe(slot_);
+}
+
+bool SseBroadcaster::waitOnDescriptors(Mailbox& mailbox,
+                                       std::chrono::steady_clock::time_point until,
+                                       bool& peerSends) {
+  using Clock = std::chrono::steady_clock;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+  // Round up, so a wake-up never comes just before `until` and loops.
+  const int timeoutMs = static_cast<int>(std::max<std::int64_t>(0, left.count() + 1));
+  pollfd watched[2] = {{mailbox.peerFd, POLLIN | POLLRDHUP, 0}, {mailbox.wakeFd, POLLIN, 0}};
+  const int ready = ::poll(watched, 2, timeoutMs);
+  if (ready <= 0) {
+    return true;  // the keep-alive is due (or EINTR: the caller loops)
+  }
+  if ((watched[1].revents & POLLIN) != 0) {
+    drain(mailbox.wakeFd);
+  }
+  if (watched[0].revents != 0) {
+    if (http::peerHasHungUp(mailbox.peerFd)) {
+      return false;
+    }
+    peerSends = true;  // bytes from the client: poll would spin on them
+    std::lock_guard<std::mutex> lock(mutex_);
+    mailbox.peerSends = true;
+    ++condvarStreams_;
+  }
+  return true;
 }
 
 void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
@@ -75,17 +170,44 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
   }
   Mailbox& mailbox = *subscription.slot_;
   Clock::time_point lastWrite = Clock::now();
+  Clock::time_point lastEvent = lastWrite - kCoalesceInterval;
+  bool peerSends = false;
   while (true) {
     std::uint64_t version = 0;
     std::shared_ptr<const std::string> json;
     bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      const Clock::time_point keepAliveAt = lastWrite + keepAlive_;
-      const Clock::time_point wakeAt =
-          peerGone ? std::min(keepAliveAt, Clock::now() + peerCheckInterval_) : keepAliveAt;
-      changed_.wait_until(lock, wakeAt, [&] { return stopping_ || mailbox.json != nullptr; });
+      // Coalescing: an event soon after the last one waits for the rest of
+      // the interval, then sends the newest state.
+      const Clock::time_point nextEventAt = lastEvent + kCoalesceInterval;
+      if (mailbox.json && Clock::now() < nextEventAt) {
+        if (mailbox.peerFd >= 0 && !peerSends) {
+          // Sleep on the socket alone: publishes must not wake it again.
+          lock.unlock();
+          const auto left =
+              std::chrono::duration_cast<std::chrono::milliseconds>(nextEventAt - Clock::now());
+          pollfd peer{mailbox.peerFd, POLLRDHUP, 0};
+          if (::poll(&peer, 1, static_cast<int>(std::max<std::int64_t>(0, left.count()) + 1)) > 0 &&
+              http::peerHasHungUp(mailbox.peerFd)) {
+            return;
+          }
+          lock.lock();
+        } else {
+          changed_.wait_until(lock, nextEventAt, [&] { return stopping_ || mailbox.evicted; });
+        }
+      }
+      if (mailbox.peerFd < 0 || peerSends) {
+        const Clock::time_point keepAliveAt = lastWrite + keepAlive_;
+        const Clock::time_point wakeAt =
+            peerGone ? std::min(keepAliveAt, Clock::now() + peerCheckInterval_) : keepAliveAt;
+        changed_.wait_until(
+            lock, wakeAt, [&] { return stopping_ || mailbox.evicted || mailbox.json != nullptr; });
+      }
       stopping = stopping_;
+      if (mailbox.evicted && !stopping) {
+        return;  // its client hung up; a new stream has the slot
+      }
       if (!stopping && mailbox.json) {
         version = mailbox.version;
         json = std::move(mailbox.json);
@@ -99,10 +221,22 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
     }
     if (json) {
       out << "id: " << version << "\nevent: state\ndata: " << *json << "\n\n";
+      lastEvent = Clock::now();
+    } else if (mailbox.peerFd >= 0 && !peerSends) {
+      // Sleep on the socket and the eventfd: no wake-up until news, the
+      // client's hangup, or the keep-alive (issue 8 item 3).
+      if (Clock::now() < lastWrite + keepAlive_) {
+        if (!waitOnDescriptors(mailbox, lastWrite + keepAlive_, peerSends)) {
+          return;
+        }
+        continue;
+      }
+      out << ": keep-alive\n\n";
     } else {
       // A closed tab is otherwise noticed only by the next write, which may
       // be a keep-alive minutes away; meanwhile it holds a slot and a thread.
-      if (peerGone && peerGone()) {
+      if ((peerGone && peerGone()) ||
+          (mailbox.peerFd >= 0 && http::peerHasHungUp(mailbox.peerFd))) {
         return;
       }
       if (Clock::now() < lastWrite + keepAlive_) {
@@ -122,6 +256,7 @@ void SseBroadcaster::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
+    wakeAllLocked();
   }
   changed_.notify_all();
 }

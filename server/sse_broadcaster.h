@@ -18,13 +18,23 @@ namespace antidrift {
 /// Fans each new State JSON out to every open /events stream.
 ///
 /// Each client has a latest-wins mailbox holding only the newest published
-/// snapshot (version + one shared immutable string), so memory per client is
-/// constant and a slow client only ever gets the newest state. Streams are
-/// capped at `maxClients`; `stop()` wakes every stream so its handler returns
-/// (TECH-NOTES §2.4). A client that goes away while nothing is written is
-/// noticed within `peerCheckInterval` through the stream's PeerGone probe,
-/// so its slot and thread are not held until the next keep-alive (issue 9
-/// item 6). Every method is thread-safe.
+/// snapshot (version + one shared immutable string, serialised once per
+/// change by the publisher, never per client), so memory per client is
+/// constant and a slow client only ever gets the newest state. A stream
+/// writes at most one event per kCoalesceInterval (the newest; issue 8 item
+/// 2), so a burst of changes costs each client one write, and the first
+/// change after a quiet spell goes out at once. Streams are capped at
+/// `maxClients`; `stop()` wakes every stream so its handler returns
+/// (TECH-NOTES §2.4).
+///
+/// A stream subscribed with its socket's descriptor waits in poll(2) on that
+/// socket and on its own eventfd, with no timeout but the keep-alive: an SSE
+/// client never sends, so the socket turning readable means it closed, and
+/// the stream ends at once (issue 8 item 3) without any periodic wake-up
+/// while nothing happens. A subscribe() at the cap first evicts the streams
+/// whose clients have gone. A stream without a descriptor (tests, fuzzing)
+/// waits on a condition variable and asks its PeerGone probe, if any, every
+/// `peerCheckInterval` (issue 9 item 6). Every method is thread-safe.
 class SseBroadcaster {
  public:
   class Subscription;
@@ -36,6 +46,9 @@ class SseBroadcaster {
 
   /// How often an idle stream asks its PeerGone probe by default.
   static constexpr std::chrono::milliseconds kPeerCheckInterval{250};
+  /// Least time between two state events of one stream: changes closer than
+  /// this are coalesced into the newest (issue 8 item 2).
+  static constexpr std::chrono::milliseconds kCoalesceInterval{10};
 
   /// `maxClients`: open streams allowed (server.max_sse_clients, ≥ 1);
   /// `keepAlive`: idle time after which a `: keep-alive` comment is written
@@ -56,10 +69,15 @@ class SseBroadcaster {
   void publish(std::uint64_t version, std::string stateJson);
 
   /// Opens a stream slot whose mailbox starts with the newest published
-  /// state. Returns nullptr when `maxClients` streams are open or the
-  /// broadcaster is stopping (the handler answers 503). The slot is freed
-  /// when the Subscription is destroyed.
-  std::unique_ptr<Subscription> subscribe();
+  /// state. `peerFd`: the client's connected socket (−1: none), watched by
+  /// stream() for the client closing; it must stay open while the
+  /// Subscription lives. At the cap, the streams whose clients have hung up
+  /// (http::peerHasHungUp) are evicted first (their stream() returns soon
+  /// and they no longer count). Returns nullptr when `maxClients` live
+  /// streams are still open or the broadcaster is stopping (the handler
+  /// answers 503). The slot is freed when the Subscription is destroyed.
+  /// Throws Poco::SystemException if no eventfd can be created.
+  std::unique_ptr<Subscription> subscribe(int peerFd = -1);
 
   /// Replaces the first event of a new stream with `stateJson`, the State of
   /// `version` serialised for this client just now, so its "now" and
@@ -71,13 +89,15 @@ class SseBroadcaster {
   void primeFirstEvent(Subscription& subscription, std::uint64_t version, std::string stateJson);
 
   /// Writes the stream to `out` until the client goes away (`out.good()` is
-  /// false after a flush, or `peerGone` says so while idle) or stop() is
-  /// called: first `retry: 2000`, then for each mailbox delivery
-  /// `id: <version>\nevent: state\ndata: <json>\n\n`, and `: keep-alive\n\n`
-  /// after `keepAlive` without one. While idle it asks `peerGone` (when
-  /// given) every `peerCheckInterval` and returns as soon as it says true.
-  /// On stop it writes `event: bye` and returns. Blocks the calling (HTTP
-  /// pool) thread.
+  /// false after a flush, its socket reports a hangup, or `peerGone` says
+  /// so while idle), it is evicted, or stop() is called: first `retry:
+  /// 2000`, then for each mailbox delivery (at most one per
+  /// kCoalesceInterval) `id: <version>\nevent: state\ndata: <json>\n\n`, and
+  /// `: keep-alive\n\n` after `keepAlive` without a write. With a `peerFd`
+  /// it sleeps in poll(2) until a publish, the socket's hangup or the
+  /// keep-alive; without one it asks `peerGone` (when given) every
+  /// `peerCheckInterval`. On stop it writes `event: bye` and returns.
+  /// Blocks the calling (HTTP pool) thread.
   void stream(Subscription& subscription, std::ostream& out, const PeerGone& peerGone = {});
 
   /// Sets the stop flag and wakes every stream; later subscribe() calls
@@ -95,9 +115,20 @@ class SseBroadcaster {
   struct Mailbox {
     std::uint64_t version = 0;
     std::shared_ptr<const std::string> json;  ///< nullptr: nothing new to send
+    int peerFd = -1;                          ///< the client's socket; −1 none
+    int wakeFd = -1;                          ///< eventfd poked on news; −1 with no peerFd
+    bool evicted = false;                     ///< its client hung up; not counted
+    bool peerSends = false;                   ///< its client sent bytes: waits on changed_
   };
 
   void unsubscribe(std::list<Mailbox>::iterator slot);
+  /// Pokes every mailbox's eventfd (under mutex_).
+  void wakeAllLocked();
+  /// Sleeps until news for `mailbox`, its peer hanging up, or `until`.
+  /// Returns false when the peer hung up. Sets `peerSends` when the peer
+  /// wrote bytes instead (then the caller falls back to the probe).
+  bool waitOnDescriptors(Mailbox& mailbox, std::chrono::steady_clock::time_point until,
+                         bool& peerSends);
 
   const std::size_t maxClients_;
   const std::chrono::milliseconds keepAlive_;
@@ -109,6 +140,10 @@ class SseBroadcaster {
   std::uint64_t latestVersion_ = 0;
   std::shared_ptr<const std::string> latestJson_;
   std::list<Mailbox> mailboxes_;
+  std::size_t evicted_ = 0;  ///< mailboxes marked evicted, not yet unsubscribed
+  /// Streams that wait on changed_ (no descriptor, or a client that sends):
+  /// publish() notifies the condition variable only when there are any.
+  std::size_t condvarStreams_ = 0;
 };
 
 /// One open stream slot (RAII): frees the slot on destruction. Obtained from

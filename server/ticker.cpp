@@ -15,7 +15,8 @@ constexpr std::int64_t kRetryMs = 1000;
 constexpr std::chrono::milliseconds kLongestWait{5000};
 }  // namespace
 
-Ticker::Ticker(const Clock& clock, NextWake nextWake, Tick tick, std::chrono::milliseconds idleWait)
+Ticker::Ticker(const Clock& clock, NextWake nextWake, Tick tick,
+               std::optional<std::chrono::milliseconds> idleWait)
     : clock_(clock), nextWake_(std::move(nextWake)), tick_(std::move(tick)), idleWait_(idleWait) {}
 
 Ticker::~Ticker() {
@@ -59,19 +60,26 @@ void Ticker::run() {
     // Read the schedule without holding our mutex: the Controller may call
     // wake() from its listener at any time.
     const std::optional<std::int64_t> due = nextWake_();
-    std::chrono::milliseconds delay = std::min(idleWait_, kLongestWait);
+    std::optional<std::chrono::milliseconds> delay = idleWait_;
     if (due) {
       std::int64_t waitMs = std::max<std::int64_t>(0, *due - clock_.monotonicMs());
       if (lastTickedDue && *lastTickedDue == *due) {
         waitMs = std::max(waitMs, kRetryMs);
       }
-      delay = std::min(delay, std::chrono::milliseconds(waitMs));
+      waitMs = std::min<std::int64_t>(waitMs, kLongestWait.count());
+      delay = delay ? std::min(*delay, std::chrono::milliseconds(waitMs))
+                    : std::chrono::milliseconds(waitMs);
     }
     bool changed = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed =
-          wakeUp_.wait_for(lock, delay, [&] { return stopping_ || generation_ != generation; });
+      const auto woken = [&] { return stopping_ || generation_ != generation; };
+      if (delay) {
+        changed = wakeUp_.wait_for(lock, *delay, woken);
+      } else {
+        wakeUp_.wait(lock, woken);  // nothing scheduled: no timer at all
+        changed = true;
+      }
       if (stopping_) {
         return;
       }

@@ -16,8 +16,10 @@
 namespace antidrift {
 
 /// One background thread that waits on a condition variable until
-/// `nextWake()` (monotonic ms of `clock`), or `idleWait` when nothing is
-/// scheduled, or until wake() is called (after every state change), and
+/// `nextWake()` (monotonic ms of `clock`), or, when nothing is scheduled,
+/// `idleWait` if given — by default it then sleeps until wake(), so an idle
+/// daemon's ticker never wakes up (issue 8 item 3) — or until wake() is
+/// called (after every state change or deferred write), and
 /// then calls `tick()` when the due time has come. A due time that tick()
 /// did not move is retried no sooner than 1 s later, so a stuck timer
 /// cannot spin. No wait is longer than 5 s: monotonic time stops during a
@@ -31,10 +33,11 @@ class Ticker {
   /// Applies what is due (Controller::tick).
   using Tick = std::function<void()>;
 
-  /// `clock` must outlive the Ticker; `idleWait`: wait when nothing is
-  /// scheduled (60 s in the daemon).
+  /// `clock` must outlive the Ticker; `idleWait`: how long to wait when
+  /// nothing is scheduled before re-reading nextWake(); nullopt (the
+  /// daemon's choice) waits for wake() alone.
   Ticker(const Clock& clock, NextWake nextWake, Tick tick,
-         std::chrono::milliseconds idleWait = std::chrono::seconds(60));
+         std::optional<std::chrono::milliseconds> idleWait = std::nullopt);
   ~Ticker();  ///< stops and joins
   Ticker(const Ticker&) = delete;
   Ticker& operator=(const Ticker&) = delete;
@@ -53,7 +56,7 @@ class Ticker {
   const Clock& clock_;
   NextWake nextWake_;
   Tick tick_;
-  std::chrono::milliseconds idleWait_;
+  std::optional<std::chrono::milliseconds> idleWait_;
 
   std::mutex mutex_;
   std::condition_variable wakeUp_;

@@ -27,6 +27,11 @@ bool peerHasHungUp(int fd) {
   return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
+int peerSocket(Poco::Net::HTTPServerRequest& request) {
+  auto* real = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  return real == nullptr ? -1 : real->socket().impl()->sockfd();
+}
+
 std::function<bool()> hangupProbe(Poco::Net::HTTPServerRequest& request) {
   auto* real = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
   if (real == nullptr) {
@@ -34,6 +39,13 @@ std::function<bool()> hangupProbe(Poco::Net::HTTPServerRequest& request) {
   }
   const int fd = real->socket().impl()->sockfd();
   return [fd] { return peerHasHungUp(fd); };
+}
+
+void limitSendBuffer(Poco::Net::HTTPServerRequest& request, int bytes) {
+  auto* real = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  if (real != nullptr) {
+    real->socket().setSendBufferSize(bytes);
+  }
 }
 
 void limitSendTime(Poco::Net::HTTPServerRequest& request, std::chrono::milliseconds timeout) {

@@ -19,11 +19,24 @@ namespace antidrift::http {
 /// (a pipelined request) are not a hangup. Never blocks; thread-safe.
 bool peerHasHungUp(int fd);
 
+/// The descriptor of the connected socket `request` arrived on, or −1 for
+/// a request without a socket (built in memory, as in tests and fuzzing).
+/// Valid while the request is being handled (SseBroadcaster::subscribe
+/// watches it for the client closing; issue 8 item 3). Never throws.
+int peerSocket(Poco::Net::HTTPServerRequest& request);
+
 /// A probe bound to the connection `request` arrived on, for
 /// SseBroadcaster::stream: each call answers peerHasHungUp() for its socket.
 /// Empty when the request has no socket (a request built in memory, as in
 /// tests and fuzzing). The probe must not outlive the request.
 std::function<bool()> hangupProbe(Poco::Net::HTTPServerRequest& request);
+
+/// Sets the send buffer of the connection `request` arrived on to `bytes`
+/// (SO_SNDBUF; the kernel doubles it and turns off its autotuning, which
+/// would let a client that stopped reading pile up megabytes before a write
+/// blocks). Does nothing for a request without a socket. Throws
+/// Poco::Exception if the option cannot be set.
+void limitSendBuffer(Poco::Net::HTTPServerRequest& request, int bytes);
 
 /// Bounds each write to the connection `request` arrived on: a send blocked
 /// longer than `timeout` (the client stopped reading and the buffers are

@@ -101,7 +101,7 @@ class HttpSessionTest : public ::testing::Test {
     options.maxSseClients = maxSseClients();
     options.requestTimeout = requestTimeout();
     options.sseKeepAlive = sseKeepAlive();
-    options.threads = 16;
+    options.threads = threads();
     options.wwwDir = "www";
     options.settings.blockedApps = {"steam"};
     options.wwwFiles = {
@@ -115,6 +115,7 @@ class HttpSessionTest : public ::testing::Test {
   void TearDown() override { daemon_.reset(); }
 
   virtual std::size_t maxSseClients() const { return 8; }
+  virtual int threads() const { return 16; }
   virtual std::chrono::seconds requestTimeout() const { return std::chrono::seconds(5); }
   virtual std::chrono::milliseconds sseKeepAlive() const { return std::chrono::milliseconds(100); }
 
@@ -746,6 +747,65 @@ TEST_F(SseHangupTest, KilledStreamsFreeTheirSlotsWithoutAnyWrite) {
     second->close();
     ASSERT_TRUE(broadcaster().waitForClientCountForTest(0, 10s)) << "round " << round;
   }
+}
+
+/// A browser tab's event stream on a bare socket: sends GET /events and
+/// reads the status line; close() is the orderly close of a reloaded tab.
+class RawTab {
+ public:
+  explicit RawTab(std::uint16_t port) : socket_(Poco::Net::SocketAddress("127.0.0.1", port)) {
+    const std::string request = "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    socket_.sendBytes(request.data(), static_cast<int>(request.size()));
+  }
+  /// The HTTP status of the answer (0 when none came within 10 s).
+  int status() {
+    socket_.setReceiveTimeout(Poco::Timespan(10, 0));
+    char buffer[64] = {};
+    const int count = socket_.receiveBytes(buffer, sizeof buffer - 1);
+    const std::string head(buffer, count > 0 ? static_cast<std::size_t>(count) : 0);
+    return head.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(head.substr(9, 3)) : 0;
+  }
+  void close() { socket_.close(); }
+
+ private:
+  Poco::Net::StreamSocket socket_;
+};
+
+/// As many tabs as server.max_sse_clients, and threads for all of them.
+class SseReloadTest : public HttpSessionTest {
+ protected:
+  static constexpr std::size_t kTabs = 100;
+  std::size_t maxSseClients() const override { return kTabs; }
+  int threads() const override { return static_cast<int>(kTabs) + 8; }
+  std::chrono::milliseconds sseKeepAlive() const override { return std::chrono::hours(1); }
+};
+
+TEST_F(SseReloadTest, HundredTabsReloadedInALoopNeverSee503UnderTheCap) {
+  // Issue 8 item 3: a reload closes the old stream and opens a new one at
+  // once; the old stream's slot must be free by then (its socket turned
+  // readable: the stream ends, or a subscribe at the cap evicts it), or the
+  // new one gets 503 with the cap not really reached.
+  std::vector<std::unique_ptr<RawTab>> tabs;
+  for (std::size_t i = 0; i < kTabs; ++i) {
+    tabs.push_back(std::make_unique<RawTab>(port()));
+    ASSERT_EQ(tabs.back()->status(), 200) << "tab " << i;
+  }
+  int refused = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t i = 0; i < kTabs; ++i) {
+      tabs[i]->close();
+      tabs[i] = std::make_unique<RawTab>(port());
+      const int status = tabs[i]->status();
+      refused += status == 503 ? 1 : 0;
+      ASSERT_TRUE(status == 200 || status == 503) << "round " << round << " tab " << i;
+    }
+  }
+  EXPECT_EQ(refused, 0);
+  // The cap still holds for a 101st stream.
+  RawTab extra(port());
+  EXPECT_EQ(extra.status(), 503);
+  for (auto& tab : tabs) tab->close();
+  EXPECT_TRUE(broadcaster().waitForClientCountForTest(0, 10s));
 }
 
 TEST_F(HttpSessionTest, TheFirstSseEventIsFreshNotTheLastBroadcast) {

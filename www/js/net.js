@@ -1,7 +1,7 @@
 /*
  * The page's two ways to the daemon (DESIGN §10): POSTs as JSON with the
- * page's token, and one EventSource that brings the whole State on every
- * change. Every State received goes to the handler set with onState(); the
+ * page's token, and one EventSource per browser (held by a SharedWorker,
+ * js/stream-worker.js) that brings the whole State on every change. Every State received goes to the handler set with onState(); the
  * state of the connection ("connecting", "open", "lost") to the one set
  * with onConnection(), so the page can say at once that it lost the daemon.
  */
@@ -85,35 +85,83 @@ export async function loadState() {
   }
 }
 
+/** The State text of a `state` event, parsed and handed on (nothing if it does not parse). */
+function receiveState(data) {
+  let state;
+  try {
+    state = JSON.parse(data);
+  } catch (error) {
+    return;
+  }
+  connectionHandler('open');
+  stateHandler(state);
+}
+
 /**
- * Opens the event stream (closing an earlier one). `onOpen` runs when it
- * (re)connects, before its first State. The browser reconnects by itself
+ * Joins the browser's one shared event stream, held by js/stream-worker.js
+ * (issue 8 item 3: six connections per host, one EventSource per tab would
+ * lock out the seventh tab). Throws if the worker cannot be started.
+ */
+function connectShared(onOpen) {
+  const worker = new SharedWorker('/js/stream-worker.js', { name: 'antidrift-stream' });
+  worker.port.addEventListener('message', (message) => {
+    const data = message.data || {};
+    if (data.type === 'open') {
+      onOpen();
+      connectionHandler('open');
+      loadState();  // joined an open stream: its last State is not replayed
+    } else if (data.type === 'state') {
+      receiveState(data.data);
+    } else if (data.type === 'lost') {
+      connectionHandler('lost');
+    }
+  });
+  // The worker could not start (its script failed to load): a stream of our own.
+  worker.addEventListener('error', () => connectOwn(onOpen));
+  worker.port.start();
+  window.addEventListener('pagehide', () => worker.port.postMessage({ type: 'close' }));
+  // Back from the back/forward cache: join the stream again, catch up.
+  window.addEventListener('pageshow', (event) => {
+    if (!event.persisted) return;
+    worker.port.postMessage({ type: 'join' });
+    loadState();
+  });
+}
+
+/**
+ * Opens the event stream: the browser's shared one when SharedWorker
+ * exists, else one of its own (closing an earlier one). `onOpen` runs when
+ * it (re)connects, before its first State. The browser reconnects by itself
  * (every 2 s, the stream's `retry`); when it gives up (e.g. 503 with too
  * many tabs) this retries after 2 s.
  */
 export function connect({ onOpen }) {
+  if (typeof SharedWorker === 'function') {
+    try {
+      connectShared(onOpen);
+      return;
+    } catch (error) {
+      // A worker refused (e.g. by policy): a stream of this tab's own.
+    }
+  }
+  connectOwn(onOpen);
+}
+
+/** Opens this tab's own event stream (closing an earlier one). */
+function connectOwn(onOpen) {
   if (eventSource) eventSource.close();
   eventSource = new EventSource('/events');
   eventSource.addEventListener('open', () => {
     onOpen();
     connectionHandler('open');
   });
-  eventSource.addEventListener('state', (event) => {
-    let state;
-    try {
-      state = JSON.parse(event.data);
-    } catch (error) {
-      return;
-    }
-    connectionHandler('open');
-    stateHandler(state);
-  });
+  eventSource.addEventListener('state', (event) => receiveState(event.data));
   // The daemon is shutting down: say so now, not when the socket closes.
   eventSource.addEventListener('bye', () => connectionHandler('lost'));
   eventSource.addEventListener('error', () => {
     connectionHandler('lost');
     if (eventSource.readyState === EventSource.CLOSED) {
-      window.setTimeout(() => connect({ onOpen }), kSseRetryMs);
+      window.setTimeout(() => connectOwn(onOpen), kSseRetryMs);
     }
   });
 }

@@ -101,6 +101,11 @@ void Controller::setChangeListener(ChangeListener listener) {
   listener_ = std::move(listener);
 }
 
+void Controller::setWakeHook(WakeHook hook) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  wakeHook_ = std::move(hook);
+}
+
 void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason) {
   std::lock_guard<std::mutex> lock(mutex_);
   backend_ = std::move(backend);
@@ -160,6 +165,7 @@ Snapshot Controller::snapshotLocked() const {
 
 void Controller::persistLocked() {
   lastPersistMono_ = clock_.monotonicMs();
+  persistDueMono_.reset();  // this write carries every deferred change too
   try {
     snapshots_.save(snapshotLocked());
   } catch (const std::exception& e) {
@@ -168,9 +174,21 @@ void Controller::persistLocked() {
   }
 }
 
+bool Controller::persistLaterLocked() {
+  if (persistDueMono_) return false;  // coalesced into the write already pending
+  persistDueMono_ = clock_.monotonicMs() + kWriteBehindMs;
+  return true;
+}
+
+void Controller::flush() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (persistDueMono_) persistLocked();
+}
+
 State Controller::changedLocked(Persist persist) {
   ++version_;
   if (persist == Persist::Yes) persistLocked();
+  if (persist == Persist::Later) persistLaterLocked();
   State state = stateLocked();
   lastHealth_ = state.evidence.health;
   return state;
@@ -679,22 +697,38 @@ void Controller::recordWindow(Observation raw) {
 
   const bool windowChanged = !current_ || current_->app != obs.app || current_->title != obs.title;
   const Health before = healthLocked();
+  const drift::DriftView driftBefore = drift_.view();
   current_ = obs;
   lastObservationMono_ = clock_.monotonicMs();
   if (obs.app != "unknown") recentApps_[obs.app] = lastObservationMono_;
-  if (runtime_ == RuntimeState::Active) {
+  const bool active = runtime_ == RuntimeState::Active;
+  if (active) {
     stats_.observe(obs);
     evaluateDriftLocked();
   }
 
-  const bool visible = windowChanged || before != Health::Ok || runtime_ == RuntimeState::Active;
-  if (!visible) return;  // a heartbeat of the same window while idle: nothing to show
-  // While active, stats move: persist window changes at once and heartbeats
-  // of the same window at most every kHeartbeatPersistMs.
-  const bool persist =
-      runtime_ == RuntimeState::Active &&
-      (windowChanged || clock_.monotonicMs() - lastPersistMono_ >= kHeartbeatPersistMs);
-  publish(lock, persist ? Persist::Yes : Persist::No);
+  // Issue 8 item 2: only what the page shows is announced. A heartbeat of
+  // the same window moves the stats and the timeline's end, which the page
+  // shows on Review only, and "now", which it counts on by itself.
+  const drift::DriftView& driftAfter = drift_.view();
+  const bool driftChanged =
+      driftBefore.status != driftAfter.status || driftBefore.reason != driftAfter.reason ||
+      driftBefore.nudge != driftAfter.nudge || driftBefore.app != driftAfter.app ||
+      driftBefore.blocked != driftAfter.blocked;
+  const bool visible = windowChanged || before != Health::Ok || driftChanged;
+  // While active, stats move: every change is persisted write-behind, and
+  // heartbeats of the same window at most every kHeartbeatPersistMs.
+  const bool persist = active && (windowChanged || driftChanged ||
+                                  clock_.monotonicMs() - lastPersistMono_ >= kHeartbeatPersistMs);
+  if (visible) {
+    publish(lock, persist ? Persist::Later : Persist::No);
+    return;
+  }
+  if (!persist || !persistLaterLocked()) return;
+  // Nothing announced, so the ticker must hear of the write scheduled.
+  WakeHook hook = wakeHook_;
+  lock.unlock();
+  if (hook) hook();
 }
 
 void Controller::setAway(bool away) {
@@ -873,6 +907,9 @@ void Controller::tick() {
       changed = persist = true;
     }
   }
+  if (!persist && persistDueMono_ && clock_.monotonicMs() >= *persistDueMono_) {
+    persistLocked();  // the write-behind of evidence announced earlier
+  }
   if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
@@ -886,6 +923,7 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
   if (reviewer_.status() == AsyncStatus::Pending) {
     next = next ? std::min(*next, reviewerGiveUpMono_) : reviewerGiveUpMono_;
   }
+  if (persistDueMono_) next = next ? std::min(*next, *persistDueMono_) : *persistDueMono_;
   if (lastHealth_ == Health::Ok && lastObservationMono_ >= 0) {
     const std::int64_t staleAt = lastObservationMono_ + 3 * settings_.heartbeatSecs * 1000;
     next = next ? std::min(*next, staleAt) : staleAt;

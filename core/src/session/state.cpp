@@ -104,6 +104,10 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
   if (inSession && state.commitment) {
     json->set("commitment", commitmentJson(*state.commitment, state.remainingSecs));
     json->set("stats", statsJson(state.stats, state.appSplit));
+  }
+  // Up to 200 spans, shown on Review only: while active it would be most of
+  // every push to every stream (issue 8 item 2; docs/API.md §5).
+  if (state.runtime == RuntimeState::Review && state.commitment) {
     json->set("timeline", timelineJson(state.timeline));
   }
   if (state.runtime == RuntimeState::Review) {

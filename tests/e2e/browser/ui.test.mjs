@@ -179,7 +179,10 @@ describe('AntiDrift UI, AI off', () => {
   test('a refused action (409) shows the daemon\'s error inline', async () => {
     const page = await openPage(suite.browser.context);
     // A page that lost its event stream: it renders /state and its own POST
-    // answers only, so it can fall behind the daemon.
+    // answers only, so it can fall behind the daemon. Without SharedWorker
+    // the page opens a stream of its own (js/net.js), which the route can
+    // refuse (a shared worker's requests are not the page's to route).
+    await page.addInitScript(() => { delete window.SharedWorker; });
     await page.route('**/events', (route) => route.abort());
     await page.goto(suite.daemon.baseUrl + '/');
     await waitForView(page, 'locked');

@@ -11,6 +11,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <Poco/Net/ServerSocket.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
+
 namespace antidrift {
 namespace {
 
@@ -263,6 +267,101 @@ TEST(SseBroadcaster, APeerProbeThatSaysPresentChangesNeitherEventsNorKeepAlives)
   streamer.join();
   EXPECT_GT(asked.load(), 0);
   EXPECT_THAT(buffer.text(), HasSubstr("event: bye"));
+}
+
+/// A connected TCP pair on loopback: `server` is the daemon's end whose
+/// descriptor a stream watches, `client` the browser's.
+struct TcpPair {
+  TcpPair() : listener(Poco::Net::SocketAddress("127.0.0.1", 0)) {
+    client.connect(Poco::Net::SocketAddress("127.0.0.1", listener.address().port()));
+    server = listener.acceptConnection();
+  }
+  int serverFd() const { return server.impl()->sockfd(); }
+  Poco::Net::ServerSocket listener;
+  Poco::Net::StreamSocket client;
+  Poco::Net::StreamSocket server;
+};
+
+TEST(SseBroadcaster, AStreamOnASocketEndsAtOnceWhenItsClientCloses) {
+  // No probe and a keep-alive an hour away: only the socket can tell.
+  SseBroadcaster broadcaster(1, 1h);
+  TcpPair pair;
+  auto subscription = broadcaster.subscribe(pair.serverFd());
+  ASSERT_TRUE(subscription);
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::promise<void> returned;
+  std::thread streamer([&] {
+    broadcaster.stream(*subscription, out);
+    subscription.reset();
+    returned.set_value();
+  });
+  broadcaster.publish(1, "{\"v\":1}");
+  ASSERT_TRUE(buffer.waitFor(event(1, "{\"v\":1}")));
+  pair.client.close();
+  const bool ended = returned.get_future().wait_for(kDeadline) == std::future_status::ready;
+  if (!ended) broadcaster.stop();
+  streamer.join();
+  EXPECT_TRUE(ended) << "the stream did not notice its client closing";
+  EXPECT_EQ(broadcaster.clientCount(), 0u);
+}
+
+TEST(SseBroadcaster, ASubscribeAtTheCapEvictsAStreamWhoseClientHasGone) {
+  SseBroadcaster broadcaster(1, 1h);
+  TcpPair gone;
+  auto old = broadcaster.subscribe(gone.serverFd());
+  ASSERT_TRUE(old);
+  TcpPair alive;
+  EXPECT_FALSE(broadcaster.subscribe(alive.serverFd())) << "the old client is still there";
+  gone.client.close();
+  // The old stream has not noticed (its thread is not even running): the
+  // new subscribe evicts it instead of answering 503.
+  auto fresh = broadcaster.subscribe(alive.serverFd());
+  ASSERT_TRUE(fresh);
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  broadcaster.stream(*old, out);  // returns at once: it was evicted
+  EXPECT_THAT(buffer.text(), Not(HasSubstr("event: bye")));
+  old.reset();
+  EXPECT_EQ(broadcaster.clientCount(), 1u);
+  TcpPair third;
+  EXPECT_FALSE(broadcaster.subscribe(third.serverFd())) << "a live stream is never evicted";
+}
+
+TEST(SseBroadcaster, ABurstOfChangesIsCoalescedAndEndsOnTheNewest) {
+  SseBroadcaster broadcaster(1, 1h);
+  TcpPair pair;
+  auto subscription = broadcaster.subscribe(pair.serverFd());
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::thread streamer([&] { broadcaster.stream(*subscription, out); });
+  for (std::uint64_t version = 1; version <= 1000; ++version) {
+    broadcaster.publish(version, "{\"v\":" + std::to_string(version) + "}");
+  }
+  EXPECT_TRUE(buffer.waitFor(event(1000, "{\"v\":1000}")));
+  broadcaster.stop();
+  streamer.join();
+  std::size_t events = 0;
+  const std::string text = buffer.text();
+  for (std::size_t at = text.find("event: state"); at != std::string::npos;
+       at = text.find("event: state", at + 1)) {
+    ++events;
+  }
+  EXPECT_LT(events, 1000u) << "one write per change: nothing was coalesced";
+  EXPECT_THAT(text, HasSubstr("event: bye"));
+}
+
+TEST(SseBroadcaster, StopEndsAStreamSleepingOnItsSocket) {
+  SseBroadcaster broadcaster(2, 1h);
+  TcpPair pair;
+  auto subscription = broadcaster.subscribe(pair.serverFd());
+  RecordingBuffer buffer;
+  std::ostream out(&buffer);
+  std::thread streamer([&] { broadcaster.stream(*subscription, out); });
+  ASSERT_TRUE(buffer.waitFor("retry: 2000"));
+  broadcaster.stop();
+  EXPECT_TRUE(buffer.waitFor("event: bye"));
+  streamer.join();
 }
 
 }  // namespace

@@ -479,19 +479,92 @@ TEST_F(ControllerTest, DriftIsTheLocalMatchOnlyAndNeverJudgedOnMissingEvidence) 
 }
 
 TEST_F(ControllerTest, HeartbeatsOfTheSameWindowPersistStatsAtABoundedRate) {
+  int wakes = 0;
+  controller_->setWakeHook([&wakes] { ++wakes; });
   toActive();
   controller_->recordWindow(window("code", "main.cpp"));
+  clock_.advance(Controller::kWriteBehindMs);
+  controller_->tick();  // the switch's write-behind
   const int afterSwitch = snapshots_.saves;
   clock_.advance(10'000);
   controller_->recordWindow(window("code", "main.cpp"));
   EXPECT_EQ(snapshots_.saves, afterSwitch);  // 10 s: no fsync per heartbeat
+  EXPECT_EQ(wakes, 0);
   clock_.advance(20'000);
   controller_->recordWindow(window("code", "main.cpp"));
+  // 30 s: a write is scheduled (write-behind), and the ticker told so,
+  // though nothing visible changed and nothing was announced.
+  EXPECT_EQ(wakes, 1);
+  EXPECT_EQ(controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + Controller::kWriteBehindMs);
+  EXPECT_EQ(snapshots_.saves, afterSwitch);
+  clock_.advance(Controller::kWriteBehindMs);
+  controller_->tick();
   EXPECT_EQ(snapshots_.saves, afterSwitch + 1);
   // A crash now loses nothing of those 30 s: a restart sees them.
   makeController();
   controller_->restore();
-  EXPECT_EQ(controller_->state().stats.bucketsMs.at("code"), 30'000);
+  EXPECT_EQ(controller_->state().stats.bucketsMs.at("code"), 31'000);
+}
+
+TEST_F(ControllerTest, AHeartbeatThatChangesNothingVisibleAnnouncesNothing) {
+  toActive();
+  controller_->recordWindow(window("qterminal", "npm run develop"));
+  const std::size_t announced = seen_.size();
+  const std::uint64_t version = controller_->state().version;
+  for (int i = 0; i < 5; ++i) {
+    clock_.advance(1'000);
+    controller_->recordWindow(window("qterminal", "npm run develop"));
+  }
+  EXPECT_EQ(seen_.size(), announced);
+  EXPECT_EQ(controller_->state().version, version);
+  // The stats still moved; the next announced State carries them.
+  EXPECT_EQ(controller_->state().stats.bucketsMs.at("qterminal"), 5'000);
+  controller_->recordWindow(window("code - insiders", "main.cpp"));
+  ASSERT_EQ(seen_.size(), announced + 1);
+  EXPECT_EQ(seen_.back().stats.bucketsMs.at("qterminal"), 5'000);
+}
+
+TEST_F(ControllerTest, AWindowChangeIsAnnouncedBeforeItsCoalescedWriteBehind) {
+  toActive();
+  const int afterStart = snapshots_.saves;  // the transition was durable at once
+  std::vector<int> savesWhenAnnounced;
+  controller_->setChangeListener([this, &savesWhenAnnounced](const State&) {
+    savesWhenAnnounced.push_back(snapshots_.saves);
+  });
+  controller_->recordWindow(window("qterminal", "npm run develop"));
+  clock_.advance(300);
+  controller_->recordWindow(window("code - insiders", "main.cpp"));
+  clock_.advance(300);
+  controller_->recordWindow(window("qterminal", "git status"));
+  EXPECT_THAT(savesWhenAnnounced, ElementsAre(afterStart, afterStart, afterStart));
+  // One write for all three, due kWriteBehindMs after the first.
+  EXPECT_EQ(controller_->nextWakeMonotonicMs(),
+            clock_.monotonicMs() - 600 + Controller::kWriteBehindMs);
+  clock_.advance(399);
+  controller_->tick();
+  EXPECT_EQ(snapshots_.saves, afterStart);
+  clock_.advance(1);
+  controller_->tick();
+  EXPECT_EQ(snapshots_.saves, afterStart + 1);
+  EXPECT_EQ(snapshots_.last().stats.switches, controller_->state().stats.switches);
+  controller_->tick();
+  EXPECT_EQ(snapshots_.saves, afterStart + 1);  // nothing pending any more
+}
+
+TEST_F(ControllerTest, FlushWritesAPendingWriteBehindAndATransitionCarriesIt) {
+  toActive();
+  const int afterStart = snapshots_.saves;
+  controller_->flush();
+  EXPECT_EQ(snapshots_.saves, afterStart);  // nothing pending: no write
+  controller_->recordWindow(window("qterminal", "npm run develop"));
+  controller_->flush();
+  EXPECT_EQ(snapshots_.saves, afterStart + 1);
+  controller_->recordWindow(window("code - insiders", "main.cpp"));
+  ASSERT_FALSE(controller_->extend(5));  // durable before it returns, window change included
+  EXPECT_EQ(snapshots_.saves, afterStart + 2);
+  EXPECT_EQ(snapshots_.last().commitment->extendedSecs, 300);
+  controller_->flush();
+  EXPECT_EQ(snapshots_.saves, afterStart + 2);
 }
 
 TEST_F(ControllerTest, CommitmentTextIsSanitisedAndTrimmedBeforeValidation) {

@@ -132,6 +132,7 @@ TEST_F(ReviewFlowTest, TheTimelineSurvivesARestart) {
   clock_.advance(60'000);
   see("code", "report.md");
   const std::vector<TimelineSpan> before = state().timeline;
+  controller_->flush();  // a clean shutdown writes the write-behind snapshot (issue 8 item 2)
   make();
   controller_->restore();
   // The restored spans come back; after them, "unknown" until evidence is ok.

@@ -54,8 +54,12 @@ using ActionResult = std::optional<ActionError>;
 
 /// Owns the runtime state machine, the commitment, evidence and stats; every
 /// public method is thread-safe (one mutex guards all state). After each
-/// change it persists a Snapshot (synchronously, before returning) and calls
-/// the change listener with the new State — with the mutex released.
+/// transition it persists a Snapshot (synchronously, before returning) and
+/// calls the change listener with the new State — with the mutex released.
+/// Evidence (window changes, heartbeats) is persisted write-behind: the
+/// listener hears of the change first and the snapshot is written by tick()
+/// at most kWriteBehindMs later, coalescing every change in between (issue 8
+/// item 2); flush() writes it at once (the daemon calls it on shutdown).
 ///
 /// Write failures (issue 9 item 1): every action that returns an
 /// ActionResult writes its snapshot before it answers; when that write throws
@@ -77,6 +81,11 @@ class Controller {
   /// most this often (ms): a bound on stats lost to a crash, not an fsync
   /// per heartbeat.
   static constexpr std::int64_t kHeartbeatPersistMs = 30'000;
+  /// A window change is written to the snapshot at most this many ms after
+  /// it was announced (write-behind, coalesced; issue 8 item 2): a crash
+  /// loses at most this much of the time-per-app stats. Transitions are
+  /// never deferred.
+  static constexpr std::int64_t kWriteBehindMs = 1'000;
   /// Planning offers the apps seen within this many ms as allowed-app choices.
   static constexpr std::int64_t kRecentAppsMs = 15 * 60'000;
   /// …and the apps of this many recent sessions.
@@ -96,6 +105,11 @@ class Controller {
 
   /// Called after every change with the new State, never under the mutex.
   using ChangeListener = std::function<void(const State&)>;
+  /// Called, never under the mutex, when a deferred snapshot write was
+  /// scheduled without a change being announced (a heartbeat that changed
+  /// nothing visible), so whoever drives tick() re-reads
+  /// nextWakeMonotonicMs(). Must not block.
+  using WakeHook = std::function<void()>;
 
   /// All references must outlive the Controller. `aiBackendName` is what
   /// ai.backend names ("none" when off); `aiAvailable` whether it loaded.
@@ -105,6 +119,9 @@ class Controller {
   /// Sets the change listener. Call once before any other thread uses the
   /// Controller.
   void setChangeListener(ChangeListener listener);
+  /// Sets the wake hook (the daemon's Ticker::wake). Call once before any
+  /// other thread uses the Controller.
+  void setWakeHook(WakeHook hook);
 
   /// Connects the AI backend (loaded by the daemon's PluginLoader); nullptr
   /// means AI off, and `unavailableReason` then says why and what to do (shown
@@ -206,6 +223,16 @@ class Controller {
   /// every change of window and at least every kHeartbeatPersistMs on
   /// heartbeats of the same window, so a crash loses at most that much of
   /// the time-per-app stats. Never fails.
+  ///
+  /// What is announced (issue 8 item 2): the listener is called only when
+  /// something the page shows changed — the window, evidence health, or
+  /// the drift view (status, reason, nudge, app, blocked). A heartbeat of
+  /// the same window changes none of them and announces nothing (the page
+  /// counts down from commitment.deadline itself; the stats and timeline it
+  /// moves are shown on Review and carried by the next announced State).
+  /// While active, a window change is announced first and persisted
+  /// write-behind (kWriteBehindMs); heartbeats schedule a write at most
+  /// every kHeartbeatPersistMs.
   void recordWindow(Observation raw);
   /// The X11 (or other) source reports whether the person is away.
   void setAway(bool away);
@@ -221,11 +248,16 @@ class Controller {
   // ---- Time.
 
   /// Applies whatever time has made due: timebox expiry (active → review,
-  /// outcome expired) and health going stale. Notifies if anything changed.
+  /// outcome expired), health going stale, and a deferred snapshot write.
+  /// Notifies if anything visible changed.
   void tick();
   /// Monotonic ms at which tick() next has something to do (deadline, health
-  /// change, or a debounced judge call), or nullopt when nothing is scheduled.
+  /// change, a debounced judge call or a deferred snapshot write), or nullopt
+  /// when nothing is scheduled.
   std::optional<std::int64_t> nextWakeMonotonicMs() const;
+  /// Writes a deferred snapshot now, if one is pending (the daemon calls it
+  /// on shutdown, after the sources and the ticker stopped). Thread-safe.
+  void flush();
 
   // ---- Reading.
 
@@ -255,8 +287,12 @@ class Controller {
   Health healthLocked() const;
   Snapshot snapshotLocked() const;
   void persistLocked();
-  /// Whether a change is written to the snapshot before it is announced.
-  enum class Persist { Yes, No };
+  /// Whether a change is written to the snapshot before it is announced
+  /// (Yes), within kWriteBehindMs after it (Later), or not at all (No).
+  enum class Persist { Yes, Later, No };
+  /// Schedules a write-behind snapshot write kWriteBehindMs from now,
+  /// unless one is pending already (coalescing). True if newly scheduled.
+  bool persistLaterLocked();
   /// Under the lock, after any change (a transition, an observation, an
   /// applied async result): bumps the version, persists when asked, and
   /// builds the State to announce. The one path every change takes.
@@ -323,7 +359,10 @@ class Controller {
 
   mutable std::mutex mutex_;
   ChangeListener listener_;
+  WakeHook wakeHook_;
   std::uint64_t version_ = 0;
+  /// Monotonic ms at which a deferred snapshot write is due; nullopt: none.
+  std::optional<std::int64_t> persistDueMono_;
 
   RuntimeState runtime_ = RuntimeState::Locked;
   std::optional<Commitment> commitment_;
