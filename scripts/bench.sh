@@ -8,7 +8,7 @@
 #  3. bench_x11: switch -> SSE latency beside a 1 s poller and the X server's
 #     floor, and idle CPU, RSS and wake-ups (locked, active, 10 SSE clients);
 #  4. load_churn --stall=0: SSE fan-out with 30 clients, observations/s and CPU;
-#  5. the replay command's throughput on the real export, when antidriftd has it.
+#  5. the replay: engine throughput (AI off) and judge calls on the real export.
 # Settings (environment): BENCH_SWITCHES (200), BENCH_IDLE_S (60),
 # BENCH_FANOUT_S (20), BENCH_FANOUT_RATE (10000), BENCH_FANOUT_POSTERS (16).
 # BENCH_QUICK=1 runs short versions (about 2 minutes) with the same output.
@@ -52,22 +52,22 @@ build/tests/load/load_churn --duration-s="$fanout_s" --warmup-s=1 --cycles=0 --s
   --p99-limit-ms=100000 --rss-tolerance-kib=1000000 ||
   echo "(load_churn exited $?: a limit of the load test did not hold; the figures stand)"
 
-section "5. replay throughput (antidriftd replay)"
-# The replay command comes with issue 8 item 1; its options are those of its
-# README section (adjust here if they change).
-if build/antidriftd --help 2>&1 | grep -q 'replay'; then
-  start=$(date +%s.%N)
-  if build/antidriftd replay "$export_file" --json \
-    --next "Add page transitions to the chango.dev Gatsby site" \
-    --allowed "Code - Insiders,qterminal" >/tmp/antidrift-bench-replay.json; then
-    end=$(date +%s.%N)
-    events=$(grep -c '"timestamp"' "$export_file")
-    awk -v s="$start" -v e="$end" -v n="$events" 'BEGIN {
-      printf "replayed %d events in %.3f s: %.0f observations/s (whole command, parsing included)\n",
-        n, e - s, n / (e - s) }'
-  else
-    echo "(antidriftd replay failed; see above)"
-  fi
-else
-  echo "antidriftd has no replay command on this commit: to be measured after merge"
-fi
+section "5. replay (antidriftd replay): throughput and judge calls on the real export"
+# Throughput of the engine the replay drives, AI off, no persistence and no
+# State JSON (the target's terms): BM_ReplayEngineAiOff reports items/s.
+build/tests/bench/bench_replay --benchmark_filter=ReplayEngineAiOff --benchmark_min_time="$min_time"
+# The whole command once, file parsing included.
+start=$(date +%s.%N)
+build/antidriftd replay "$export_file" --json \
+  --next "Add page transitions to the chango.dev Gatsby site" \
+  --allowed "Code - Insiders,qterminal" >/tmp/antidrift-bench-replay.json
+end=$(date +%s.%N)
+awk -v s="$start" -v e="$end" 'BEGIN { printf "the whole command, AI off: %.3f s\n", e - s }'
+# Judge calls with the default settings and the fake judge of the README,
+# beside judging every stable title on its own and a 30 s timer.
+build/antidriftd replay "$export_file" \
+  --next "Add page transitions to the chango.dev Gatsby site" \
+  --done "Transitions work between blog pages with gatsby-plugin-transition-link" \
+  --allowed "Code - Insiders,qterminal" --backend fake \
+  -D ai.fake.responses=plugins/fake/responses.replay.json |
+  grep -E '^(From|On task|Drift episodes|AI calls|A judge on|Judging every)'

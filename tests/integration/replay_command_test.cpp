@@ -179,6 +179,7 @@ TEST_F(ReplayCommandTest, TheTextReportNamesTheFigures) {
   EXPECT_THAT(run.out, HasSubstr("Videos are not the site."));
   EXPECT_THAT(run.out, HasSubstr("AI calls: judge 2"));
   EXPECT_THAT(run.out, HasSubstr("Judging every stable title on its own"));
+  EXPECT_THAT(run.out, HasSubstr(" s timer instead: "));
   EXPECT_THAT(run.out, HasSubstr("Timeline (UTC):"));
 }
 

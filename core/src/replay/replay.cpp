@@ -715,6 +715,7 @@ std::string reportText(const ReplayReport& report, const ReplayReport* baseline)
       << ratio(report.judgeCalls, report.windowChanges) << " of window changes; "
       << report.siteVerdicts << " scoped to a whole site, " << report.judgeFailures
       << " failed), nudge " << report.nudgeCalls << "\n";
+  out << "A judge on a " << kTimerSecs << " s timer instead: " << timerTicks(report) << " calls\n";
   if (baseline) {
     out << "Judging every stable title on its own (verdict scope ignored): judge "
         << baseline->judgeCalls << " (" << ratio(baseline->judgeCalls, baseline->windowChanges)
