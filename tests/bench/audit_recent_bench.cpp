@@ -1,6 +1,6 @@
 // recentSessions (issue 7 item 2) reads audit.jsonl backwards from its end:
 // its time must not grow with the log. Compare the two sizes:
-//   build-test/tests/bench/bench_audit_recent
+//   build/tests/bench/bench_audit_recent
 // BM_RecentSessions/1000 and BM_RecentSessions/100000 should take about the
 // same time; BM_ReadWholeLog (1k, 10k) shows how a whole-file read grows instead.
 #include <benchmark/benchmark.h>
