@@ -261,6 +261,7 @@ ActionResult Controller::commitLocked(std::unique_lock<std::mutex>& lock, Checkp
                        "could not save the session (is the disk full?); nothing changed, try again",
                        runtime_};
   }
+  persistDueMono_.reset();  // this write carries every deferred change too
   publish(lock, Persist::No);
   return std::nullopt;
 }
