@@ -16,6 +16,7 @@
 #include "antidrift/evidence/observation.h"
 #include "antidrift/replay/replay.h"
 #include "antidrift/session/controller.h"
+#include "bench/aw_export.h"
 #include "mocks/fake_clock.h"
 #include "mocks/manual_executor.h"
 #include "mocks/memory_stores.h"
@@ -24,38 +25,13 @@ namespace {
 
 using namespace antidrift;
 
-struct RawEvent {
-  std::int64_t atMs;
-  std::string app;
-  std::string title;
-};
-
-const std::vector<RawEvent>& events() {
-  static const std::vector<RawEvent> loaded = [] {
-    std::ifstream file(ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json");
-    if (!file) throw std::runtime_error("missing " ANTIDRIFT_SHARED_DATA);
-    Poco::JSON::Parser parser;
-    const auto root = parser.parse(file).extract<Poco::JSON::Object::Ptr>();
-    const auto buckets = root->getObject("buckets");
-    const auto list = buckets->getObject(*buckets->getNames().begin())->getArray("events");
-    std::vector<RawEvent> out;
-    for (std::size_t i = list->size(); i-- > 0;) {
-      const auto event = list->getObject(static_cast<unsigned>(i));
-      int tz = 0;
-      const auto when = Poco::DateTimeParser::parse(event->getValue<std::string>("timestamp"), tz);
-      const auto data = event->getObject("data");
-      out.push_back({when.timestamp().epochMicroseconds() / 1000 - tz * 1000LL,
-                     data->getValue<std::string>("app"), data->getValue<std::string>("title")});
-    }
-    return out;
-  }();
-  return loaded;
-}
+using bench::awWindowEvents;
+using bench::RawEvent;
 
 // Cost of one observation through Controller::recordWindow while active,
 // including building the State and its JSON for the SSE broadcast.
 void BM_ReplayActiveSession(benchmark::State& state) {
-  const auto& replay = events();
+  const auto& replay = awWindowEvents();
   test::FakeClock clock(replay.front().atMs);
   test::ManualExecutor executor;
   test::MemorySnapshotStore snapshots;
@@ -115,7 +91,7 @@ BENCHMARK(BM_ReplayEngineAiOff)->Unit(benchmark::kMillisecond);
 
 // Cost of sanitising every real title once.
 void BM_SanitizeRealTitles(benchmark::State& state) {
-  const auto& replay = events();
+  const auto& replay = awWindowEvents();
   for (auto _ : state) {
     for (const auto& event : replay) benchmark::DoNotOptimize(sanitizeTitle(event.title));
   }

@@ -46,6 +46,7 @@
 #include <sys/types.h>
 
 #include "support/child_process.h"
+#include "support/rest_client.h"
 #include "support/temp_dir.h"
 
 namespace {
@@ -63,43 +64,12 @@ struct Options {
   std::string pluginDir = FAKE_PLUGIN_DIR;
 };
 
-/// One answer: the status and the body.
-struct Answer {
-  int status = 0;
-  std::string body;
-};
+using antidrift::test::Answer;
 
-/// A keep-alive REST client. Throws Poco::Exception when the daemon is gone.
-class Rest {
+/// A keep-alive REST client (5 s timeouts). Throws Poco::Exception when the daemon is gone.
+class Rest : public antidrift::test::RestClient {
  public:
-  Rest(std::uint16_t port, std::string token) : session_("127.0.0.1", port), token_(token) {
-    session_.setTimeout(Poco::Timespan(5, 0));
-  }
-  Answer call(const std::string& method, const std::string& path, const std::string& body = "{}") {
-    Poco::Net::HTTPRequest request(method, path, Poco::Net::HTTPMessage::HTTP_1_1);
-    request.setKeepAlive(true);
-    if (method == "POST") {
-      request.setContentType("application/json");
-      request.setContentLength64(static_cast<Poco::Int64>(body.size()));
-      request.set("X-AntiDrift-Token", token_);
-    }
-    try {
-      session_.sendRequest(request) << (method == "POST" ? body : std::string());
-      Poco::Net::HTTPResponse response;
-      std::istream& in = session_.receiveResponse(response);
-      Answer answer;
-      answer.status = static_cast<int>(response.getStatus());
-      Poco::StreamCopier::copyToString(in, answer.body);
-      return answer;
-    } catch (const Poco::Exception&) {
-      session_.reset();
-      throw;
-    }
-  }
-
- private:
-  Poco::Net::HTTPClientSession session_;
-  std::string token_;
+  Rest(std::uint16_t port, std::string token) : RestClient(port, std::move(token), 5) {}
 };
 
 Poco::JSON::Object::Ptr parseObject(const std::string& text) {

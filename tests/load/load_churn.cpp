@@ -39,6 +39,7 @@
 #include "load/process_probe.h"
 #include "load/sse_clients.h"
 #include "support/child_process.h"
+#include "support/rest_client.h"
 #include "support/temp_dir.h"
 
 #ifndef ANTIDRIFTD_PATH
@@ -131,48 +132,8 @@ constexpr const char* kUsage =
     "--cycles=0: no killed streams.\n"
     "The documented long run: --duration-s=600 --cycles=1000 (warm-up 60 s).\n";
 
-/// One HTTP answer: status and body.
-struct Answer {
-  int status = 0;
-  std::string body;
-};
-
-/// A keep-alive connection to the daemon for REST calls. One thread.
-class RestClient {
- public:
-  RestClient(std::uint16_t port, std::string token) : session_("127.0.0.1", port), token_(token) {
-    session_.setKeepAlive(true);
-    session_.setTimeout(Poco::Timespan(10, 0));
-  }
-
-  /// Sends one request (POSTs with JSON and the token) and reads the answer.
-  /// Throws Poco::Exception on a connection error; the next call reconnects.
-  Answer call(const std::string& method, const std::string& path, const std::string& body = "") {
-    Poco::Net::HTTPRequest request(method, path, Poco::Net::HTTPMessage::HTTP_1_1);
-    request.setKeepAlive(true);
-    if (method == "POST") {
-      request.setContentType("application/json");
-      request.setContentLength64(static_cast<Poco::Int64>(body.size()));
-      request.set("X-AntiDrift-Token", token_);
-    }
-    try {
-      session_.sendRequest(request) << body;
-      Poco::Net::HTTPResponse response;
-      std::istream& in = session_.receiveResponse(response);
-      Answer answer;
-      answer.status = static_cast<int>(response.getStatus());
-      Poco::StreamCopier::copyToString(in, answer.body);
-      return answer;
-    } catch (const Poco::Exception&) {
-      session_.reset();
-      throw;
-    }
-  }
-
- private:
-  Poco::Net::HTTPClientSession session_;
-  std::string token_;
-};
+using test::Answer;
+using test::RestClient;
 
 /// The "version" of a State JSON body.
 std::uint64_t versionOf(const std::string& stateJson) {
