@@ -205,7 +205,7 @@ TEST_F(DriftFlowTest, TheDebounceWaitsForAStableWindowBeforeAsking) {
   see("Zoom", "Meeting");
   EXPECT_EQ(drift().status, "judging");
   EXPECT_EQ(executor_.pending(), 0u);  // not yet asked
-  controller_->flush();  // the switch's write-behind is the nearer due time otherwise
+  controller_->flush();                // the switch's write-behind is the nearer due time otherwise
   ASSERT_TRUE(controller_->nextWakeMonotonicMs());
   EXPECT_EQ(*controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + 10'000);
   clock_.advance(5'000);
