@@ -939,6 +939,11 @@ State Controller::state() const {
   return stateLocked();
 }
 
+std::vector<TimelineSpan> Controller::timeline() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return timeline_.spans();
+}
+
 State Controller::stateLocked() const {
   State state;
   state.version = version_;
@@ -961,7 +966,7 @@ State Controller::stateLocked() const {
                             view.app, view.blocked};
   }
   state.stats = stats_.stats();
-  state.timeline = timeline_.spans();
+  if (runtime_ == RuntimeState::Review) state.timeline = timeline_.spans();
   state.appSplit = timeline_.split();
   state.reflection = reflection_;
   state.review = reviewAnswer_;

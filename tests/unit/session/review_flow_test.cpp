@@ -131,12 +131,12 @@ TEST_F(ReviewFlowTest, TheTimelineSurvivesARestart) {
   see("code", "report.md");
   clock_.advance(60'000);
   see("code", "report.md");
-  const std::vector<TimelineSpan> before = state().timeline;
+  const std::vector<TimelineSpan> before = controller_->timeline();
   controller_->flush();  // a clean shutdown writes the write-behind snapshot (issue 8 item 2)
   make();
   controller_->restore();
   // The restored spans come back; after them, "unknown" until evidence is ok.
-  const std::vector<TimelineSpan> after = state().timeline;
+  const std::vector<TimelineSpan> after = controller_->timeline();
   ASSERT_GE(after.size(), before.size());
   EXPECT_EQ(std::vector<TimelineSpan>(after.begin(), after.begin() + 1), before);
   EXPECT_EQ(after.back().status, SpanStatus::Unknown);

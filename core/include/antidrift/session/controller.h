@@ -261,8 +261,12 @@ class Controller {
 
   // ---- Reading.
 
-  /// The current State. Thread-safe; a copy.
+  /// The current State. Thread-safe; a copy. Its `timeline` is filled in review only
+  /// (the only state whose JSON carries it: issue 8 item 2); timeline() reads it any time.
   State state() const;
+  /// The timeline spans of the session that is active or in review, oldest first (empty
+  /// once it ended). Thread-safe; a copy.
+  std::vector<TimelineSpan> timeline() const;
   /// Up to `n` most recent ended sessions from the audit log, newest first.
   /// An unreadable log is logged and gives none. Thread-safe.
   std::vector<SessionSummary> history(std::size_t n) const;

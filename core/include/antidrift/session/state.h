@@ -83,8 +83,9 @@ struct State {
   EvidenceView evidence;
   DriftView drift;
   SessionStats stats;  ///< active and review
-  /// active and review: the session's spans, oldest first, ≤ Timeline::kMaxSpans (issue 7);
-  /// toJson writes them in review only (issue 8 item 2).
+  /// review only: the session's spans, oldest first, ≤ Timeline::kMaxSpans (issue 7). Not
+  /// copied while active (every window change builds a State: issue 8 item 2);
+  /// Controller::timeline() reads them then.
   std::vector<TimelineSpan> timeline;
   /// active and review: app → on-task and drifting ms (the review's split bars).
   std::map<std::string, AppSplit> appSplit;
