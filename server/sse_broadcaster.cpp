@@ -59,8 +59,9 @@ void SseBroadcaster::publish(std::uint64_t version, std::string stateJson) {
       const bool wasEmpty = mailbox.json == nullptr;
       mailbox.version = version;
       mailbox.json = shared;
-      // A full mailbox's stream is awake or coalescing already: no syscall.
-      if (wasEmpty && mailbox.wakeFd >= 0) poke(mailbox.wakeFd);
+      // A full mailbox's stream is awake already, a coalescing one wakes by
+      // itself: no syscall.
+      if (wasEmpty && !mailbox.coalescing && mailbox.wakeFd >= 0) poke(mailbox.wakeFd);
     }
     // Streams sleeping on their descriptors are woken by their eventfd
     // alone: no futex storm through the condition variable on every change.
@@ -212,6 +213,7 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
         version = mailbox.version;
         json = std::move(mailbox.json);
         mailbox.json = nullptr;
+        mailbox.coalescing = mailbox.peerFd >= 0 && !peerSends;
       }
     }
     if (stopping) {
@@ -223,6 +225,20 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
       out << "id: " << version << "\nevent: state\ndata: " << *json << "\n\n";
       lastEvent = Clock::now();
     } else if (mailbox.peerFd >= 0 && !peerSends) {
+      if (mailbox.coalescing) {
+        // Just after an event: sleep out the interval on the socket alone
+        // (publishes meanwhile do not poke), then send what came, if anything.
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            lastEvent + kCoalesceInterval - Clock::now());
+        pollfd peer{mailbox.peerFd, POLLRDHUP, 0};
+        if (left.count() >= 0 && ::poll(&peer, 1, static_cast<int>(left.count()) + 1) > 0 &&
+            http::peerHasHungUp(mailbox.peerFd)) {
+          return;
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        mailbox.coalescing = false;  // from here a publish pokes again
+        continue;
+      }
       // Sleep on the socket and the eventfd: no wake-up until news, the
       // client's hangup, or the keep-alive (issue 8 item 3).
       if (Clock::now() < lastWrite + keepAlive_) {

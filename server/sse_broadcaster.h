@@ -119,6 +119,10 @@ class SseBroadcaster {
     int wakeFd = -1;                          ///< eventfd poked on news; −1 with no peerFd
     bool evicted = false;                     ///< its client hung up; not counted
     bool peerSends = false;                   ///< its client sent bytes: waits on changed_
+    /// Its stream sent an event less than kCoalesceInterval ago and wakes by itself when
+    /// the interval ends: a publish meanwhile only fills the mailbox (no eventfd write,
+    /// no second wake-up per event under load).
+    bool coalescing = false;
   };
 
   void unsubscribe(std::list<Mailbox>::iterator slot);
