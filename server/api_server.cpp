@@ -43,7 +43,8 @@ void ApiServer::start() {
   params->setTimeout(Poco::Timespan(options_.requestTimeout.count(), 0));
   params->setServerName("antidriftd");
 
-  server_ = std::make_unique<Poco::Net::HTTPServer>(api_.createFactory(), pool_, socket, params);
+  connections_ = api_.createConnectionFactory(params);
+  server_ = std::make_unique<Poco::Net::TCPServer>(connections_, pool_, socket, params);
   server_->start();
 }
 
@@ -62,7 +63,8 @@ void ApiServer::stop() {
   stopped_ = true;
   broadcaster_.stop();
   if (server_) {
-    server_->stopAll(true);
+    server_->stop();
+    connections_->stopConnections(true);
   }
   pool_.joinAll();
 }

@@ -1,6 +1,7 @@
 /// @file api_server.h
-/// The listening HTTP server of antidriftd: a Poco::Net::HTTPServer with its
-/// own thread pool and limits (DESIGN §10, TECH-NOTES §2.3, §2.4).
+/// The listening HTTP server of antidriftd: a Poco::Net::TCPServer serving HTTP
+/// through HttpApi's peer-checked connections, with its own thread pool and
+/// limits (DESIGN §10, TECH-NOTES §2.3, §2.4).
 #pragma once
 
 #include <chrono>
@@ -8,7 +9,8 @@
 #include <memory>
 #include <string>
 
-#include <Poco/Net/HTTPServer.h>
+#include <Poco/Net/TCPServer.h>
+#include <Poco/SharedPtr.h>
 #include <Poco/ThreadPool.h>
 
 #include "server/http_api.h"
@@ -33,7 +35,9 @@ struct ApiServerOptions {
 };
 
 /// Owns the socket, a dedicated Poco::ThreadPool(2, threads) and the
-/// HTTPServer serving `api`. Accepted connections wait for a free thread in
+/// TCPServer serving `api` (HttpApi::createConnectionFactory: the peer of
+/// each connection is checked once, then it is served as Poco's HTTPServer
+/// would). Accepted connections wait for a free thread in
 /// a queue of `threads` entries (TCPServerParams maxQueued; the listen
 /// backlog is the same); beyond that Poco closes them at once. Not copyable.
 /// start() and stop() are meant for one controlling thread.
@@ -57,7 +61,8 @@ class ApiServer {
 
   /// Shuts down in the order of TECH-NOTES §2.4: stops the broadcaster (every
   /// SSE stream writes `event: bye` and returns), stopAll(true) closes the
-  /// in-flight connections, then the pool is joined. Idempotent.
+  /// in-flight connections (as HTTPServer::stopAll(true) would), then the pool
+  /// is joined. Idempotent.
   void stop();
 
  private:
@@ -65,7 +70,8 @@ class ApiServer {
   SseBroadcaster& broadcaster_;
   ApiServerOptions options_;
   Poco::ThreadPool pool_;
-  std::unique_ptr<Poco::Net::HTTPServer> server_;
+  Poco::SharedPtr<http::PeerCheckedConnectionFactory> connections_;
+  std::unique_ptr<Poco::Net::TCPServer> server_;
   std::uint16_t boundPort_ = 0;
   bool stopped_ = false;
 };

@@ -113,6 +113,15 @@ Poco::Net::HTTPRequestHandlerFactory::Ptr HttpApi::createFactory() {
   return new ApiRequestHandlerFactory(*this);
 }
 
+Poco::SharedPtr<http::PeerCheckedConnectionFactory> HttpApi::createConnectionFactory(
+    Poco::Net::HTTPServerParams::Ptr params) {
+  return Poco::SharedPtr<http::PeerCheckedConnectionFactory>(new http::PeerCheckedConnectionFactory(
+      std::move(params), createFactory(),
+      [this](const Poco::Net::SocketAddress& client, const Poco::Net::SocketAddress& server) {
+        return peerCheck_.check(client, server);
+      }));
+}
+
 std::string HttpApi::serializeState(const State& state) {
   return http::toJsonText(*toJson(state));
 }
@@ -161,12 +170,8 @@ void HttpApi::handle(HTTPServerRequest& request, HTTPServerResponse& response) {
 void HttpApi::dispatch(Exchange& exchange) {
   HTTPServerRequest& request = exchange.request;
   HTTPServerResponse& response = exchange.response;
-  // Other local users are refused before anything else (docs/SECURITY.md).
-  if (const auto rejection = peerCheck_.check(request.clientAddress(), request.serverAddress())) {
-    response.setKeepAlive(false);
-    http::sendError(response, rejection->status, rejection->message);
-    return;
-  }
+  // Other local users were refused when they connected (docs/SECURITY.md;
+  // createConnectionFactory).
   if (request.getVersion() != Poco::Net::HTTPMessage::HTTP_1_1 &&
       request.getVersion() != Poco::Net::HTTPMessage::HTTP_1_0) {
     response.setVersion(Poco::Net::HTTPMessage::HTTP_1_1);

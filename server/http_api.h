@@ -10,11 +10,14 @@
 
 #include <Poco/Logger.h>
 #include <Poco/Net/HTTPRequestHandlerFactory.h>
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/SharedPtr.h>
 
 #include "antidrift/session/controller.h"
 #include "antidrift/session/state.h"
 #include "server/activitywatch_api.h"
 #include "server/http/body.h"
+#include "server/http/peer_checked_connections.h"
 #include "server/http/static_files.h"
 #include "server/peer_user_check.h"
 #include "server/request_guard.h"
@@ -75,8 +78,17 @@ class HttpApi {
   void publish(const State& state);
 
   /// A factory for Poco::Net::HTTPServer whose handlers call handle().
-  /// The HttpApi must outlive the server.
+  /// The HttpApi must outlive the server. It serves whoever connects: the
+  /// daemon uses createConnectionFactory().
   Poco::Net::HTTPRequestHandlerFactory::Ptr createFactory();
+
+  /// The daemon's connection factory for a Poco::Net::TCPServer: each
+  /// accepted connection's peer is checked once (PeerUserCheck; other Unix
+  /// users get 403 JSON on every request and the connection closes:
+  /// docs/SECURITY.md), then its requests go to handle(). The HttpApi must
+  /// outlive the server.
+  Poco::SharedPtr<http::PeerCheckedConnectionFactory> createConnectionFactory(
+      Poco::Net::HTTPServerParams::Ptr params);
 
   /// The State JSON text of DESIGN §10: toJson(state) stringified compact
   /// (one line; keys sorted by Poco). Pure.
