@@ -71,6 +71,9 @@ constexpr int kMaxFocusClimb = 16;
 struct ErrorState {
   std::atomic<int> lastErrorCode{Success};  ///< last protocol error since clear
   std::atomic<bool> connectionLost{false};  ///< set by the IO exit handler
+  /// Errors about this resource are not recorded: the window we stop watching may be
+  /// gone already, and its BadWindow must not count against the next window's reads.
+  std::atomic<XID> ignoredResource{None};
 };
 
 std::mutex gRegistryMutex;
@@ -86,7 +89,9 @@ ErrorState* findErrorState(Display* display) {
 
 int handleProtocolError(Display* display, XErrorEvent* event) {
   if (ErrorState* state = findErrorState(display)) {
-    state->lastErrorCode.store(event->error_code);
+    if (event->resourceid == None || event->resourceid != state->ignoredResource.load()) {
+      state->lastErrorCode.store(event->error_code);
+    }
     return 0;
   }
   return gPreviousErrorHandler != nullptr ? gPreviousErrorHandler(display, event) : 0;
@@ -186,12 +191,6 @@ struct X11Source::Impl {
   class ErrorTrap {
    public:
     explicit ErrorTrap(Impl& impl) : impl_(impl) { impl_.errors.lastErrorCode.store(Success); }
-    /// Whether a request since construction failed. Waits for the replies of requests
-    /// without one (XSelectInput) first, so their errors are counted.
-    bool failedAfterSync() {
-      XSync(impl_.display, False);
-      return failed();
-    }
     /// Whether a request since construction failed (enough after round-trip requests).
     bool failed() const { return impl_.errors.lastErrorCode.load() != Success; }
 
@@ -371,7 +370,12 @@ void X11Source::Impl::refreshActiveWindow(bool forceEmit) {
   }
   std::string app;
   std::string title;
-  if (!readClassAndTitle(watched, app, title)) {
+  const bool read = readClassAndTitle(watched, app, title);
+  errors.ignoredResource.store(None);  // the unwatched window's errors have come by now
+  if (!read) {
+    if (windowChanged) {
+      watched = None;  // it vanished: the PropertyChangeMask went with it
+    }
     haveCurrent = false;
     if (forceEmit && heartbeatSecs > 0) {
       nextHeartbeat = SteadyClock::now() + std::chrono::seconds(heartbeatSecs);
@@ -449,20 +453,18 @@ Window X11Source::Impl::readFocusedClientWindow() {
 }
 
 /// Moves PropertyChangeMask from the previously watched window to `window` (may be None).
+/// No round trip (issue 8 item 2: a switch costs the X server's answers, three instead of
+/// five): the requests go out with the next reply-bearing request, readClassAndTitle(),
+/// whose error trap sees a BadWindow of `window`; the old window's BadWindow (it may have
+/// closed) is ignored until refreshActiveWindow() has read the new one.
 void X11Source::Impl::watchWindow(Window window) {
   if (watched != None) {
-    ErrorTrap trap(*this);
+    errors.ignoredResource.store(watched);
     XSelectInput(display, watched, NoEventMask);
-    trap.failedAfterSync();  // BadWindow when it is already gone: nothing to undo
   }
-  watched = None;
-  if (window == None) {
-    return;
-  }
-  ErrorTrap trap(*this);
-  XSelectInput(display, window, PropertyChangeMask);
-  if (!trap.failedAfterSync()) {
-    watched = window;
+  watched = window;
+  if (window != None) {
+    XSelectInput(display, window, PropertyChangeMask);
   }
 }
 
