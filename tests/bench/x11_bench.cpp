@@ -14,7 +14,11 @@
 //       - the X server's floor: the root's PropertyNotify of _NET_ACTIVE_WINDOW,
 //       - the daemon: the first SSE state event showing the new window's title,
 //       - the poller: its first report of the new window;
-//     p50, p99 and max of each (CLOCK_MONOTONIC, shared by the processes);
+//     p50, p99 and max of each (CLOCK_MONOTONIC, shared by the processes),
+//     and of the daemon's own part: the floor's PropertyNotify -> its SSE event
+//     (the window manager's and the X server's time taken out). openbox sets
+//     _NET_ACTIVE_WINDOW twice per switch (None, then the new window); the
+//     floor is the last change before the daemon's event;
 //  4. idle, active with --idle-clients SSE clients open.
 // Exit 0 when every switch reached the floor and the SSE client, 1 when one
 // did not, 2 when it could not run. Everything it starts stops with it.
@@ -462,22 +466,30 @@ int run(const Options& options) {
   std::vector<double> floorMs;
   std::vector<double> sseMs;
   std::vector<double> pollerMs;
+  std::vector<double> ownMs;  // PropertyNotify -> SSE event: AntiDrift's own part
   for (int i = 0; i < options.switches; ++i) {
     const std::int64_t from = sentAt[static_cast<std::size_t>(i)];
     const std::int64_t until = sentAt[static_cast<std::size_t>(i) + 1];
     const Target& target = targets[i % 2];
     const auto inWindow = [&](std::int64_t at) { return at >= from && at < until; };
-    for (const std::int64_t at : floorChanges) {
-      if (inWindow(at)) {
-        floorMs.push_back(static_cast<double>(at - from) / 1e6);
-        break;
-      }
-    }
+    std::optional<std::int64_t> sseAt;
     for (const Arrival& arrival : events) {
       if (inWindow(arrival.at) && evidenceTitle(arrival.data) == target.title) {
+        sseAt = arrival.at;
         sseMs.push_back(static_cast<double>(arrival.at - from) / 1e6);
         break;
       }
+    }
+    // openbox sets _NET_ACTIVE_WINDOW twice on a switch: None when the old
+    // window loses focus, then the new window. The floor is the last change
+    // before the daemon's event (the new window announced), else the first.
+    std::optional<std::int64_t> announcedAt;
+    for (const std::int64_t at : floorChanges) {
+      if (inWindow(at) && (!announcedAt || (sseAt && at <= *sseAt))) announcedAt = at;
+    }
+    if (announcedAt) {
+      floorMs.push_back(static_cast<double>(*announcedAt - from) / 1e6);
+      if (sseAt) ownMs.push_back(static_cast<double>(*sseAt - *announcedAt) / 1e6);
     }
     for (const auto& [at, window] : reports) {
       if (inWindow(at) && window == target.window.id) {
@@ -488,6 +500,7 @@ int run(const Options& options) {
   }
   printLatency("X floor (-> PropertyNotify)", floorMs, options.switches);
   printLatency("antidriftd (-> SSE event)", sseMs, options.switches);
+  printLatency("antidriftd after the X server", ownMs, options.switches);
   printLatency("1 s poller (-> its report)", pollerMs, options.switches);
   if (!sseMs.empty() && !floorMs.empty() && !pollerMs.empty()) {
     std::sort(sseMs.begin(), sseMs.end());
