@@ -20,11 +20,14 @@
 namespace antidrift::http {
 
 /// Creates the connection of each socket a Poco::Net::TCPServer accepted:
-/// a Poco::Net::HTTPServerConnection with the served handlers when `check`
-/// lets the peer in; otherwise one whose every request (the body read first,
-/// so the client sees the answer) gets the rejection as a JSON error
-/// (responses.h) with `Connection: close`. A socket whose addresses cannot be
-/// read (it closed already) is refused the same way.
+/// an HTTP connection with the served handlers when `check` lets the peer in;
+/// otherwise one whose request (its body read first, so the client sees the
+/// answer) gets the rejection as a JSON error (responses.h) with
+/// `Connection: close`. A socket whose addresses cannot be read (it closed
+/// already) is refused the same way. The HTTP connection is Poco 1.11's
+/// HTTPServerConnection except that it waits for the next keep-alive request
+/// with poll(2) (see the .cpp: Poco's wait costs three system calls more per
+/// request).
 ///
 /// Poco's HTTPServer is a TCPServer with this factory minus the check; its
 /// stopAll() is stop() plus stopConnections() here. createConnection() runs
