@@ -127,7 +127,10 @@ std::string HttpApi::serializeState(const State& state) {
 }
 
 void HttpApi::publish(const State& state) {
-  broadcaster_.publish(state.version, serializeState(state));
+  // Serialised when a stream first sends it: at a thousand changes a second
+  // most are replaced within the coalescing interval and never serialised.
+  broadcaster_.publish(state.version,
+                       std::function<std::string()>([state] { return serializeState(state); }));
 }
 
 void HttpApi::handle(HTTPServerRequest& request, HTTPServerResponse& response) {

@@ -73,8 +73,9 @@ class HttpApi {
   /// become 500 {"error"} (logged) when the response is not yet sent.
   void handle(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response);
 
-  /// Serialises `state` once and publishes it to the SSE broadcaster. Use as
-  /// (part of) the Controller's change listener. Thread-safe.
+  /// Publishes `state` to the SSE broadcaster, serialised once when a stream
+  /// first sends it (SseBroadcaster::Event). Use as (part of) the
+  /// Controller's change listener. Thread-safe.
   void publish(const State& state);
 
   /// A factory for Poco::Net::HTTPServer whose handlers call handle().

@@ -46,8 +46,29 @@ void SseBroadcaster::wakeAllLocked() {
   }
 }
 
+SseBroadcaster::Event::Event(std::string json) : json_(std::move(json)) {
+  std::call_once(rendered_, [] {});
+}
+
+SseBroadcaster::Event::Event(std::function<std::string()> render) : render_(std::move(render)) {}
+
+const std::string& SseBroadcaster::Event::json() const {
+  std::call_once(rendered_, [this] {
+    json_ = render_();
+    render_ = nullptr;  // frees what it captured (a whole State)
+  });
+  return json_;
+}
+
 void SseBroadcaster::publish(std::uint64_t version, std::string stateJson) {
-  auto shared = std::make_shared<const std::string>(std::move(stateJson));
+  publishEvent(version, std::make_shared<const Event>(std::move(stateJson)));
+}
+
+void SseBroadcaster::publish(std::uint64_t version, std::function<std::string()> render) {
+  publishEvent(version, std::make_shared<const Event>(std::move(render)));
+}
+
+void SseBroadcaster::publishEvent(std::uint64_t version, std::shared_ptr<const Event> shared) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (latestJson_ && version < latestVersion_) {
@@ -105,7 +126,7 @@ std::unique_ptr<SseBroadcaster::Subscription> SseBroadcaster::subscribe(int peer
 
 void SseBroadcaster::primeFirstEvent(Subscription& subscription, std::uint64_t version,
                                      std::string stateJson) {
-  auto shared = std::make_shared<const std::string>(std::move(stateJson));
+  auto shared = std::make_shared<const Event>(std::move(stateJson));
   {
     std::lock_guard<std::mutex> lock(mutex_);
     Mailbox& mailbox = *subscription.slot_;
@@ -175,7 +196,7 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
   bool peerSends = false;
   while (true) {
     std::uint64_t version = 0;
-    std::shared_ptr<const std::string> json;
+    std::shared_ptr<const Event> json;
     bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -222,7 +243,7 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
       return;
     }
     if (json) {
-      out << "id: " << version << "\nevent: state\ndata: " << *json << "\n\n";
+      out << "id: " << version << "\nevent: state\ndata: " << json->json() << "\n\n";
       lastEvent = Clock::now();
     } else if (mailbox.peerFd >= 0 && !peerSends) {
       if (mailbox.coalescing) {

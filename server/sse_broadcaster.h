@@ -18,8 +18,10 @@ namespace antidrift {
 /// Fans each new State JSON out to every open /events stream.
 ///
 /// Each client has a latest-wins mailbox holding only the newest published
-/// snapshot (version + one shared immutable string, serialised once per
-/// change by the publisher, never per client), so memory per client is
+/// snapshot (version + one shared Event: its JSON text is built at most once
+/// per change, never per client, and only when a stream sends it: a change
+/// that a newer one replaced within the coalescing interval is never
+/// serialised at all), so memory per client is
 /// constant and a slow client only ever gets the newest state. A stream
 /// writes at most one event per kCoalesceInterval (the newest; issue 8 item
 /// 2), so a burst of changes costs each client one write, and the first
@@ -63,12 +65,37 @@ class SseBroadcaster {
   SseBroadcaster(const SseBroadcaster&) = delete;
   SseBroadcaster& operator=(const SseBroadcaster&) = delete;
 
+  /// The JSON text of one published State: given, or rendered on first use
+  /// by the first stream that sends it (once, whatever the number of
+  /// streams; issue 8 item 2) and then shared. Immutable once rendered;
+  /// thread-safe.
+  class Event {
+   public:
+    /// The text is known already.
+    explicit Event(std::string json);
+    /// The text is `render()`, called at most once, on a streaming thread.
+    explicit Event(std::function<std::string()> render);
+    /// The JSON text; the first call renders it. Rethrows what render threw
+    /// (the next call tries again).
+    const std::string& json() const;
+
+   private:
+    mutable std::once_flag rendered_;
+    mutable std::function<std::string()> render_;
+    mutable std::string json_;
+  };
+
   /// Publishes the State JSON of `version` (one line of compact JSON).
   /// Ignored when older than the last published version (change listeners
   /// run unlocked and may race); otherwise, equal versions included (a
   /// restore may re-publish version 0), it replaces the content of every
   /// mailbox and wakes the streams. Never blocks on a client.
   void publish(std::uint64_t version, std::string stateJson);
+  /// The same with the JSON rendered by `render` when a stream first sends
+  /// it (Event): a change replaced by a newer one before any stream sent it
+  /// costs nothing. `render` must be thread-safe to call once from any
+  /// thread (e.g. capture the State by value).
+  void publish(std::uint64_t version, std::function<std::string()> render);
 
   /// Opens a stream slot whose mailbox starts with the newest published
   /// state. `peerFd`: the client's connected socket (−1: none), watched by
@@ -116,11 +143,11 @@ class SseBroadcaster {
  private:
   struct Mailbox {
     std::uint64_t version = 0;
-    std::shared_ptr<const std::string> json;  ///< nullptr: nothing new to send
-    int peerFd = -1;                          ///< the client's socket; −1 none
-    int wakeFd = -1;                          ///< eventfd poked on news; −1 with no peerFd
-    bool evicted = false;                     ///< its client hung up; not counted
-    bool peerSends = false;                   ///< its client sent bytes: waits on changed_
+    std::shared_ptr<const Event> json;  ///< nullptr: nothing new to send
+    int peerFd = -1;                    ///< the client's socket; −1 none
+    int wakeFd = -1;                    ///< eventfd poked on news; −1 with no peerFd
+    bool evicted = false;               ///< its client hung up; not counted
+    bool peerSends = false;             ///< its client sent bytes: waits on changed_
     /// Its stream sent an event less than kCoalesceInterval ago and wakes by itself when
     /// the interval ends: a publish meanwhile only fills the mailbox (no eventfd write,
     /// no second wake-up per event under load).
@@ -144,7 +171,9 @@ class SseBroadcaster {
   mutable std::condition_variable changed_;
   bool stopping_ = false;
   std::uint64_t latestVersion_ = 0;
-  std::shared_ptr<const std::string> latestJson_;
+  std::shared_ptr<const Event> latestJson_;
+  /// publish()'s common part.
+  void publishEvent(std::uint64_t version, std::shared_ptr<const Event> event);
   std::list<Mailbox> mailboxes_;
   std::size_t evicted_ = 0;  ///< mailboxes marked evicted, not yet unsubscribed
   /// Streams that wait on changed_ (no descriptor, or a client that sends):

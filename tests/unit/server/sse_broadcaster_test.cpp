@@ -98,6 +98,37 @@ TEST(SseBroadcaster, SendsRetryThenTheLatestStateOnConnectAndEachChange) {
                                "event: bye\ndata: {}\n\n");
 }
 
+TEST(SseBroadcaster, ALazyStateIsRenderedOnceForEveryStreamAndAReplacedOneNever) {
+  SseBroadcaster broadcaster(4, 1h);
+  std::atomic<int> renders2{0};
+  std::atomic<int> renders3{0};
+  // Version 2 is replaced by 3 before any stream exists: never rendered.
+  broadcaster.publish(2, std::function<std::string()>([&] {
+                        ++renders2;
+                        return std::string(R"({"version":2})");
+                      }));
+  broadcaster.publish(3, std::function<std::string()>([&] {
+                        ++renders3;
+                        return std::string(R"({"version":3})");
+                      }));
+  auto first = broadcaster.subscribe();
+  auto second = broadcaster.subscribe();
+  ASSERT_TRUE(first && second);
+  RecordingBuffer firstBuffer;
+  RecordingBuffer secondBuffer;
+  std::ostream firstOut(&firstBuffer);
+  std::ostream secondOut(&secondBuffer);
+  std::thread firstStreamer([&] { broadcaster.stream(*first, firstOut); });
+  std::thread secondStreamer([&] { broadcaster.stream(*second, secondOut); });
+  ASSERT_TRUE(firstBuffer.waitFor(event(3, R"({"version":3})")));
+  ASSERT_TRUE(secondBuffer.waitFor(event(3, R"({"version":3})")));
+  broadcaster.stop();
+  firstStreamer.join();
+  secondStreamer.join();
+  EXPECT_EQ(renders2.load(), 0);
+  EXPECT_EQ(renders3.load(), 1);
+}
+
 TEST(SseBroadcaster, APrimedFirstEventReplacesTheStaleBroadcast) {
   SseBroadcaster broadcaster(4, 1h);
   broadcaster.publish(3, R"({"now":1000,"version":3})");
