@@ -23,6 +23,18 @@ void poke(int wakeFd) {
   static_cast<void>(written);  // EAGAIN: the counter is already non-zero
 }
 
+/// The first instant on the coalescing grid (multiples of kCoalesceInterval
+/// on the steady clock) at least kCoalesceInterval after `lastEvent`. Every
+/// stream waits for the same instants, so under a burst they all take the
+/// same newest State and it is serialised once, not once per stream.
+std::chrono::steady_clock::time_point nextEventAt(std::chrono::steady_clock::time_point lastEvent) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::duration interval = SseBroadcaster::kCoalesceInterval;
+  const Clock::duration earliest = (lastEvent + interval).time_since_epoch();
+  const auto steps = (earliest.count() + interval.count() - 1) / interval.count();
+  return Clock::time_point(Clock::duration(steps * interval.count()));
+}
+
 /// Resets an eventfd's counter; never blocks.
 void drain(int wakeFd) {
   std::uint64_t count = 0;
@@ -202,13 +214,13 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
       std::unique_lock<std::mutex> lock(mutex_);
       // Coalescing: an event soon after the last one waits for the rest of
       // the interval, then sends the newest state.
-      const Clock::time_point nextEventAt = lastEvent + kCoalesceInterval;
-      if (mailbox.json && Clock::now() < nextEventAt) {
+      const Clock::time_point eventAt = nextEventAt(lastEvent);
+      if (mailbox.json && Clock::now() < eventAt) {
         if (mailbox.peerFd >= 0 && !peerSends) {
           // Sleep on the socket alone: publishes must not wake it again.
           lock.unlock();
           const auto left =
-              std::chrono::duration_cast<std::chrono::milliseconds>(nextEventAt - Clock::now());
+              std::chrono::duration_cast<std::chrono::milliseconds>(eventAt - Clock::now());
           pollfd peer{mailbox.peerFd, POLLRDHUP, 0};
           if (::poll(&peer, 1, static_cast<int>(std::max<std::int64_t>(0, left.count()) + 1)) > 0 &&
               http::peerHasHungUp(mailbox.peerFd)) {
@@ -216,7 +228,7 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
           }
           lock.lock();
         } else {
-          changed_.wait_until(lock, nextEventAt, [&] { return stopping_ || mailbox.evicted; });
+          changed_.wait_until(lock, eventAt, [&] { return stopping_ || mailbox.evicted; });
         }
       }
       if (mailbox.peerFd < 0 || peerSends) {
@@ -250,7 +262,7 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
         // Just after an event: sleep out the interval on the socket alone
         // (publishes meanwhile do not poke), then send what came, if anything.
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            lastEvent + kCoalesceInterval - Clock::now());
+            nextEventAt(lastEvent) - Clock::now());
         pollfd peer{mailbox.peerFd, POLLRDHUP, 0};
         if (left.count() >= 0 && ::poll(&peer, 1, static_cast<int>(left.count()) + 1) > 0 &&
             http::peerHasHungUp(mailbox.peerFd)) {

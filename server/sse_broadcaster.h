@@ -24,7 +24,9 @@ namespace antidrift {
 /// serialised at all), so memory per client is
 /// constant and a slow client only ever gets the newest state. A stream
 /// writes at most one event per kCoalesceInterval (the newest; issue 8 item
-/// 2), so a burst of changes costs each client one write, and the first
+/// 2), at instants on a grid every stream shares (so under a burst all take
+/// the same State, serialised once), so a burst of changes costs each client
+/// one write per interval, and the first
 /// change after a quiet spell goes out at once. Streams are capped at
 /// `maxClients`; `stop()` wakes every stream so its handler returns
 /// (TECH-NOTES §2.4).
