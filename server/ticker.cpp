@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "antidrift/thread_name.h"
+
 namespace antidrift {
 
 namespace {
@@ -24,7 +26,10 @@ Ticker::~Ticker() {
 }
 
 void Ticker::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    setCurrentThreadName("ad-ticker");
+    run();
+  });
 }
 
 void Ticker::wake() {

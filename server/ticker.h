@@ -15,7 +15,7 @@
 
 namespace antidrift {
 
-/// One background thread that waits on a condition variable until
+/// One background thread ("ad-ticker") that waits on a condition variable until
 /// `nextWake()` (monotonic ms of `clock`), or, when nothing is scheduled,
 /// `idleWait` if given — by default it then sleeps until wake(), so an idle
 /// daemon's ticker never wakes up (issue 8 item 3) — or until wake() is
