@@ -6,7 +6,7 @@
 set -euo pipefail
 
 profile=${1:-run}
-packages=(cmake g++ make libpoco-dev libutf8proc-dev pkg-config libx11-dev libxss-dev googletest libgtest-dev libgmock-dev)
+packages=(cmake g++ make libpoco-dev libutf8proc-dev pkg-config libx11-dev libxss-dev libxext-dev googletest libgtest-dev libgmock-dev)
 if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
   # The other-user security test sends requests with curl as a second user (runuser).

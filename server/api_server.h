@@ -1,17 +1,14 @@
 /// @file api_server.h
-/// The listening HTTP server of antidriftd: a Poco::Net::TCPServer serving HTTP
-/// through HttpApi's peer-checked connections, with its own thread pool and
-/// limits (DESIGN §10, TECH-NOTES §2.3, §2.4).
+/// The listening HTTP server of antidriftd: Poco's HTTP connection handling
+/// on its own thread pool and limits, behind an accept thread of our own that
+/// sleeps until a connection or stop() (DESIGN §10, TECH-NOTES §2.3, §2.4;
+/// issue 8: no wake-up while nothing happens).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
-
-#include <Poco/Net/TCPServer.h>
-#include <Poco/SharedPtr.h>
-#include <Poco/ThreadPool.h>
 
 #include "server/http_api.h"
 #include "server/sse_broadcaster.h"
@@ -34,13 +31,23 @@ struct ApiServerOptions {
   std::chrono::seconds requestTimeout{5};
 };
 
-/// Owns the socket, a dedicated Poco::ThreadPool(2, threads) and the
-/// TCPServer serving `api` (HttpApi::createConnectionFactory: the peer of
-/// each connection is checked once, then it is served as Poco's HTTPServer
-/// would). Accepted connections wait for a free thread in
-/// a queue of `threads` entries (TCPServerParams maxQueued; the listen
-/// backlog is the same); beyond that Poco closes them at once. Not copyable.
-/// start() and stop() are meant for one controlling thread.
+/// Owns the listening socket, a dedicated Poco::ThreadPool(2, threads) and
+/// the threads serving `api`.
+///
+/// Threads: one accept thread ("ad-http-accept") blocks in poll(2) on the
+/// listening socket and an eventfd that stop() writes, with no timeout (Poco
+/// 1.11's TCPServer polls every 250 ms instead: about 4 wake-ups a second
+/// while nothing happens). It hands each accepted connection (TCP_NODELAY
+/// set, close-on-exec) to a Poco::Net::TCPServerDispatcher running
+/// HttpApi::createConnectionFactory() on the pool (the peer's Unix user is
+/// checked once per connection), as HTTPServer does with its factory: a
+/// connection waits for a free pool thread in a queue of `threads` entries
+/// (TCPServerParams maxQueued; the listen backlog is the same) and beyond
+/// that it is closed at once. Pool threads are named "ad-http-N"; a thread
+/// serving an SSE stream is "ad-sse-N" meanwhile. The dispatcher's last idle
+/// thread waits up to a day for work instead of Poco's 10 s.
+///
+/// Not copyable. start() and stop() are meant for one controlling thread.
 class ApiServer {
  public:
   /// `api` and `broadcaster` must outlive the server.
@@ -49,8 +56,11 @@ class ApiServer {
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
 
-  /// Binds and starts accepting. Throws Poco::Exception (e.g.
-  /// Poco::Net::NetException "Address already in use") when it cannot bind.
+  /// Binds (SO_REUSEADDR, never SO_REUSEPORT; IPv6 only for an IPv6
+  /// address), listens and starts accepting. Call at most once. Throws
+  /// Poco::Exception (e.g. Poco::Net::NetException "Address already in use")
+  /// when it cannot bind, Poco::SystemException when it cannot make its
+  /// eventfd or thread.
   void start();
 
   /// The bound port (the real one when options.port was 0). Valid after start().
@@ -60,18 +70,20 @@ class ApiServer {
   std::string baseUrl() const;
 
   /// Shuts down in the order of TECH-NOTES §2.4: stops the broadcaster (every
-  /// SSE stream writes `event: bye` and returns), stopAll(true) closes the
-  /// in-flight connections (as HTTPServer::stopAll(true) would), then the pool
-  /// is joined. Idempotent.
+  /// SSE stream writes `event: bye` and returns), stops accepting and closes
+  /// the listening socket, waits up to 2 s for the streams to end, drops the
+  /// queued connections, shuts down the sockets of the connections being
+  /// served (what HTTPServer::stopAll(true) does), then joins the pool.
+  /// Idempotent.
   void stop();
 
  private:
+  struct Listener;
+
   HttpApi& api_;
   SseBroadcaster& broadcaster_;
   ApiServerOptions options_;
-  Poco::ThreadPool pool_;
-  Poco::SharedPtr<http::PeerCheckedConnectionFactory> connections_;
-  std::unique_ptr<Poco::Net::TCPServer> server_;
+  std::unique_ptr<Listener> listener_;  // the pool, socket, dispatcher and accept thread
   std::uint16_t boundPort_ = 0;
   bool stopped_ = false;
 };

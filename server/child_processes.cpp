@@ -11,6 +11,8 @@
 #include <map>
 #include <string>
 
+#include "antidrift/thread_name.h"
+
 namespace antidrift {
 namespace {
 
@@ -103,7 +105,10 @@ void signalChild(const ProcessStat& child, int signal) {
 void runWhileEndingChildren(const std::function<void()>& work, std::chrono::milliseconds grace,
                             std::chrono::milliseconds interval) {
   using Clock = std::chrono::steady_clock;
-  std::future<void> done = std::async(std::launch::async, work);
+  std::future<void> done = std::async(std::launch::async, [&work] {
+    setCurrentThreadName("ad-stopping");
+    work();
+  });
   const pid_t self = ::getpid();
   std::map<pid_t, Clock::time_point> terminatedAt;
   do {

@@ -534,7 +534,10 @@ int Daemon::serve() {
   controller.setBackend(ai.backend, ai.detail);
   Ticker ticker(
       clock, [&controller] { return controller.nextWakeMonotonicMs(); },
-      [&controller] { controller.tick(); });
+      [&controller] { controller.tick(); }, std::nullopt,
+      // Only an active session's deadline is kept on the boot clock; every
+      // other due time (health, write-behind, judge, review) is monotonic.
+      [&controller] { return controller.state().runtime == RuntimeState::Active; });
   RequestGuard guard(token.token);
   HttpApi api(controller, broadcaster, guard,
               HttpApi::Options{config_.wwwDir, audit.path(),

@@ -3,6 +3,7 @@
 
 #include "server/evidence_sources.h"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -58,14 +59,19 @@ void EvidenceSources::Impl::startX11(WindowReporting windows) {
       controller.setSourceRunning("x11", false);
     }
   };
-  x11 = std::make_unique<X11Source>("", config.settings.heartbeatSecs,
-                                    config.settings.idleAfterSecs, std::move(callbacks));
+  // Idle time only: no heartbeat, which would re-read a window nobody reports.
+  const std::int64_t heartbeatSecs =
+      windows == WindowReporting::On ? config.settings.heartbeatSecs : 0;
+  x11 = std::make_unique<X11Source>("", heartbeatSecs, config.settings.idleAfterSecs,
+                                    std::move(callbacks));
   std::string why;
   if (x11->start(why)) {
     if (windows == WindowReporting::On) {
       controller.setSourceRunning("x11", true);
     }
-    log.information(what + " from display " + environment.display);
+    log.information(what + " from display " + environment.display + "; away after " +
+                    std::to_string(config.settings.idleAfterSecs) + " s without input, by " +
+                    toString(x11->idleDetection()));
   } else {
     log.warning(what + " unavailable: " + why);
     x11.reset();

@@ -15,6 +15,7 @@
 #include "antidrift/evidence/observation.h"
 #include "antidrift/session/history_view.h"
 #include "antidrift/store/audit_log.h"
+#include "antidrift/thread_name.h"
 #include "server/http/peer_hangup.h"
 #include "server/http/responses.h"
 
@@ -42,6 +43,31 @@ std::optional<std::int64_t> parseCount(const std::string& text) {
   }
   return Poco::NumberParser::parse64(text);
 }
+
+/// Renames a pool thread "ad-http-N" to "ad-sse-N" while it serves an event
+/// stream, and back, so a stream's wake-ups are told apart from REST ones.
+/// Other threads (tests without ApiServer) keep their names.
+class StreamingThreadName {
+ public:
+  StreamingThreadName() : previous_(currentThreadName()) {
+    const std::string httpPrefix = "ad-http-";
+    renamed_ = previous_.rfind(httpPrefix, 0) == 0;
+    if (renamed_) {
+      setCurrentThreadName("ad-sse-" + previous_.substr(httpPrefix.size()));
+    }
+  }
+  ~StreamingThreadName() {
+    if (renamed_) {
+      setCurrentThreadName(previous_);
+    }
+  }
+  StreamingThreadName(const StreamingThreadName&) = delete;
+  StreamingThreadName& operator=(const StreamingThreadName&) = delete;
+
+ private:
+  std::string previous_;
+  bool renamed_ = false;
+};
 
 class ApiRequestHandler : public Poco::Net::HTTPRequestHandler {
  public:
@@ -314,6 +340,7 @@ void HttpApi::getEvents(Exchange& exchange) {
   // the newest: a bounded buffer lets the send timeout drop a client that
   // stopped reading within seconds, not after megabytes.
   http::limitSendBuffer(exchange.request, kSseSendBufferBytes);
+  const StreamingThreadName streaming;
   broadcaster_.stream(*subscription, out, http::hangupProbe(exchange.request));
 }
 

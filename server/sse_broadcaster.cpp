@@ -315,6 +315,11 @@ std::size_t SseBroadcaster::clientCount() const {
   return mailboxes_.size();
 }
 
+bool SseBroadcaster::waitForStreamsToEnd(std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return changed_.wait_for(lock, timeout, [&] { return mailboxes_.empty(); });
+}
+
 bool SseBroadcaster::waitForClientCountForTest(std::size_t count,
                                                std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(mutex_);

@@ -138,6 +138,12 @@ class SseBroadcaster {
   /// Number of open streams.
   std::size_t clientCount() const;
 
+  /// Waits until every stream has ended (its Subscription destroyed: after
+  /// stop(), once each handler has written `event: bye` and returned) or
+  /// `timeout` passes; true if they did. Lets a server shutting down close
+  /// the connections only after the goodbyes were written.
+  bool waitForStreamsToEnd(std::chrono::milliseconds timeout) const;
+
   /// Waits until clientCount() == `count` or `timeout` passes; true if it
   /// did. For tests that watch a disconnected client free its slot.
   bool waitForClientCountForTest(std::size_t count, std::chrono::milliseconds timeout) const;

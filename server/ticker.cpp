@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
+#include "antidrift/thread_name.h"
+
 namespace antidrift {
 
 namespace {
 /// Least wait before retrying a due time that tick() left unchanged.
 constexpr std::int64_t kRetryMs = 1000;
-/// Longest wait: monotonic time stands still while the machine is suspended,
+/// Longest wait while a due time may be on the boot clock (an active
+/// session's deadline): monotonic time stands still while the machine is suspended,
 /// so a wait towards a monotonic due time would outlast a resume by the whole
 /// suspend; re-reading the schedule this often lets a deadline that passed
 /// during a suspend (the Controller keeps it on the boot clock) expire within
@@ -16,15 +19,22 @@ constexpr std::chrono::milliseconds kLongestWait{5000};
 }  // namespace
 
 Ticker::Ticker(const Clock& clock, NextWake nextWake, Tick tick,
-               std::optional<std::chrono::milliseconds> idleWait)
-    : clock_(clock), nextWake_(std::move(nextWake)), tick_(std::move(tick)), idleWait_(idleWait) {}
+               std::optional<std::chrono::milliseconds> idleWait, BootClockPending bootClockPending)
+    : clock_(clock),
+      nextWake_(std::move(nextWake)),
+      tick_(std::move(tick)),
+      idleWait_(idleWait),
+      bootClockPending_(std::move(bootClockPending)) {}
 
 Ticker::~Ticker() {
   stop();
 }
 
 void Ticker::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    setCurrentThreadName("ad-ticker");
+    run();
+  });
 }
 
 void Ticker::wake() {
@@ -66,7 +76,9 @@ void Ticker::run() {
       if (lastTickedDue && *lastTickedDue == *due) {
         waitMs = std::max(waitMs, kRetryMs);
       }
-      waitMs = std::min<std::int64_t>(waitMs, kLongestWait.count());
+      if (!bootClockPending_ || bootClockPending_()) {
+        waitMs = std::min<std::int64_t>(waitMs, kLongestWait.count());
+      }
       delay = delay ? std::min(*delay, std::chrono::milliseconds(waitMs))
                     : std::chrono::milliseconds(waitMs);
     }

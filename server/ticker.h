@@ -15,16 +15,18 @@
 
 namespace antidrift {
 
-/// One background thread that waits on a condition variable until
+/// One background thread ("ad-ticker") that waits on a condition variable until
 /// `nextWake()` (monotonic ms of `clock`), or, when nothing is scheduled,
 /// `idleWait` if given — by default it then sleeps until wake(), so an idle
 /// daemon's ticker never wakes up (issue 8 item 3) — or until wake() is
 /// called (after every state change or deferred write), and
 /// then calls `tick()` when the due time has come. A due time that tick()
 /// did not move is retried no sooner than 1 s later, so a stuck timer
-/// cannot spin. No wait is longer than 5 s: monotonic time stops during a
-/// suspend, and the schedule is re-read that often so a deadline that passed
-/// while suspended is applied soon after the resume (issue 9 item 2).
+/// cannot spin. While a due time may be on the boot clock (an active
+/// session's deadline) no wait is longer than 5 s: monotonic time stops
+/// during a suspend, and the schedule is re-read that often so a deadline
+/// that passed while suspended is applied soon after the resume (issue 9
+/// item 2).
 /// start/stop/wake are thread-safe.
 class Ticker {
  public:
@@ -32,12 +34,19 @@ class Ticker {
   using NextWake = std::function<std::optional<std::int64_t>()>;
   /// Applies what is due (Controller::tick).
   using Tick = std::function<void()>;
+  /// Whether the due time may be kept on the boot clock (the daemon: an
+  /// active session's deadline); only then is a wait cut to 5 s.
+  using BootClockPending = std::function<bool()>;
 
   /// `clock` must outlive the Ticker; `idleWait`: how long to wait when
   /// nothing is scheduled before re-reading nextWake(); nullopt (the
-  /// daemon's choice) waits for wake() alone.
+  /// daemon's choice) waits for wake() alone. `bootClockPending`: when it
+  /// says false, a due time is waited for in one piece (all monotonic, so a
+  /// suspend cannot make it late) and an idle daemon's ticker does not wake
+  /// every 5 s; nullptr cuts every wait to 5 s.
   Ticker(const Clock& clock, NextWake nextWake, Tick tick,
-         std::optional<std::chrono::milliseconds> idleWait = std::nullopt);
+         std::optional<std::chrono::milliseconds> idleWait = std::nullopt,
+         BootClockPending bootClockPending = nullptr);
   ~Ticker();  ///< stops and joins
   Ticker(const Ticker&) = delete;
   Ticker& operator=(const Ticker&) = delete;
@@ -57,6 +66,7 @@ class Ticker {
   NextWake nextWake_;
   Tick tick_;
   std::optional<std::chrono::milliseconds> idleWait_;
+  BootClockPending bootClockPending_;
 
   std::mutex mutex_;
   std::condition_variable wakeUp_;

@@ -1,15 +1,23 @@
 #include "antidrift/executor.h"
 
 #include <exception>
+#include <string>
 
 #include <Poco/Logger.h>
+
+#include "antidrift/thread_name.h"
 
 namespace antidrift {
 
 ThreadExecutor::ThreadExecutor(unsigned threads) {
   if (threads == 0) threads = 1;
   workers_.reserve(threads);
-  for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { run(); });
+  for (unsigned i = 0; i < threads; ++i) {
+    workers_.emplace_back([this, i] {
+      setCurrentThreadName("ad-exec-" + std::to_string(i + 1));
+      run();
+    });
+  }
 }
 
 ThreadExecutor::~ThreadExecutor() {

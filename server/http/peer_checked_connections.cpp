@@ -2,15 +2,12 @@
 
 #include <poll.h>
 
-#include <atomic>
 #include <cerrno>
 #include <memory>
 #include <string>
 #include <utility>
 
-#include <Poco/Delegate.h>
 #include <Poco/Exception.h>
-#include <Poco/Mutex.h>
 #include <Poco/Net/HTTPRequestHandler.h>
 #include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/HTTPServerResponseImpl.h>
@@ -59,24 +56,6 @@ class RefusingHandlerFactory : public Poco::Net::HTTPRequestHandlerFactory {
   GuardRejection rejection_;
 };
 
-/// The served handlers, behind a factory whose serverStopped event (protected
-/// in Poco, raised by HTTPServer as a friend) this module can raise.
-class StoppableFactory : public Poco::Net::HTTPRequestHandlerFactory {
- public:
-  explicit StoppableFactory(Poco::Net::HTTPRequestHandlerFactory::Ptr inner)
-      : inner_(std::move(inner)) {}
-  Poco::Net::HTTPRequestHandler* createRequestHandler(
-      const Poco::Net::HTTPServerRequest& request) override {
-    return inner_->createRequestHandler(request);
-  }
-  void announceStop(bool abortCurrent) { serverStopped(this, abortCurrent); }
-  /// The event HTTP connections listen to (HTTPServerConnection's use of it).
-  Poco::BasicEvent<const bool>& stopEvent() { return serverStopped; }
-
- private:
-  Poco::Net::HTTPRequestHandlerFactory::Ptr inner_;
-};
-
 /// An HTTPServerSession whose read buffer can be asked about.
 class Session : public Poco::Net::HTTPServerSession {
  public:
@@ -90,26 +69,14 @@ class Session : public Poco::Net::HTTPServerSession {
 /// each time: three system calls more on every keep-alive request (about 7 %
 /// of the daemon's CPU at 10,000 observations/s, issue 8 item 2; the only
 /// reason this loop is not Poco's). Everything else is Poco's: the session,
-/// the request and response objects, keep-alive, Expect: 100-continue, the
-/// 400/500/501 answers and the server-stopped event.
+/// the request and response objects, keep-alive, Expect: 100-continue and the
+/// 400/500/501 answers. The server stops a connection by shutting its socket
+/// down (ApiServer::stop): the wait or the read in progress then ends it.
 class HttpConnection : public Poco::Net::TCPServerConnection {
  public:
   HttpConnection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
-                 Poco::Net::HTTPRequestHandlerFactory::Ptr handlers,
-                 Poco::SharedPtr<StoppableFactory> stopEvents)
-      : TCPServerConnection(socket),
-        params_(std::move(params)),
-        handlers_(std::move(handlers)),
-        stopEvents_(std::move(stopEvents)) {
-    stopEvents_->stopEvent() += Poco::delegate(this, &HttpConnection::onServerStopped);
-  }
-  ~HttpConnection() override {
-    try {
-      stopEvents_->stopEvent() -= Poco::delegate(this, &HttpConnection::onServerStopped);
-    } catch (...) {
-      // Never throws in practice (a mutex and a list); nothing to do if it did.
-    }
-  }
+                 Poco::Net::HTTPRequestHandlerFactory::Ptr handlers)
+      : TCPServerConnection(socket), params_(std::move(params)), handlers_(std::move(handlers)) {}
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
 
@@ -117,11 +84,9 @@ class HttpConnection : public Poco::Net::TCPServerConnection {
     const std::string server = params_->getSoftwareVersion();
     Session session(socket(), params_);
     bool first = true;
-    while (!stopped_ && waitForRequest(session, first)) {
+    while (waitForRequest(session, first)) {
       first = false;
       try {
-        Poco::FastMutex::ScopedLock lock(mutex_);
-        if (stopped_) break;
         Poco::Net::HTTPServerResponseImpl response(session);
         Poco::Net::HTTPServerRequestImpl request(response, session, params_);
         response.setDate(Poco::Timestamp());
@@ -174,7 +139,7 @@ class HttpConnection : public Poco::Net::TCPServerConnection {
     int ready = 0;
     do {
       ready = ::poll(&readable, 1, static_cast<int>(timeout.totalMilliseconds()));
-    } while (ready < 0 && errno == EINTR && !stopped_);
+    } while (ready < 0 && errno == EINTR);
     return ready > 0;
   }
 
@@ -188,25 +153,8 @@ class HttpConnection : public Poco::Net::TCPServerConnection {
     session.setKeepAlive(false);
   }
 
-  void onServerStopped(const bool& abortCurrent) {
-    stopped_ = true;
-    try {
-      if (abortCurrent) {
-        socket().shutdown();  // wakes the poll and any blocked read or write
-      } else {
-        Poco::FastMutex::ScopedLock lock(mutex_);  // after the current request
-        socket().shutdown();
-      }
-    } catch (...) {
-      // Already closed by the client.
-    }
-  }
-
   Poco::Net::HTTPServerParams::Ptr params_;
   Poco::Net::HTTPRequestHandlerFactory::Ptr handlers_;
-  Poco::SharedPtr<StoppableFactory> stopEvents_;
-  std::atomic<bool> stopped_{false};
-  Poco::FastMutex mutex_;  ///< held while a request is served
 };
 
 }  // namespace
@@ -214,9 +162,7 @@ class HttpConnection : public Poco::Net::TCPServerConnection {
 PeerCheckedConnectionFactory::PeerCheckedConnectionFactory(
     Poco::Net::HTTPServerParams::Ptr params, Poco::Net::HTTPRequestHandlerFactory::Ptr served,
     Check check)
-    : params_(std::move(params)),
-      served_(new StoppableFactory(std::move(served))),
-      check_(std::move(check)) {}
+    : params_(std::move(params)), served_(std::move(served)), check_(std::move(check)) {}
 
 Poco::Net::TCPServerConnection* PeerCheckedConnectionFactory::createConnection(
     const Poco::Net::StreamSocket& socket) {
@@ -227,14 +173,9 @@ Poco::Net::TCPServerConnection* PeerCheckedConnectionFactory::createConnection(
     rejection = GuardRejection{403, "the connection closed before it could be checked"};
   }
   if (!rejection) {
-    return new HttpConnection(socket, params_, served_, served_.cast<StoppableFactory>());
+    return new HttpConnection(socket, params_, served_);
   }
-  return new HttpConnection(socket, params_, new RefusingHandlerFactory(std::move(*rejection)),
-                            served_.cast<StoppableFactory>());
-}
-
-void PeerCheckedConnectionFactory::stopConnections(bool abortCurrent) {
-  served_.cast<StoppableFactory>()->announceStop(abortCurrent);
+  return new HttpConnection(socket, params_, new RefusingHandlerFactory(std::move(*rejection)));
 }
 
 }  // namespace antidrift::http

@@ -29,9 +29,10 @@ namespace antidrift::http {
 /// with poll(2) (see the .cpp: Poco's wait costs three system calls more per
 /// request).
 ///
-/// Poco's HTTPServer is a TCPServer with this factory minus the check; its
-/// stopAll() is stop() plus stopConnections() here. createConnection() runs
-/// on the server's pool threads; `check` must be thread-safe.
+/// Poco's HTTPServer is a TCPServer with a factory like this one minus the
+/// check. A connection ends when its socket is shut down (ApiServer::stop).
+/// createConnection() runs on the server's pool threads; `check` must be
+/// thread-safe.
 class PeerCheckedConnectionFactory : public Poco::Net::TCPServerConnectionFactory {
  public:
   /// nullopt lets the connection from `client` to `server` (the daemon's end)
@@ -45,14 +46,9 @@ class PeerCheckedConnectionFactory : public Poco::Net::TCPServerConnectionFactor
   /// See the class comment. Never throws.
   Poco::Net::TCPServerConnection* createConnection(const Poco::Net::StreamSocket& socket) override;
 
-  /// Tells every open connection the server stopped, as HTTPServer::stopAll
-  /// does: with `abortCurrent`, their sockets are shut down now; otherwise
-  /// each ends after its current request. Call after TCPServer::stop().
-  void stopConnections(bool abortCurrent);
-
  private:
   Poco::Net::HTTPServerParams::Ptr params_;
-  Poco::Net::HTTPRequestHandlerFactory::Ptr served_;  ///< wraps the served handlers
+  Poco::Net::HTTPRequestHandlerFactory::Ptr served_;
   Check check_;
 };
 

@@ -8,6 +8,8 @@
 #include <Poco/Path.h>
 #include <Poco/Process.h>
 
+#include "antidrift/thread_name.h"
+
 namespace antidrift::notify {
 namespace {
 
@@ -20,7 +22,10 @@ constexpr std::chrono::milliseconds kPollInterval{20};
 
 DesktopNotifier::DesktopNotifier(std::string command)
     : command_(std::move(command)), logger_(Poco::Logger::get("antidrift.notify")) {
-  worker_ = std::thread([this] { work(); });
+  worker_ = std::thread([this] {
+    setCurrentThreadName("ad-notify");
+    work();
+  });
 }
 
 DesktopNotifier::~DesktopNotifier() {

@@ -24,7 +24,7 @@ namespace antidrift::notify {
 
 /// Fed every State (the Controller's change listener); sends one desktop
 /// notification per new drift episode (EpisodeTracker). The command runs on
-/// the notifier's own worker thread through Poco::Process (argv, never a
+/// the notifier's own worker thread ("ad-notify") through Poco::Process (argv, never a
 /// shell) and is reaped there; at most kMaxPending notifications wait (the
 /// oldest is dropped), so onState() never blocks on a slow or hung command.
 /// A command that cannot be found is logged once on the logger

@@ -10,6 +10,7 @@
 #include "server/sway/sway_source.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -419,6 +420,10 @@ bool SwaySource::start(std::string& error) {
   }
   try {
     impl.thread = std::thread([&impl] {
+      // Named for `top -H` and the idle benchmark ("ad-sway", "ad-i3"); the adapter does not
+      // link the core's thread_name.h.
+      const std::string threadName = "ad-" + toString(impl.options.server);
+      static_cast<void>(pthread_setname_np(pthread_self(), threadName.substr(0, 15).c_str()));
       impl.threadId.store(std::this_thread::get_id());
       impl.run();
       impl.threadId.store(std::thread::id());  // ids of ended threads are reused

@@ -67,7 +67,8 @@ struct SwaySourceOptions {
   std::function<IpcSocketLocation()> locate;
 };
 
-/// Follows the focused window of sway or i3 over the i3 IPC protocol on a background thread.
+/// Follows the focused window of sway or i3 over the i3 IPC protocol on a background thread
+/// ("ad-sway" or "ad-i3").
 ///
 /// On connecting it sends SUBSCRIBE ["window","shutdown"] and GET_TREE (the focused window
 /// now); then it follows "focus" events and "title" events of the focused window. A closed

@@ -17,21 +17,37 @@ struct X11SourceCallbacks {
   /// (_NET_WM_NAME, else WM_NAME converted to UTF-8). Unsanitised; the
   /// Controller sanitises. Also called on every heartbeat with the same window.
   std::function<void(const std::string& app, const std::string& title)> onWindow;
-  /// The person went away (true) or came back (false), from XScreenSaver idle time.
+  /// The person went away (true) or came back (false), from the X server's idle time
+  /// (see X11IdleDetection).
   std::function<void(bool away)> onAway;
   /// The source stopped working (display closed, X IO error); `why` is a short sentence.
   std::function<void(const std::string& why)> onFailed;
 };
 
-/// Watches the active window of one X display on a background thread.
+/// How the X11 source learns that the person went away or came back.
+enum class X11IdleDetection {
+  Off,  ///< idleAfterSecs is 0, or the server has neither SYNC nor XScreenSaver: never away
+  /// SYNC extension alarms on the server's IDLETIME counter: one when idle time reaches
+  /// idleAfterSecs (away), one when input resets it (back). No wake-up in between.
+  SyncAlarms,
+  /// XScreenSaver idle time (no SYNC or no IDLETIME counter): read when it could reach
+  /// the threshold, then every second while away to see the person come back.
+  ScreenSaverPolling,
+};
+
+/// "sync alarms", "XScreenSaver polling" or "nothing", for log lines.
+const char* toString(X11IdleDetection detection);
+
+/// Watches the active window of one X display on a background thread ("ad-x11").
 ///
 /// Listens for PropertyNotify of _NET_ACTIVE_WINDOW on the root window and of
 /// _NET_WM_NAME / WM_NAME on the active window; re-emits the current window
-/// every `heartbeatSecs`; checks XScreenSaver idle time against
-/// `idleAfterSecs` when it wakes. A window that vanishes between the event and
-/// the query is skipped (X errors are trapped, never fatal). Waits on the X
-/// connection's file descriptor with poll(2) and a timeout equal to the next
-/// heartbeat or idle check, so it costs nothing while nothing changes.
+/// every `heartbeatSecs`; reports away after `idleAfterSecs` without input and
+/// back at the next input (X11IdleDetection). A window that vanishes between
+/// the event and the query is skipped (X errors are trapped, never fatal).
+/// Waits on the X connection's file descriptor with poll(2) and a timeout
+/// equal to the next heartbeat (or idle check, when polling), so it costs
+/// nothing while nothing changes.
 class X11Source {
  public:
   /// `display`: X display name ("" = $DISPLAY).
@@ -47,6 +63,14 @@ class X11Source {
   bool start(std::string& error);
   /// Stops the thread and closes the display. Idempotent; thread-safe.
   void stop();
+
+  /// How away and back are detected; chosen by start() (Off before, or when start()
+  /// failed). Thread-safe.
+  X11IdleDetection idleDetection() const;
+
+  /// Tests only: use XScreenSaver polling even when SYNC alarms are available, to test
+  /// the fallback on a server that has both. Call before start().
+  void useScreenSaverPollingForTest();
 
  private:
   struct Impl;

@@ -5,7 +5,9 @@
 // It starts Xvfb with openbox, two antidrift_testwin windows, antidriftd on
 // that display (ephemeral port, temporary store, AI off) and the poller, then:
 //  1. idle, locked: --idle-s of nothing; the daemon's CPU, RSS and wake-ups
-//     (context switches of each of its threads), beside the poller's CPU;
+//     (context switches of each of its threads, also listed by thread name:
+//     every thread antidriftd starts is named "ad-…", the main thread keeps
+//     "antidriftd"), beside the poller's CPU;
 //  2. idle, active: the same once a session runs (POST /planning, /commitment);
 //  3. --switches focus switches, one every --dwell-ms (+ up to --jitter-ms, a
 //     fixed pseudo-random sequence, so the 1 s poller is met at every phase):
@@ -283,6 +285,10 @@ struct IdleFigures {
   std::size_t threads = 0;       ///< threads alive at the end
   std::size_t threadsWoken = 0;  ///< of which woke at least once
   std::uint64_t busiest = 0;     ///< the most wake-ups of one thread
+  /// Wake-ups by thread name (/proc/PID/task/TID/comm at the end of the
+  /// window), every live thread listed, silent ones with 0. Threads that
+  /// share a name (the main thread is "antidriftd") are summed.
+  std::map<std::string, std::uint64_t> wakeupsByName;
 };
 
 /// Waits `seconds` and reports what `daemon` and `poller` spent meanwhile.
@@ -304,6 +310,7 @@ std::pair<IdleFigures, IdleFigures> measureIdle(const load::ProcessProbe& daemon
           now.switches - (old == before.end() ? 0 : old->second.switches);
       cpu += now.cpuNs - (old == before.end() ? 0 : old->second.cpuNs);
       figures.wakeups += switches;
+      figures.wakeupsByName[now.name] += switches;
       ++figures.threads;
       figures.threadsWoken += switches > 0 ? 1 : 0;
       figures.busiest = std::max(figures.busiest, switches);
@@ -332,6 +339,26 @@ void printIdle(const std::string& phase, int seconds,
       static_cast<double>(figures.first.wakeups) / seconds, figures.first.threadsWoken,
       figures.first.threads, static_cast<unsigned long long>(figures.first.busiest),
       figures.second.cpuPercent, static_cast<unsigned long long>(figures.second.wakeups));
+  // Which of the daemon's threads woke (every thread it starts is named).
+  std::vector<std::pair<std::string, std::uint64_t>> byName(figures.first.wakeupsByName.begin(),
+                                                            figures.first.wakeupsByName.end());
+  std::stable_sort(byName.begin(), byName.end(),
+                   [](const auto& left, const auto& right) { return left.second > right.second; });
+  std::string woke;
+  std::string silent;
+  for (const auto& [name, wakeups] : byName) {
+    if (wakeups > 0) {
+      char line[96];
+      std::snprintf(line, sizeof line, "%s%s %llu (%.2f/s)", woke.empty() ? "" : ", ", name.c_str(),
+                    static_cast<unsigned long long>(wakeups),
+                    static_cast<double>(wakeups) / seconds);
+      woke += line;
+    } else {
+      silent += (silent.empty() ? "" : ", ") + name;
+    }
+  }
+  std::printf("  threads that woke: %s\n  threads that slept: %s\n",
+              woke.empty() ? "none" : woke.c_str(), silent.empty() ? "none" : silent.c_str());
   std::fflush(stdout);
 }
 

@@ -2,9 +2,11 @@
 // Controller, real file stores in a temp directory, a FakeClock and a
 // ManualExecutor (DESIGN §10, docs/API.md).
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -876,6 +878,71 @@ TEST_F(HttpSessionTest, StopEndsOpenStreams) {
   EXPECT_TRUE(sse.waitUntil([](const std::vector<SseEvent>& events) {
     return !events.empty() && events.back().event == "bye";
   }));
+}
+
+// ---- The accept thread and the pool (issue 8) -------------------------------------------
+
+/// The names of this process's threads (/proc/self/task/*/comm).
+std::vector<std::string> threadNames() {
+  std::vector<std::string> names;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    if (std::getline(comm, name)) {
+      names.push_back(name);
+    }
+  }
+  return names;
+}
+
+bool hasThreadStartingWith(const std::string& prefix, const std::string& except = "") {
+  const std::vector<std::string> names = threadNames();
+  return std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+    return name.rfind(prefix, 0) == 0 && name != except;
+  });
+}
+
+TEST_F(HttpSessionTest, ServerThreadsAreNamedAndAStreamingThreadSaysSo) {
+  EXPECT_TRUE(hasThreadStartingWith("ad-http-accept"));
+  EXPECT_EQ(get("/state").status, 200);
+  EXPECT_TRUE(hasThreadStartingWith("ad-http-", "ad-http-accept"));
+  EXPECT_FALSE(hasThreadStartingWith("ad-sse-"));
+  SseRecorder sse(port());
+  ASSERT_TRUE(sse.waitForRuntime("locked"));
+  EXPECT_TRUE(hasThreadStartingWith("ad-sse-"));
+  server().stop();
+  EXPECT_FALSE(hasThreadStartingWith("ad-http-accept"));
+}
+
+class TwoThreadServerTest : public HttpSessionTest {
+ protected:
+  int threads() const override { return 2; }
+};
+
+TEST_F(TwoThreadServerTest, AConnectionBeyondTheThreadsAndTheQueueIsClosedAtOnce) {
+  // Two streams hold both pool threads; two silent connections fill the queue of two.
+  SseRecorder first(port());
+  ASSERT_TRUE(first.waitForRuntime("locked"));
+  SseRecorder second(port());
+  ASSERT_TRUE(second.waitForRuntime("locked"));
+  const Poco::Net::SocketAddress address("127.0.0.1", port());
+  Poco::Net::StreamSocket queued[2] = {Poco::Net::StreamSocket(address),
+                                       Poco::Net::StreamSocket(address)};
+  // Accepted in order, so this one finds the queue full and is closed at once.
+  Poco::Net::StreamSocket refused(address);
+  refused.setReceiveTimeout(Poco::Timespan(10, 0));
+  const auto before = std::chrono::steady_clock::now();
+  char byte = 0;
+  int received = -1;
+  try {
+    received = refused.receiveBytes(&byte, 1);
+  } catch (const Poco::TimeoutException&) {
+    ADD_FAILURE() << "the connection over the queue was kept open";
+  } catch (const Poco::Net::NetException&) {
+    received = 0;  // a reset is a close too
+  }
+  EXPECT_EQ(received, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - before, 2s);
 }
 
 }  // namespace

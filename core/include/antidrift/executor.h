@@ -21,8 +21,8 @@ class Executor {
   virtual void post(std::function<void()> task) = 0;
 };
 
-/// A fixed pool of worker threads. `shutdown()` (or the destructor) stops
-/// accepting tasks, finishes the queued ones and joins every worker.
+/// A fixed pool of worker threads, named "ad-exec-1" … "ad-exec-N" (thread_name.h). `shutdown()`
+/// (or the destructor) stops accepting tasks, finishes the queued ones and joins every worker.
 /// Thread-safe.
 class ThreadExecutor final : public Executor {
  public:

@@ -83,6 +83,53 @@ TEST(Ticker, WakeRereadsTheSchedule) {
   EXPECT_TRUE(counter.waitForTicks(1));
 }
 
+/// Counts the ticker's readings of a schedule whose due time is an hour away
+/// (on a FakeClock that does not move) and lets the test wait for them.
+class ScheduleReadings {
+ public:
+  explicit ScheduleReadings(const test::FakeClock& clock) : due_(clock.monotonicMs() + 3'600'000) {}
+  std::optional<std::int64_t> read() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++readings_;
+    }
+    changed_.notify_all();
+    return due_;
+  }
+  bool waitForReadings(int count, std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, timeout, [&] { return readings_ >= count; });
+  }
+
+ private:
+  const std::int64_t due_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int readings_ = 0;
+};
+
+TEST(Ticker, WhileADeadlineMayBeOnTheBootClockAFarDueTimeIsReReadEveryFiveSeconds) {
+  test::FakeClock clock;
+  ScheduleReadings schedule(clock);
+  Ticker ticker(
+      clock, [&] { return schedule.read(); }, [] {}, std::nullopt, [] { return true; });
+  ticker.start();
+  ASSERT_TRUE(schedule.waitForReadings(1, 5s));
+  // A suspend stops monotonic time: the schedule is read again after 5 s, not an hour.
+  EXPECT_TRUE(schedule.waitForReadings(2, 7s));
+}
+
+TEST(Ticker, OtherwiseAFarDueTimeIsWaitedForInOnePieceWithoutWakingUp) {
+  test::FakeClock clock;
+  ScheduleReadings schedule(clock);
+  Ticker ticker(
+      clock, [&] { return schedule.read(); }, [] {}, std::nullopt, [] { return false; });
+  ticker.start();
+  ASSERT_TRUE(schedule.waitForReadings(1, 5s));
+  // All due times are monotonic (health, writes): no re-read every 5 s (issue 8).
+  EXPECT_FALSE(schedule.waitForReadings(2, 5500ms));
+}
+
 TEST(Ticker, StopIsIdempotentAndWorksBeforeStart) {
   test::FakeClock clock;
   Ticker ticker(

@@ -7,7 +7,10 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -107,14 +110,64 @@ class Recorder {
 constexpr std::int64_t kNoHeartbeat = 3600;
 constexpr std::int64_t kNeverIdle = 3600;
 
+/// Context switches (voluntary + involuntary: its wake-ups) of this process's thread
+/// named `name`, from /proc/self/task; nullopt when no thread has that name.
+std::optional<std::uint64_t> wakeupsOfThread(const std::string& name) {
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string threadName;
+    if (!std::getline(comm, threadName) || threadName != name) {
+      continue;
+    }
+    std::ifstream status(task.path() / "status");
+    std::string line;
+    std::uint64_t switches = 0;
+    while (std::getline(status, line)) {
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0 ||
+          line.rfind("nonvoluntary_ctxt_switches:", 0) == 0) {
+        switches += std::stoull(line.substr(line.find(':') + 1));
+      }
+    }
+    return switches;
+  }
+  return std::nullopt;
+}
+
 class X11SourceTest : public SharedXServerTest<> {
  protected:
-  std::unique_ptr<X11Source> startSource(std::int64_t heartbeatSecs, std::int64_t idleAfterSecs) {
+  enum class Idle { Default, ScreenSaverPolling };
+
+  std::unique_ptr<X11Source> startSource(std::int64_t heartbeatSecs, std::int64_t idleAfterSecs,
+                                         Idle idle = Idle::Default) {
+    return startSourceFor(recorder_, heartbeatSecs, idleAfterSecs, idle);
+  }
+
+  std::unique_ptr<X11Source> startSourceFor(Recorder& recorder, std::int64_t heartbeatSecs,
+                                            std::int64_t idleAfterSecs, Idle idle) {
     auto source =
-        std::make_unique<X11Source>(display(), heartbeatSecs, idleAfterSecs, recorder_.callbacks());
+        std::make_unique<X11Source>(display(), heartbeatSecs, idleAfterSecs, recorder.callbacks());
+    if (idle == Idle::ScreenSaverPolling) {
+      source->useScreenSaverPollingForTest();
+    }
     std::string error;
     EXPECT_TRUE(source->start(error)) << error;
     return source;
+  }
+
+  /// Input on the display: the X server's idle time starts again from 0. Each call moves to
+  /// a new place (a move to where the pointer already is may send no input).
+  void moveTheMouse() {
+    static int step = 0;
+    ++step;
+    ASSERT_EQ(runCommand("xdotool",
+                         {"mousemove", "--sync", std::to_string(10 + 7 * step),
+                          std::to_string(20 + 11 * step)},
+                         display()),
+              "");
+  }
+
+  static bool lastIs(const std::vector<bool>& aways, bool away) {
+    return !aways.empty() && aways.back() == away;
   }
 
   Recorder recorder_;
@@ -228,18 +281,62 @@ TEST_F(X11SourceTest, HeartbeatReemitsTheSameWindow) {
   EXPECT_GE(reports[1].at - reports[0].at, 900ms);
 }
 
-TEST_F(X11SourceTest, ReportsAwayAfterIdleTimeAndBackAfterInput) {
-  // A 3 s threshold, well above the source's 1 s re-check while away, so
+TEST_F(X11SourceTest, UsesSyncAlarmsForIdleTimeWhenTheServerHasThem) {
+  auto source = startSource(kNoHeartbeat, kNeverIdle);
+  EXPECT_EQ(source->idleDetection(), X11IdleDetection::SyncAlarms);
+  auto withoutIdle = startSource(kNoHeartbeat, 0);
+  EXPECT_EQ(withoutIdle->idleDetection(), X11IdleDetection::Off);
+  EXPECT_STREQ(toString(X11IdleDetection::SyncAlarms), "sync alarms");
+}
+
+TEST_F(X11SourceTest, AlarmsReportAwayAtTheThresholdAndBackAtTheNextInputWithoutPolling) {
+  moveTheMouse();
+  const SteadyClock::time_point input = SteadyClock::now();
+  auto source = startSource(kNoHeartbeat, 1);
+  ASSERT_EQ(source->idleDetection(), X11IdleDetection::SyncAlarms);
+
+  // Nobody types on Xvfb: one second after the input the IDLETIME alarm says away.
+  ASSERT_TRUE(recorder_.waitUntil([&] { return lastIs(recorder_.awaysLocked(), true); }, 5s));
+  EXPECT_GE(SteadyClock::now() - input, 900ms);
+  EXPECT_EQ(recorder_.aways(), std::vector<bool>{true});
+
+  // Someone who is already away when a source starts is reported away at once.
+  Recorder late;
+  auto lateSource = startSourceFor(late, kNoHeartbeat, 1, Idle::Default);
+  EXPECT_TRUE(late.waitUntil([&] { return lastIs(late.awaysLocked(), true); }));
+  lateSource.reset();
+
+  // While away and nothing happens, the source's thread sleeps: no re-check every second
+  // as with XScreenSaver (which would wake it at least twice here), and no report.
+  const std::optional<std::uint64_t> before = wakeupsOfThread("ad-x11");
+  ASSERT_TRUE(before.has_value()) << "the source's thread is named ad-x11";
+  EXPECT_FALSE(recorder_.waitUntil([&] { return recorder_.awaysLocked().size() != 1; }, 2500ms));
+  const std::optional<std::uint64_t> after = wakeupsOfThread("ad-x11");
+  ASSERT_TRUE(after.has_value());
+  EXPECT_LT(*after - *before, 2u);
+
+  // Input resets the counter below the threshold: the second alarm says back, at once.
+  moveTheMouse();
+  const SteadyClock::time_point back = SteadyClock::now();
+  ASSERT_TRUE(recorder_.waitUntil([&] { return lastIs(recorder_.awaysLocked(), false); }, 5s));
+  EXPECT_LT(SteadyClock::now() - back, 1s);
+
+  // And the alarms stay armed: away again after another second without input.
+  ASSERT_TRUE(recorder_.waitUntil([&] { return recorder_.awaysLocked().size() == 3; }, 5s));
+  EXPECT_EQ(recorder_.aways(), (std::vector<bool>{true, false, true}));
+}
+
+TEST_F(X11SourceTest, FallsBackToXScreenSaverPollingForAwayAndBack) {
+  // A 3 s threshold, well above the fallback's 1 s re-check while away, so
   // the first re-check after the input still sees a short idle time even on
   // a loaded machine (with a 1 s threshold a late re-check saw idle ≥ 1 s
   // again and "back" was never reported).
-  auto source = startSource(kNoHeartbeat, 3);
+  auto source = startSource(kNoHeartbeat, 3, Idle::ScreenSaverPolling);
+  EXPECT_EQ(source->idleDetection(), X11IdleDetection::ScreenSaverPolling);
   // Nobody types on Xvfb: after three seconds of idle time the person is away.
-  ASSERT_TRUE(recorder_.waitUntil(
-      [&] { return !recorder_.awaysLocked().empty() && recorder_.awaysLocked().back(); }, 8s));
-  ASSERT_EQ(runCommand("xdotool", {"mousemove", "--sync", "17", "23"}, display()), "");
-  EXPECT_TRUE(recorder_.waitUntil(
-      [&] { return !recorder_.awaysLocked().empty() && !recorder_.awaysLocked().back(); }, 5s));
+  ASSERT_TRUE(recorder_.waitUntil([&] { return lastIs(recorder_.awaysLocked(), true); }, 8s));
+  moveTheMouse();
+  EXPECT_TRUE(recorder_.waitUntil([&] { return lastIs(recorder_.awaysLocked(), false); }, 5s));
 }
 
 TEST_F(X11SourceTest, StopReturnsPromptlyWhileTheThreadWaits) {
