@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -86,7 +87,12 @@ void nameHttpThread() {
   }
 }
 
-/// The sockets of the connections being served, so stop() can shut them down.
+/// The sockets of the connections accepted and not yet ended, so stop() can
+/// shut them down. The accept thread registers each socket here and keeps no
+/// other reference to it; the pool thread that serves it removes it when done.
+/// So the thread that frees a served socket is the one that served it: Poco
+/// counts references in a library ThreadSanitizer does not see, and a free on
+/// the accept thread after a pool thread read the socket looked like a race.
 class LiveConnections {
  public:
   using Handle = std::list<StreamSocket>::iterator;
@@ -104,6 +110,15 @@ class LiveConnections {
   void remove(Handle handle) {
     std::lock_guard<std::mutex> lock(mutex_);
     sockets_.erase(handle);
+  }
+
+  /// Removes the registered socket that shares `socket`'s descriptor, if any.
+  void remove(const StreamSocket& socket) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = std::find_if(sockets_.begin(), sockets_.end(), [&](const StreamSocket& s) {
+      return s.impl() == socket.impl();
+    });
+    if (found != sockets_.end()) sockets_.erase(found);
   }
 
   /// Shuts down every registered socket and every one added later: the
@@ -130,8 +145,8 @@ class LiveConnections {
   bool aborting_ = false;            // guarded by mutex_
 };
 
-/// One connection served by Poco's HTTPServerConnection, registered in
-/// LiveConnections while it runs.
+/// One connection served by HttpApi's HTTP connection; its socket leaves
+/// LiveConnections when it ends.
 class TrackedConnection final : public Poco::Net::TCPServerConnection {
  public:
   TrackedConnection(const StreamSocket& socket,
@@ -139,14 +154,13 @@ class TrackedConnection final : public Poco::Net::TCPServerConnection {
       : TCPServerConnection(socket), http_(std::move(http)), live_(live) {}
 
   void run() override {
-    const LiveConnections::Handle handle = live_.add(socket());
     try {
       static_cast<Poco::Runnable&>(*http_).run();
     } catch (...) {
-      live_.remove(handle);
+      live_.remove(socket());
       throw;  // TCPServerConnection::start() reports it, as for HTTPServer
     }
-    live_.remove(handle);
+    live_.remove(socket());
   }
 
  private:
@@ -290,9 +304,15 @@ void ApiServer::Listener::acceptOne() {
   }
   acceptFailing = false;
   try {
-    StreamSocket connection(new Poco::Net::StreamSocketImpl(client));
-    connection.setNoDelay(true);      // as TCPServer does
-    dispatcher->enqueue(connection);  // queued, or closed at once when the queue is full
+    // Registered, and held by this thread through LiveConnections only (see there).
+    const LiveConnections::Handle connection =
+        live.add(StreamSocket(new Poco::Net::StreamSocketImpl(client)));
+    connection->setNoDelay(true);  // as TCPServer does
+    const int refusedBefore = dispatcher->refusedConnections();
+    dispatcher->enqueue(*connection);  // queued, or refused when the queue is full
+    if (dispatcher->refusedConnections() != refusedBefore) {
+      live.remove(connection);  // no pool thread has it: closed at once
+    }
   } catch (const Poco::Exception& failure) {
     serverLog().warning("dropping a new connection: " + failure.displayText());
   }
