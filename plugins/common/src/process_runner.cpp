@@ -10,9 +10,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include <Poco/Environment.h>
 #include <Poco/Exception.h>
@@ -20,7 +23,6 @@
 #include <Poco/Path.h>
 #include <Poco/Pipe.h>
 #include <Poco/Process.h>
-#include <Poco/TemporaryFile.h>
 #include <Poco/UTF8Encoding.h>
 
 namespace antidrift::runner {
@@ -246,20 +248,21 @@ std::string resolveExecutable(const std::string& executable) {
 }
 
 ScratchDirectory::ScratchDirectory() {
-  for (int attempt = 0;; ++attempt) {
-    Poco::Path candidate(Poco::TemporaryFile::tempName());
-    candidate.makeAbsolute();
-    Poco::File directory(candidate);
-    // createDirectory() is false when the name already exists: never adopt a
-    // directory someone else prepared.
-    if (directory.createDirectory()) {
-      path_ = candidate.toString();
-      return;
-    }
-    if (attempt == 16) {
-      throw Poco::CreateFileException("cannot create a scratch directory", candidate.toString());
-    }
+  // mkdtemp(3), not Poco::TemporaryFile::tempName(): Poco's names are the pid
+  // and a per-process counter, so a directory left behind by a killed daemon
+  // is the very name the next process with that pid (pids wrap at
+  // /proc/sys/kernel/pid_max) takes for its own first temporary file. mkdtemp
+  // picks a random name, creates it atomically (never adopting an existing
+  // one) and with mode 0700: prompts and answers are the person's text.
+  std::string pattern = Poco::Path(Poco::Path::forDirectory(Poco::Path::temp()))
+                            .setFileName("antidrift-XXXXXX")
+                            .makeAbsolute()
+                            .toString();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw Poco::CreateFileException("cannot create a scratch directory",
+                                    pattern + ": " + std::strerror(errno));
   }
+  path_ = std::move(pattern);
 }
 
 ScratchDirectory::~ScratchDirectory() {

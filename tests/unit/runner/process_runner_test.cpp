@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -328,6 +329,12 @@ TEST(ProcessRunnerTest, ScratchDirectoriesAreFreshDistinctAndRemovedWithContent)
     EXPECT_NE(first.path(), second.path());
     EXPECT_TRUE(Poco::Path(first.path()).isAbsolute());
     ASSERT_TRUE(Poco::File(first.path()).isDirectory());
+    // Random names of our own, private to the person: never Poco's "tmp<pid>..."
+    // that the next process with a reused pid would take for its own temp file.
+    EXPECT_THAT(Poco::Path(first.path()).getFileName(), StartsWith("antidrift-"));
+    struct stat info {};
+    ASSERT_EQ(::stat(first.path().c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 07777, 0700u);
     std::vector<std::string> entries;
     Poco::File(first.path()).list(entries);
     EXPECT_TRUE(entries.empty());

@@ -14,14 +14,15 @@
 
 namespace antidrift::runner {
 
-/// A fresh, empty directory in the system temp directory ($TMPDIR or /tmp),
+/// A fresh, empty directory `antidrift-XXXXXX` (random, mode 0700, made by
+/// mkdtemp) in the system temp directory ($TMPDIR or /tmp),
 /// created by this object (never an existing one taken over) and removed
 /// with its content when the object is destroyed.
 ///
 /// Throws Poco::FileException (or a subclass) when no directory can be made.
 class ScratchDirectory {
  public:
-  /// Creates the directory (mode 0777 & ~umask). Throws Poco::FileException.
+  /// Creates the directory (mode 0700). Throws Poco::CreateFileException.
   ScratchDirectory();
   /// Removes the directory and everything in it; errors are ignored.
   ~ScratchDirectory();
