@@ -545,7 +545,11 @@ int Daemon::serve() {
   // A deferred snapshot write scheduled without an announcement (a
   // heartbeat) must still reach the ticker's schedule (issue 8 item 2).
   controller.setWakeHook([&ticker] { ticker.wake(); });
-  controller.setChangeListener([&api, &ticker, &notifier](const State& state) {
+  // Started after the server listens; made here so the listener can reach it:
+  // heartbeats run only while a session is active (issue 8 item 2).
+  EvidenceSources sources(config_, environment_, controller);
+  controller.setChangeListener([&api, &ticker, &notifier, &sources](const State& state) {
+    sources.setHeartbeat(state.runtime == RuntimeState::Active);
     api.publish(state);
     ticker.wake();
     if (notifier) {
@@ -561,7 +565,9 @@ int Daemon::serve() {
     executor.shutdown();
     return EXIT_DATAERR;
   }
-  api.publish(controller.state());
+  const State restored = controller.state();
+  sources.setHeartbeat(restored.runtime == RuntimeState::Active);
+  api.publish(restored);
 
   ApiServerOptions serverOptions;
   serverOptions.address = config_.address;
@@ -581,7 +587,6 @@ int Daemon::serve() {
   log.information("listening on " + server.baseUrl() + "; UI files from " + config_.wwwDir);
   ticker.start();
 
-  EvidenceSources sources(config_, environment_, controller);
   sources.start();
 
   const int signal = signals.wait();

@@ -4,6 +4,7 @@
 #include "server/evidence_sources.h"
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -24,10 +25,20 @@ struct EvidenceSources::Impl {
   const ConfigEnvironment& environment;
   Controller& controller;
   Poco::Logger& log = Poco::Logger::get("antidrift.daemon");
+  /// Guards x11, ipc and heartbeat: start() publishes a started source under it, and
+  /// setHeartbeat() comes from the Controller's listener on any thread. Never held while
+  /// calling the Controller or joining a source.
+  std::mutex sourcesMutex;
+  bool heartbeat = false;  // the last setHeartbeat(); applied to each source as it starts
 #ifdef ANTIDRIFT_HAVE_X11
   std::unique_ptr<X11Source> x11;
 #endif
   std::unique_ptr<sway::SwaySource> ipc;
+
+  bool heartbeatWanted() {
+    std::lock_guard<std::mutex> lock(sourcesMutex);
+    return heartbeat;
+  }
 
   /// The X11 source; with WindowReporting::Off only its XScreenSaver idle time is used.
   enum class WindowReporting { On, Off };
@@ -62,19 +73,25 @@ void EvidenceSources::Impl::startX11(WindowReporting windows) {
   // Idle time only: no heartbeat, which would re-read a window nobody reports.
   const std::int64_t heartbeatSecs =
       windows == WindowReporting::On ? config.settings.heartbeatSecs : 0;
-  x11 = std::make_unique<X11Source>("", heartbeatSecs, config.settings.idleAfterSecs,
-                                    std::move(callbacks));
+  auto source = std::make_unique<X11Source>("", heartbeatSecs, config.settings.idleAfterSecs,
+                                            std::move(callbacks));
+  source->setHeartbeat(heartbeatWanted());
   std::string why;
-  if (x11->start(why)) {
+  if (source->start(why)) {
+    const X11IdleDetection detection = source->idleDetection();
+    {
+      std::lock_guard<std::mutex> lock(sourcesMutex);
+      x11 = std::move(source);
+      x11->setHeartbeat(heartbeat);  // a change while it started
+    }
     if (windows == WindowReporting::On) {
       controller.setSourceRunning("x11", true);
     }
     log.information(what + " from display " + environment.display + "; away after " +
                     std::to_string(config.settings.idleAfterSecs) + " s without input, by " +
-                    toString(x11->idleDetection()));
+                    toString(detection));
   } else {
     log.warning(what + " unavailable: " + why);
-    x11.reset();
   }
 #else
   log.warning(what + " unavailable: antidriftd was built without X11 support");
@@ -101,12 +118,16 @@ void EvidenceSources::Impl::startIpc(sway::IpcServer server) {
   callbacks.onProblem = [this, name](const std::string& problem) {
     log.warning(name + " IPC: " + problem);
   };
-  ipc = std::make_unique<sway::SwaySource>(std::move(options), std::move(callbacks));
+  auto source = std::make_unique<sway::SwaySource>(std::move(options), std::move(callbacks));
+  source->setHeartbeat(heartbeatWanted());
   std::string why;
-  if (!ipc->start(why)) {
+  if (!source->start(why)) {
     log.warning(name + " evidence unavailable: " + why);
-    ipc.reset();
+    return;
   }
+  std::lock_guard<std::mutex> lock(sourcesMutex);
+  ipc = std::move(source);
+  ipc->setHeartbeat(heartbeat);  // a change while it started
 }
 
 EvidenceSources::EvidenceSources(const DaemonConfig& config, const ConfigEnvironment& environment,
@@ -142,7 +163,23 @@ void EvidenceSources::start() {
   }
 }
 
+void EvidenceSources::setHeartbeat(bool on) {
+  Impl& impl = *impl_;
+  std::lock_guard<std::mutex> lock(impl.sourcesMutex);
+  impl.heartbeat = on;
+  if (impl.ipc) {
+    impl.ipc->setHeartbeat(on);
+  }
+#ifdef ANTIDRIFT_HAVE_X11
+  if (impl.x11) {
+    impl.x11->setHeartbeat(on);
+  }
+#endif
+}
+
 void EvidenceSources::stop() {
+  // Only start() (this same thread) sets the pointers; stopping joins the sources'
+  // threads, whose callbacks may call setHeartbeat(), so no lock is held here.
   if (impl_->ipc) {
     impl_->ipc->stop();
   }

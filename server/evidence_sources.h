@@ -31,6 +31,11 @@ class EvidenceSources {
 
   /// Starts the configured source(s). Never throws; call once, after the daemon forked.
   void start();
+  /// Heartbeats on (a session is active) or off (issue 8 item 2: while no session runs,
+  /// nothing wakes the daemon; a running event-driven source still reports every change,
+  /// and Controller health counts it ok). Off until the first call. Thread-safe; called
+  /// from the Controller's change listener, any thread, before or after start().
+  void setHeartbeat(bool on);
   /// Stops and joins every source. Idempotent.
   void stop();
 

@@ -154,7 +154,12 @@ struct SwaySource::Impl {
   // Set before the thread starts, then read-only.
   SwaySourceOptions options;
   const SwaySourceCallbacks callbacks;
+  /// eventfd: stop() and setHeartbeat() write it to end the thread's poll(). Set by
+  /// start() and closed by stop() after the join, both under wakeMutex.
   int wakeFd = -1;
+  std::mutex wakeMutex;  // guards writing and closing wakeFd from other threads
+  /// setHeartbeat(): whether heartbeats are wanted (a session is active).
+  std::atomic<bool> heartbeatWanted{true};
 
   std::atomic<bool> stopRequested{false};
   std::atomic<std::thread::id> threadId{};
@@ -167,8 +172,13 @@ struct SwaySource::Impl {
   bool haveCurrent = false;
   IpcWindow current;
   SteadyClock::time_point nextHeartbeat;
+  bool heartbeating = true;  // heartbeatWanted as serve() last applied it
 
   void run();
+  /// Writes the wake-up descriptor (any thread); nothing once stop() closed it.
+  void wake();
+  /// Resets the wake-up counter after a poll() saw it readable (source thread).
+  void drainWake();
   /// Connects to the first reachable candidate; nullopt (with `why`) when none answers.
   std::optional<UnixSocket> connect(std::string& path, std::string& why);
   /// Serves one connection until it ends; returns why it ended ("" when stop() was asked).
@@ -237,16 +247,23 @@ std::string SwaySource::Impl::serve(UnixSocket& socket) {
   IpcDecoder decoder;
   std::string buffer(kReadChunkBytes, '\0');
   nextHeartbeat = SteadyClock::now() + std::chrono::seconds(options.heartbeatSecs);
+  heartbeating = heartbeatWanted.load();
   while (!stopRequested.load()) {
     const SteadyClock::time_point now = SteadyClock::now();
-    if (options.heartbeatSecs > 0 && now >= nextHeartbeat) {
+    const bool wanted = heartbeatWanted.load();
+    if (wanted != heartbeating) {
+      heartbeating = wanted;
+      nextHeartbeat = now;  // resuming: the window in front at once
+    }
+    const bool beat = heartbeating && options.heartbeatSecs > 0;
+    if (beat && now >= nextHeartbeat) {
       if (haveCurrent) {
         emitCurrent();
       } else {
         nextHeartbeat = now + std::chrono::seconds(options.heartbeatSecs);
       }
     }
-    const int timeoutMs = options.heartbeatSecs > 0 ? timeoutUntil(nextHeartbeat, now) : -1;
+    const int timeoutMs = beat ? timeoutUntil(nextHeartbeat, now) : -1;
     pollfd descriptors[2] = {{socket.descriptor(), POLLIN, 0}, {wakeFd, POLLIN, 0}};
     const int ready = poll(descriptors, 2, timeoutMs);
     if (ready < 0) {
@@ -257,6 +274,9 @@ std::string SwaySource::Impl::serve(UnixSocket& socket) {
     }
     if (stopRequested.load()) {
       return "";
+    }
+    if ((descriptors[1].revents & POLLIN) != 0) {
+      drainWake();
     }
     if (ready == 0 || (descriptors[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) {
       continue;
@@ -378,6 +398,20 @@ void SwaySource::Impl::reportOutage(const std::string& why) {
   invokeCallback(callbacks.onDisconnected, why);
 }
 
+void SwaySource::Impl::wake() {
+  std::lock_guard<std::mutex> lock(wakeMutex);
+  if (wakeFd >= 0) {
+    const std::uint64_t one = 1;
+    // The counter stays readable until read, so the next poll() returns at once.
+    static_cast<void>(write(wakeFd, &one, sizeof one));
+  }
+}
+
+void SwaySource::Impl::drainWake() {
+  std::uint64_t count = 0;
+  static_cast<void>(read(wakeFd, &count, sizeof count));
+}
+
 bool SwaySource::Impl::sleepUntil(SteadyClock::time_point deadline) {
   while (!stopRequested.load()) {
     const SteadyClock::time_point now = SteadyClock::now();
@@ -385,8 +419,12 @@ bool SwaySource::Impl::sleepUntil(SteadyClock::time_point deadline) {
       return true;
     }
     pollfd descriptor{wakeFd, POLLIN, 0};
-    if (poll(&descriptor, 1, timeoutUntil(deadline, now)) < 0 && errno != EINTR) {
+    const int ready = poll(&descriptor, 1, timeoutUntil(deadline, now));
+    if (ready < 0 && errno != EINTR) {
       return !stopRequested.load();
+    }
+    if (ready > 0 && !stopRequested.load()) {
+      drainWake();  // setHeartbeat(): nothing to do until connected
     }
   }
   return false;
@@ -413,7 +451,10 @@ bool SwaySource::start(std::string& error) {
     error = "the " + toString(impl.options.server) + " source was already started";
     return false;
   }
-  impl.wakeFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  {
+    std::lock_guard<std::mutex> wakeLock(impl.wakeMutex);
+    impl.wakeFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  }
   if (impl.wakeFd < 0) {
     error = std::string("cannot create a wake-up descriptor: ") + std::strerror(errno);
     return false;
@@ -430,6 +471,7 @@ bool SwaySource::start(std::string& error) {
     });
   } catch (const std::system_error& failure) {
     error = "cannot start the " + toString(impl.options.server) + " thread: " + failure.what();
+    std::lock_guard<std::mutex> wakeLock(impl.wakeMutex);
     close(impl.wakeFd);
     impl.wakeFd = -1;
     return false;
@@ -445,17 +487,20 @@ void SwaySource::stop() {
     return;  // called from a callback: the loop sees the flag when the callback returns
   }
   std::lock_guard<std::mutex> lock(impl.lifecycleMutex);
-  if (impl.wakeFd >= 0) {
-    const std::uint64_t one = 1;
-    // The counter stays readable until closed, so every later poll() returns at once.
-    static_cast<void>(write(impl.wakeFd, &one, sizeof one));
-  }
+  impl.wake();
   if (impl.thread.joinable()) {
     impl.thread.join();
   }
+  std::lock_guard<std::mutex> wakeLock(impl.wakeMutex);
   if (impl.wakeFd >= 0) {
     close(impl.wakeFd);
     impl.wakeFd = -1;
+  }
+}
+
+void SwaySource::setHeartbeat(bool on) {
+  if (impl_->heartbeatWanted.exchange(on) != on) {
+    impl_->wake();
   }
 }
 

@@ -90,6 +90,12 @@ class SwaySource {
   /// twice. Not finding the socket is no error here: onDisconnected says so, and the source
   /// keeps looking.
   bool start(std::string& error);
+  /// Turns the heartbeat on or off (on at construction). The daemon turns it on only while
+  /// a session is active (issue 8 item 2: no wake-up while nothing happens). Turning it on
+  /// re-emits the focused window at once, then every heartbeatSecs. Focus and title events
+  /// are reported either way. Thread-safe, also from a callback and before start(); a no-op
+  /// after stop().
+  void setHeartbeat(bool on);
   /// Stops the thread and closes the connection. Idempotent; thread-safe; may be called from
   /// a callback (the thread then ends after the callback returns).
   void stop();

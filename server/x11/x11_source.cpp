@@ -197,7 +197,12 @@ struct X11Source::Impl {
   const std::int64_t idleAfterSecs;
   const X11SourceCallbacks callbacks;
   Display* display = nullptr;
+  /// eventfd: stop() and setHeartbeat() write it to end the source thread's poll().
+  /// Set by start() and closed by stop() after the join, both under wakeMutex.
   int wakeFd = -1;
+  std::mutex wakeMutex;  // guards writing and closing wakeFd from other threads
+  /// setHeartbeat(): whether heartbeats are wanted (a session is active).
+  std::atomic<bool> heartbeatWanted{true};
 
   ErrorState errors;
   std::atomic<bool> stopRequested{false};
@@ -225,6 +230,7 @@ struct X11Source::Impl {
   XSyncAlarm awayAlarm = None;  // PositiveTransition at the threshold
   XSyncAlarm backAlarm = None;  // NegativeTransition just below it
   bool away = false;
+  bool heartbeating = true;  // heartbeatWanted as the loop last applied it
   SteadyClock::time_point nextHeartbeat;
   SteadyClock::time_point nextIdleCheck;
 
@@ -267,11 +273,14 @@ struct X11Source::Impl {
   void readInitialIdle();
   void handleAlarm(const XSyncAlarmNotifyEvent& alarm);
   void setAway(bool awayNow);
+  /// Writes the wake-up descriptor (any thread); nothing once stop() closed it.
+  void wake();
   std::int64_t thresholdMs() const { return idleAfterSecs * 1000; }
 };
 
 void X11Source::Impl::run() {
   setUp();
+  heartbeating = heartbeatWanted.load();
   refreshActiveWindow(true);  // the initial window, right after start
   readInitialIdle();
   while (!stopRequested.load() && !connectionLost()) {
@@ -279,7 +288,13 @@ void X11Source::Impl::run() {
       break;
     }
     const SteadyClock::time_point now = SteadyClock::now();
-    if (heartbeatSecs > 0 && now >= nextHeartbeat) {
+    const bool wanted = heartbeatWanted.load();
+    if (wanted != heartbeating) {
+      heartbeating = wanted;
+      if (heartbeating) {
+        refreshActiveWindow(true);  // heartbeats resume with the window in front now
+      }
+    } else if (heartbeating && heartbeatSecs > 0 && now >= nextHeartbeat) {
       refreshActiveWindow(true);
     }
     if (idlePolled && now >= nextIdleCheck) {
@@ -415,7 +430,7 @@ bool X11Source::Impl::waitForWork() {
     const int clamped = static_cast<int>(std::clamp<long long>(remaining, 0, 24LL * 3600 * 1000));
     timeoutMs = timeoutMs < 0 ? clamped : std::min(timeoutMs, clamped);
   };
-  if (heartbeatSecs > 0) {
+  if (heartbeating && heartbeatSecs > 0) {
     consider(nextHeartbeat);
   }
   if (idlePolled) {
@@ -434,6 +449,10 @@ bool X11Source::Impl::waitForWork() {
   }
   if (stopRequested.load()) {
     return false;
+  }
+  if ((descriptors[1].revents & POLLIN) != 0) {
+    std::uint64_t count = 0;  // setHeartbeat() woke the loop: reset the counter
+    static_cast<void>(read(wakeFd, &count, sizeof count));
   }
   if ((descriptors[0].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
     XPending(display);  // lets Xlib notice the closed connection and call the handlers
@@ -714,6 +733,15 @@ void X11Source::Impl::handleAlarm(const XSyncAlarmNotifyEvent& alarm) {
   setAway(fromSyncValue(alarm.counter_value) >= thresholdMs());
 }
 
+void X11Source::Impl::wake() {
+  std::lock_guard<std::mutex> lock(wakeMutex);
+  if (wakeFd >= 0) {
+    const std::uint64_t one = 1;
+    // A full counter (impossible here) would still leave the descriptor readable.
+    static_cast<void>(write(wakeFd, &one, sizeof one));
+  }
+}
+
 void X11Source::Impl::setAway(bool awayNow) {
   if (awayNow != away) {
     away = awayNow;
@@ -764,7 +792,10 @@ bool X11Source::start(std::string& error) {
   XSetIOErrorExitHandler(impl.display, handleIoErrorExit, &impl.errors);
 #endif
   impl.setUpIdleDetection();
-  impl.wakeFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  {
+    std::lock_guard<std::mutex> wakeLock(impl.wakeMutex);
+    impl.wakeFd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  }
   if (impl.wakeFd < 0) {
     error = std::string("cannot create a wake-up descriptor: ") + std::strerror(errno);
   } else {
@@ -781,6 +812,7 @@ bool X11Source::start(std::string& error) {
       return true;
     } catch (const std::system_error& failure) {
       error = std::string("cannot start the X11 thread: ") + failure.what();
+      std::lock_guard<std::mutex> wakeLock(impl.wakeMutex);
       close(impl.wakeFd);
       impl.wakeFd = -1;
     }
@@ -811,17 +843,20 @@ void X11Source::stop() {
     return;  // called from a callback: the loop sees the flag when the callback returns
   }
   std::lock_guard<std::mutex> lock(impl.lifecycleMutex);
-  if (impl.wakeFd >= 0) {
-    const std::uint64_t one = 1;
-    // A full counter (impossible here) would still leave the descriptor readable.
-    static_cast<void>(write(impl.wakeFd, &one, sizeof one));
-  }
+  impl.wake();
   if (impl.thread.joinable()) {
     impl.thread.join();
   }
+  std::lock_guard<std::mutex> wakeLock(impl.wakeMutex);
   if (impl.wakeFd >= 0) {
     close(impl.wakeFd);
     impl.wakeFd = -1;
+  }
+}
+
+void X11Source::setHeartbeat(bool on) {
+  if (impl_->heartbeatWanted.exchange(on) != on) {
+    impl_->wake();
   }
 }
 

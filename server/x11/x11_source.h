@@ -42,8 +42,9 @@ const char* toString(X11IdleDetection detection);
 ///
 /// Listens for PropertyNotify of _NET_ACTIVE_WINDOW on the root window and of
 /// _NET_WM_NAME / WM_NAME on the active window; re-emits the current window
-/// every `heartbeatSecs`; reports away after `idleAfterSecs` without input and
-/// back at the next input (X11IdleDetection). A window that vanishes between
+/// every `heartbeatSecs` while the heartbeat is on (setHeartbeat); reports
+/// away after `idleAfterSecs` without input and back at the next input
+/// (X11IdleDetection). A window that vanishes between
 /// the event and the query is skipped (X errors are trapped, never fatal).
 /// Waits on the X connection's file descriptor with poll(2) and a timeout
 /// equal to the next heartbeat (or idle check, when polling), so it costs
@@ -63,6 +64,14 @@ class X11Source {
   bool start(std::string& error);
   /// Stops the thread and closes the display. Idempotent; thread-safe.
   void stop();
+
+  /// Turns the heartbeat on or off (on at construction). The daemon turns it on
+  /// only while a session is active (issue 8 item 2: no wake-up while nothing
+  /// happens; buckets need it, a locked page does not: see Controller health).
+  /// Turning it on re-emits the window in front at once, then every
+  /// `heartbeatSecs`. Window changes are reported either way. Thread-safe, also
+  /// from a callback and before start(); a no-op after stop().
+  void setHeartbeat(bool on);
 
   /// How away and back are detected; chosen by start() (Off before, or when start()
   /// failed). Thread-safe.

@@ -416,6 +416,10 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   deadlineBoot_ = clock_.bootMs() + timeboxSecs * 1000;
   sessionMonoStart_ = clock_.monotonicMs();
   suspendBase_ = clock_.bootMs() - clock_.monotonicMs();
+  // A running source reports every change the moment it happens and sends no
+  // heartbeats outside a session (EvidenceSources::setHeartbeat): its last
+  // window is the one in front now, however old the observation.
+  if (currentFromRunningSourceLocked()) lastObservationMono_ = clock_.monotonicMs();
   runtime_ = RuntimeState::Active;
   if (current_ && healthLocked() == Health::Ok) {
     Observation start = *current_;
@@ -758,12 +762,20 @@ void Controller::setSourceRunning(const std::string& source, bool running) {
   publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
+bool Controller::currentFromRunningSourceLocked() const {
+  return current_ && std::find(runningSources_.begin(), runningSources_.end(), current_->source) !=
+                         runningSources_.end();
+}
+
 Health Controller::healthLocked() const {
   // The window in front came from a source that has stopped: it is no evidence any more.
   if (current_ && std::find(stoppedSources_.begin(), stoppedSources_.end(), current_->source) !=
                       stoppedSources_.end()) {
     return Health::Unavailable;
   }
+  // Outside a session the sources send no heartbeats (issue 8 item 2: nothing
+  // wakes while nothing happens); a running source's silence means no change.
+  if (runtime_ != RuntimeState::Active && currentFromRunningSourceLocked()) return Health::Ok;
   const std::int64_t freshMs = 3 * settings_.heartbeatSecs * 1000;
   if (lastObservationMono_ >= 0 && clock_.monotonicMs() - lastObservationMono_ < freshMs) {
     return Health::Ok;
@@ -925,7 +937,8 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
     next = next ? std::min(*next, reviewerGiveUpMono_) : reviewerGiveUpMono_;
   }
   if (persistDueMono_) next = next ? std::min(*next, *persistDueMono_) : *persistDueMono_;
-  if (lastHealth_ == Health::Ok && lastObservationMono_ >= 0) {
+  const bool goesStale = runtime_ == RuntimeState::Active || !currentFromRunningSourceLocked();
+  if (lastHealth_ == Health::Ok && lastObservationMono_ >= 0 && goesStale) {
     const std::int64_t staleAt = lastObservationMono_ + 3 * settings_.heartbeatSecs * 1000;
     next = next ? std::min(*next, staleAt) : staleAt;
   }

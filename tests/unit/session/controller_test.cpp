@@ -358,11 +358,11 @@ TEST_F(ControllerTest, ObservationsAreSanitisedAndShownWithHealth) {
 }
 
 TEST_F(ControllerTest, HealthGoesStaleAfterThreeHeartbeatsAndTickAnnouncesIt) {
+  // A watcher that posts (HTTP, ActivityWatch) is fresh only while it keeps posting.
   settings_.heartbeatSecs = 10;
   makeController();
-  controller_->setSourceRunning("x11", true);
-  EXPECT_EQ(controller_->state().evidence.health, Health::Stale);
-  controller_->recordWindow(window("xterm", "bash"));
+  EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
+  controller_->recordWindow(Observation{0, "xterm", "bash", "aw-watcher-window"});
   EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
   EXPECT_EQ(controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + 30'000);
   clock_.advance(29'999);
@@ -375,6 +375,49 @@ TEST_F(ControllerTest, HealthGoesStaleAfterThreeHeartbeatsAndTickAnnouncesIt) {
   EXPECT_EQ(seen_.back().evidence.health, Health::Stale);
   controller_->tick();  // nothing new: no event
   EXPECT_EQ(seen_.size(), before + 1);
+}
+
+TEST_F(ControllerTest, ARunningSourceGoesStaleAfterThreeHeartbeatsDuringASession) {
+  settings_.heartbeatSecs = 10;
+  makeController();
+  controller_->setSourceRunning("x11", true);
+  EXPECT_EQ(controller_->state().evidence.health, Health::Stale);  // running, nothing seen yet
+  controller_->recordWindow(window("qterminal", "bash"));
+  toActive();
+  EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
+  EXPECT_EQ(controller_->state().drift.status, "ontask");
+  clock_.advance(29'999);
+  controller_->tick();
+  EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
+  clock_.advance(1);
+  controller_->tick();
+  EXPECT_EQ(controller_->state().evidence.health, Health::Stale);
+  EXPECT_EQ(controller_->state().drift.status, "unknown");  // no judgment without evidence
+}
+
+TEST_F(ControllerTest, ARunningSourceNeedsNoHeartbeatOutsideASession) {
+  // Issue 8 item 2: no heartbeat and no health check wakes a locked daemon. A
+  // running source reports every change at once, so its silence means no change.
+  settings_.heartbeatSecs = 10;
+  makeController();
+  controller_->setSourceRunning("x11", true);
+  controller_->recordWindow(window("qterminal", "bash"));
+  EXPECT_FALSE(controller_->nextWakeMonotonicMs());  // nothing to do until something happens
+  clock_.advance(3'600'000);
+  controller_->tick();
+  EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
+  // Start takes the window in front as just observed: judged at once, and
+  // fresh for three heartbeats, by which time the source's heartbeat runs.
+  toActive();
+  EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
+  EXPECT_EQ(controller_->state().drift.status, "ontask");
+  ASSERT_TRUE(controller_->nextWakeMonotonicMs());
+  EXPECT_LE(*controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + 30'000);
+  // A stopped source is no evidence, in a session or not.
+  ASSERT_FALSE(controller_->abandon());
+  EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
+  controller_->setSourceRunning("x11", false);
+  EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
 }
 
 TEST_F(ControllerTest, NoSourceAndNoObservationIsUnavailable) {

@@ -170,6 +170,12 @@ class Recorder {
     return lines_;
   }
 
+  /// Whether more than `count` lines arrive within `timeout` (false: none came).
+  bool waitForMoreThan(std::size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, timeout, [&] { return lines_.size() > count; });
+  }
+
  private:
   void add(std::string line) {
     {
@@ -326,6 +332,44 @@ TEST_F(SwaySourceTest, TheHeartbeatReEmitsTheCurrentWindow) {
   ASSERT_TRUE(server.acceptAndGreet(kTree));
   EXPECT_EQ(recorder_.waitFor("window"), "window foot|first-window");
   EXPECT_EQ(recorder_.waitFor("window"), "window foot|first-window");  // about 1 s later
+}
+
+TEST_F(SwaySourceTest, WithTheHeartbeatOffOnlyChangesComeAndTurningItOnReemitsAtOnce) {
+  FakeIpcServer server(socketPath());
+  auto source = makeSource(1);
+  source->setHeartbeat(false);  // as the daemon does while no session is active
+  std::string error;
+  ASSERT_TRUE(source->start(error)) << error;
+  ASSERT_TRUE(server.acceptAndGreet(kTree));
+  EXPECT_EQ(recorder_.waitFor("window"), "window foot|first-window");
+  server.sendEvent(R"({"change":"focus","container":{"id":5,"type":"con","app_id":"editor",)"
+                   R"("name":"notes.md"}})");
+  EXPECT_EQ(recorder_.waitFor("window"), "window editor|notes.md");  // changes come at once
+  // Nothing happens: no heartbeat (at 1 s it would come twice here).
+  const std::size_t quiet = recorder_.lines().size();
+  EXPECT_FALSE(recorder_.waitForMoreThan(quiet, std::chrono::milliseconds(2500)));
+
+  const auto on = std::chrono::steady_clock::now();
+  source->setHeartbeat(true);
+  EXPECT_EQ(recorder_.waitFor("window"), "window editor|notes.md");
+  // At once: before a heartbeat could.
+  EXPECT_LT(std::chrono::steady_clock::now() - on, std::chrono::milliseconds(900));
+  EXPECT_EQ(recorder_.waitFor("window"), "window editor|notes.md");  // then every second
+  source->stop();
+  source->setHeartbeat(false);  // after stop: a no-op
+}
+
+TEST_F(SwaySourceTest, TurningTheHeartbeatOnWhileDisconnectedWaitsForAConnection) {
+  auto source = makeSource(1);
+  source->setHeartbeat(false);
+  std::string error;
+  ASSERT_TRUE(source->start(error)) << error;
+  EXPECT_NE(recorder_.waitFor("disconnected"), "");
+  source->setHeartbeat(true);  // wakes the retry wait; nothing to emit yet
+  FakeIpcServer server(socketPath());
+  ASSERT_TRUE(server.acceptAndGreet(kTree));
+  EXPECT_EQ(recorder_.waitFor("window"), "window foot|first-window");
+  EXPECT_EQ(recorder_.waitFor("window"), "window foot|first-window");  // the heartbeat runs
 }
 
 TEST_F(SwaySourceTest, StopEndsTheThreadWhileConnectedOrWaiting) {

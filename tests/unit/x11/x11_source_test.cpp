@@ -281,6 +281,44 @@ TEST_F(X11SourceTest, HeartbeatReemitsTheSameWindow) {
   EXPECT_GE(reports[1].at - reports[0].at, 900ms);
 }
 
+TEST_F(X11SourceTest, WithTheHeartbeatOffOnlyChangesComeAndTurningItOnReemitsAtOnce) {
+  TestWindow terminal = open("QuietClass", "steady");
+  ASSERT_FALSE(terminal.id.empty());
+  ASSERT_EQ(activate(terminal), "");
+  auto source = std::make_unique<X11Source>(display(), 1, kNeverIdle, recorder_.callbacks());
+  source->setHeartbeat(false);  // as the daemon does while no session is active
+  std::string error;
+  ASSERT_TRUE(source->start(error)) << error;
+  ASSERT_TRUE(recorder_.waitForWindow("QuietClass", "steady"));  // the initial window either way
+
+  // Nothing happens: no heartbeat (at 1 s it would come twice here) and the thread sleeps.
+  const std::optional<std::uint64_t> before = wakeupsOfThread("ad-x11");
+  ASSERT_TRUE(before.has_value()) << "the source's thread is named ad-x11";
+  EXPECT_FALSE(recorder_.waitUntil([&] { return recorder_.windowsLocked().size() != 1; }, 2500ms));
+  const std::optional<std::uint64_t> after = wakeupsOfThread("ad-x11");
+  ASSERT_TRUE(after.has_value());
+  EXPECT_LT(*after - *before, 2u);
+
+  // A change still comes at once.
+  terminal.process->writeLine("retitled");
+  ASSERT_TRUE(recorder_.waitForWindow("QuietClass", "retitled"));
+  ASSERT_EQ(recorder_.windows().size(), 2u);
+
+  // On: the window in front at once (well before a 1 s heartbeat could), then every second.
+  const SteadyClock::time_point on = SteadyClock::now();
+  source->setHeartbeat(true);
+  ASSERT_TRUE(recorder_.waitUntil([&] { return recorder_.windowsLocked().size() == 3; }, 5s));
+  EXPECT_LT(SteadyClock::now() - on, 900ms);
+  ASSERT_TRUE(recorder_.waitUntil([&] { return recorder_.windowsLocked().size() == 4; }, 5s));
+  const std::vector<Recorder::Report> reports = recorder_.windows();
+  EXPECT_EQ(reports[3].title, "retitled");
+  EXPECT_GE(reports[3].at - reports[2].at, 900ms);
+
+  source->setHeartbeat(true);  // no change: nothing extra
+  source->stop();
+  source->setHeartbeat(false);  // after stop: a no-op, no write to a closed descriptor
+}
+
 TEST_F(X11SourceTest, UsesSyncAlarmsForIdleTimeWhenTheServerHasThem) {
   auto source = startSource(kNoHeartbeat, kNeverIdle);
   EXPECT_EQ(source->idleDetection(), X11IdleDetection::SyncAlarms);

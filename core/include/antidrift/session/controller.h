@@ -241,6 +241,10 @@ class Controller {
   /// observation ever arrived, and while the source of the current
   /// observation has stopped (DESIGN §3: "source failed" — nobody watches
   /// that window any more) until it runs again or another source observes.
+  /// Outside an active session a running source's window stays `ok` however
+  /// old: such a source reports every change at once and heartbeats only
+  /// during a session (issue 8 item 2), so Start counts its window as just
+  /// observed; during a session DESIGN §3's 3 × heartbeat rule applies.
   /// While active, a change of health re-evaluates drift (no judgment
   /// without `ok` evidence). Thread-safe.
   void setSourceRunning(const std::string& source, bool running);
@@ -289,6 +293,9 @@ class Controller {
   /// Planning's allowed-app choices: recent apps, then apps of recent sessions.
   std::vector<std::string> appChoicesLocked() const;
   Health healthLocked() const;
+  /// Whether the window in front came from a source that reported itself running
+  /// (setSourceRunning: X11, sway, i3), which reports every change at once.
+  bool currentFromRunningSourceLocked() const;
   Snapshot snapshotLocked() const;
   void persistLocked();
   /// Whether a change is written to the snapshot before it is announced
