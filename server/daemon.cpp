@@ -537,7 +537,7 @@ int Daemon::serve() {
       [&controller] { controller.tick(); }, std::nullopt,
       // Only an active session's deadline is kept on the boot clock; every
       // other due time (health, write-behind, judge, review) is monotonic.
-      [&controller] { return controller.state().runtime == RuntimeState::Active; });
+      [&controller] { return controller.runtime() == RuntimeState::Active; });
   RequestGuard guard(token.token);
   HttpApi api(controller, broadcaster, guard,
               HttpApi::Options{config_.wwwDir, audit.path(),
@@ -548,14 +548,15 @@ int Daemon::serve() {
   // Started after the server listens; made here so the listener can reach it:
   // heartbeats run only while a session is active (issue 8 item 2).
   EvidenceSources sources(config_, environment_, controller);
-  controller.setChangeListener([&api, &ticker, &notifier, &sources](const State& state) {
-    sources.setHeartbeat(state.runtime == RuntimeState::Active);
-    api.publish(state);
-    ticker.wake();
-    if (notifier) {
-      notifier->onState(state);
-    }
-  });
+  controller.setChangeListener(
+      [&api, &ticker, &notifier, &sources, &controller](const State& state) {
+        sources.setHeartbeat(state.runtime == RuntimeState::Active);
+        api.publish(state);
+        ticker.wakeIfSooner(controller.nextWakeMonotonicMs());
+        if (notifier) {
+          notifier->onState(state);
+        }
+      });
 
   try {
     log.information(controller.restore());

@@ -1,6 +1,7 @@
 #include "server/ticker.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "antidrift/thread_name.h"
 
@@ -16,6 +17,8 @@ constexpr std::int64_t kRetryMs = 1000;
 /// during a suspend (the Controller keeps it on the boot clock) expire within
 /// this long of the resume (issue 9 item 2).
 constexpr std::chrono::milliseconds kLongestWait{5000};
+/// Ticker::waitingUntil_ when the thread is not in a timed wait.
+constexpr std::int64_t kNotWaiting = std::numeric_limits<std::int64_t>::max();
 }  // namespace
 
 Ticker::Ticker(const Clock& clock, NextWake nextWake, Tick tick,
@@ -24,7 +27,8 @@ Ticker::Ticker(const Clock& clock, NextWake nextWake, Tick tick,
       nextWake_(std::move(nextWake)),
       tick_(std::move(tick)),
       idleWait_(idleWait),
-      bootClockPending_(std::move(bootClockPending)) {}
+      bootClockPending_(std::move(bootClockPending)),
+      waitingUntil_(kNotWaiting) {}
 
 Ticker::~Ticker() {
   stop();
@@ -40,6 +44,20 @@ void Ticker::start() {
 void Ticker::wake() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    ++generation_;
+  }
+  wakeUp_.notify_all();
+}
+
+void Ticker::wakeIfSooner(std::optional<std::int64_t> dueMonotonicMs) {
+  if (!dueMonotonicMs) {
+    return;  // nothing scheduled: the thread's own wait re-reads the schedule soon enough
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (*dueMonotonicMs >= waitingUntil_) {
+      return;
+    }
     ++generation_;
   }
   wakeUp_.notify_all();
@@ -87,11 +105,13 @@ void Ticker::run() {
       std::unique_lock<std::mutex> lock(mutex_);
       const auto woken = [&] { return stopping_ || generation_ != generation; };
       if (delay) {
+        waitingUntil_ = clock_.monotonicMs() + delay->count();
         changed = wakeUp_.wait_for(lock, *delay, woken);
       } else {
         wakeUp_.wait(lock, woken);  // nothing scheduled: no timer at all
         changed = true;
       }
+      waitingUntil_ = kNotWaiting;
       if (stopping_) {
         return;
       }

@@ -56,6 +56,14 @@ class Ticker {
   /// Re-reads nextWake() now (call after every state change). Never blocks
   /// for long; safe from the Controller's change listener.
   void wake();
+  /// wake(), but only when `dueMonotonicMs` (nextWake() as the caller just
+  /// read it) is sooner than the time the thread is waiting for, or the thread
+  /// is not waiting (it is reading the schedule or ticking). The daemon's
+  /// change listener calls this: most changes (a window switch) move no due
+  /// time earlier, and a wake-up of the thread per change cost a context
+  /// switch and a contended Controller lock each (issue 8 item 2). A due time
+  /// that moved later is found when the thread wakes for the earlier one.
+  void wakeIfSooner(std::optional<std::int64_t> dueMonotonicMs);
   /// Stops and joins the thread. Idempotent.
   void stop();
 
@@ -71,6 +79,9 @@ class Ticker {
   std::mutex mutex_;
   std::condition_variable wakeUp_;
   std::uint64_t generation_ = 0;
+  /// Monotonic ms the thread's timed wait ends at; INT64_MAX while it is not
+  /// in a timed wait (reading the schedule, ticking, or waiting for wake()).
+  std::int64_t waitingUntil_;
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -952,6 +952,11 @@ State Controller::state() const {
   return stateLocked();
 }
 
+RuntimeState Controller::runtime() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return runtime_;
+}
+
 std::vector<TimelineSpan> Controller::timeline() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return timeline_.spans();

@@ -130,6 +130,52 @@ TEST(Ticker, OtherwiseAFarDueTimeIsWaitedForInOnePieceWithoutWakingUp) {
   EXPECT_FALSE(schedule.waitForReadings(2, 5500ms));
 }
 
+TEST(Ticker, WakeIfSoonerWakesOnlyForAnEarlierDueTime) {
+  test::FakeClock clock;
+  TickCounter counter;
+  std::mutex mutex;
+  std::condition_variable readChanged;
+  int readings = 0;
+  std::optional<std::int64_t> due = clock.monotonicMs() + 3'600'000;  // an hour away
+  const auto waitForReadings = [&](int count, std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex);
+    return readChanged.wait_for(lock, timeout, [&] { return readings >= count; });
+  };
+  Ticker ticker(
+      clock,
+      [&] {
+        std::optional<std::int64_t> now;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          ++readings;
+          now = due;
+        }
+        readChanged.notify_all();
+        return now;
+      },
+      [&] {
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          due.reset();
+        }
+        counter.tick();
+      },
+      std::nullopt, [] { return false; });
+  ticker.start();
+  ASSERT_TRUE(waitForReadings(1, 5s));
+  // Waiting an hour: a later due time, or none, is no reason to wake (a window switch).
+  ticker.wakeIfSooner(clock.monotonicMs() + 7'200'000);
+  ticker.wakeIfSooner(std::nullopt);
+  EXPECT_FALSE(waitForReadings(2, 500ms));
+  // An earlier one is: the schedule is read again and the tick comes now.
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    due = clock.monotonicMs();
+  }
+  ticker.wakeIfSooner(clock.monotonicMs());
+  EXPECT_TRUE(counter.waitForTicks(1));
+}
+
 TEST(Ticker, StopIsIdempotentAndWorksBeforeStart) {
   test::FakeClock clock;
   Ticker ticker(

@@ -268,6 +268,9 @@ class Controller {
   /// The current State. Thread-safe; a copy. Its `timeline` is filled in review only
   /// (the only state whose JSON carries it: issue 8 item 2); timeline() reads it any time.
   State state() const;
+  /// The runtime state alone, without building a State (the ticker asks on
+  /// every schedule read). Thread-safe.
+  RuntimeState runtime() const;
   /// The timeline spans of the session that is active or in review, oldest first (empty
   /// once it ended). Thread-safe; a copy.
   std::vector<TimelineSpan> timeline() const;
