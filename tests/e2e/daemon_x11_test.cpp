@@ -16,7 +16,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -392,6 +395,111 @@ TEST_F(DriftOnX11Test, AJudgedOffTaskWindowDriftsWithTheReasonAndThisIsOnTaskAll
   events.close();
   const std::optional<int> status = daemon.terminate(kDeadline);
   ASSERT_TRUE(status) << "antidriftd did not exit within the deadline after SIGTERM";
+  EXPECT_EQ(*status, 0);
+}
+
+// ---- Heartbeats during a session only (issue 8 item 2) ---------------------------------------
+
+/// The pid of the antidriftd whose command line names `storeDir`; -1 when there is none.
+int daemonPid(const std::string& storeDir) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    std::ifstream comm(entry.path() / "comm");
+    std::string command;
+    if (!std::getline(comm, command) || command != "antidriftd") {
+      continue;
+    }
+    std::ifstream cmdline(entry.path() / "cmdline", std::ios::binary);
+    const std::string arguments((std::istreambuf_iterator<char>(cmdline)),
+                                std::istreambuf_iterator<char>());
+    if (arguments.find("store.dir=" + storeDir + '\0') != std::string::npos) {
+      return std::stoi(name);
+    }
+  }
+  return -1;
+}
+
+/// Context switches (its wake-ups) of the thread named `thread` in process `pid`; nullopt when
+/// it has no such thread.
+std::optional<std::uint64_t> wakeupsOfThread(int pid, const std::string& thread) {
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    if (!std::getline(comm, name) || name != thread) {
+      continue;
+    }
+    std::ifstream status(task.path() / "status");
+    std::uint64_t switches = 0;
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0 ||
+          line.rfind("nonvoluntary_ctxt_switches:", 0) == 0) {
+        switches += std::stoull(line.substr(line.find(':') + 1));
+      }
+    }
+    return switches;
+  }
+  return std::nullopt;
+}
+
+TEST_F(DriftOnX11Test, ALockedDaemonSleepsWithOkEvidenceAndASessionBringsTheHeartbeatBack) {
+  TestWindow editor;
+  TestWindow chat;
+  ASSERT_NO_FATAL_FAILURE(openEditorAndChat(editor, chat));
+  // A 1 s heartbeat: during a session, evidence goes stale 3 s after the last observation.
+  DaemonProcess daemon(launchWithConfig("ai.backend = none\nevidence.heartbeat_s = 1\n"));
+  ASSERT_EQ(daemon.startError(), "");
+  const std::uint16_t port = daemon.port();
+  const std::string token = readToken(storeDir());
+  SseRecorder events(port);
+  ASSERT_EQ(events.status(), 200) << events.errorBody();
+  ASSERT_EQ(activate(editor), "");
+  ASSERT_TRUE(waitForState(events, showsWindow(kEditorApp, kEditorTitle), "the editor"));
+  const int pid = daemonPid(storeDir());
+  ASSERT_GT(pid, 0) << "no antidriftd process with this store";
+
+  // Locked and nothing happens for four heartbeat intervals: the X11 thread sleeps (a 1 s
+  // heartbeat would wake it about six times a second), nothing is published, and the window
+  // in front is still ok evidence: the source reports every change the moment it happens.
+  const std::optional<std::uint64_t> lockedBefore = wakeupsOfThread(pid, "ad-x11");
+  ASSERT_TRUE(lockedBefore.has_value()) << "the X11 source's thread is named ad-x11";
+  const std::size_t published = events.events().size();
+  EXPECT_FALSE(
+      events.waitUntil([&](const std::vector<SseEvent>& all) { return all.size() > published; },
+                       std::chrono::milliseconds(4000)));
+  const std::optional<std::uint64_t> lockedAfter = wakeupsOfThread(pid, "ad-x11");
+  ASSERT_TRUE(lockedAfter.has_value());
+  EXPECT_LT(*lockedAfter - *lockedBefore, 2u);
+  EXPECT_EQ(text(get(port, "/state").json(), "evidence.health"), "ok");
+
+  // A session: the window counts as just observed (ontask at once), and the heartbeat runs,
+  // so four intervals without a switch leave the evidence ok, never stale.
+  ASSERT_NO_FATAL_FAILURE(startInEditor(port, token, events, editor));
+  const std::optional<std::uint64_t> activeBefore = wakeupsOfThread(pid, "ad-x11");
+  ASSERT_TRUE(activeBefore.has_value());
+  EXPECT_FALSE(events.waitUntil(
+      [](const std::vector<SseEvent>& all) {
+        return !all.empty() && all.back().event == "state" &&
+               text(parseObject(all.back().data), "evidence.health") != "ok";
+      },
+      std::chrono::milliseconds(4000)));
+  const std::optional<std::uint64_t> activeAfter = wakeupsOfThread(pid, "ad-x11");
+  ASSERT_TRUE(activeAfter.has_value());
+  EXPECT_GE(*activeAfter - *activeBefore, 3u);  // at least three heartbeats
+  const Object::Ptr active = get(port, "/state").json();
+  EXPECT_EQ(text(active, "evidence.health"), "ok");
+  EXPECT_EQ(text(active, "drift.status"), "ontask");
+  EXPECT_GE(number(active, "stats.buckets[0].secs"), 3);
+
+  ASSERT_EQ(post(port, token, "/complete").status, 200);
+  ASSERT_EQ(post(port, token, "/end").status, 200);
+  EXPECT_EQ(text(get(port, "/state").json(), "evidence.health"), "ok");
+  events.close();
+  const std::optional<int> status = daemon.terminate(kDeadline);
+  ASSERT_TRUE(status);
   EXPECT_EQ(*status, 0);
 }
 

@@ -159,10 +159,11 @@ class SseRecorder {
     return events_;
   }
 
-  /// Waits (deadline 10 s) until `done(events)` holds; true if it did.
-  bool waitUntil(const std::function<bool(const std::vector<SseEvent>&)>& done) const {
+  /// Waits (deadline 10 s, or `timeout`) until `done(events)` holds; true if it did.
+  bool waitUntil(const std::function<bool(const std::vector<SseEvent>&)>& done,
+                 std::chrono::milliseconds timeout = std::chrono::seconds(10)) const {
     std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::seconds(10), [&] { return done(events_); });
+    return changed_.wait_for(lock, timeout, [&] { return done(events_); });
   }
 
   /// Waits until the newest event has runtime `runtime`.
