@@ -550,7 +550,7 @@ int Daemon::serve() {
   EvidenceSources sources(config_, environment_, controller);
   controller.setChangeListener(
       [&api, &ticker, &notifier, &sources, &controller](const State& state) {
-        sources.setHeartbeat(state.runtime == RuntimeState::Active);
+        sources.followSession();
         api.publish(state);
         ticker.wakeIfSooner(controller.nextWakeMonotonicMs());
         if (notifier) {
@@ -567,7 +567,7 @@ int Daemon::serve() {
     return EXIT_DATAERR;
   }
   const State restored = controller.state();
-  sources.setHeartbeat(restored.runtime == RuntimeState::Active);
+  sources.followSession();
   api.publish(restored);
 
   ApiServerOptions serverOptions;

@@ -26,10 +26,11 @@ struct EvidenceSources::Impl {
   Controller& controller;
   Poco::Logger& log = Poco::Logger::get("antidrift.daemon");
   /// Guards x11, ipc and heartbeat: start() publishes a started source under it, and
-  /// setHeartbeat() comes from the Controller's listener on any thread. Never held while
-  /// calling the Controller or joining a source.
+  /// followSession() comes from the Controller's listener on any thread and reads the
+  /// Controller's runtime under it (lock order: this, then the Controller's). Never held
+  /// while joining a source, nor taken under the Controller's lock.
   std::mutex sourcesMutex;
-  bool heartbeat = false;  // the last setHeartbeat(); applied to each source as it starts
+  bool heartbeat = false;  // the last followSession(); applied to each source as it starts
 #ifdef ANTIDRIFT_HAVE_X11
   std::unique_ptr<X11Source> x11;
 #endif
@@ -163,9 +164,13 @@ void EvidenceSources::start() {
   }
 }
 
-void EvidenceSources::setHeartbeat(bool on) {
+void EvidenceSources::followSession() {
   Impl& impl = *impl_;
   std::lock_guard<std::mutex> lock(impl.sourcesMutex);
+  const bool on = impl.controller.runtime() == RuntimeState::Active;
+  if (on == impl.heartbeat) {
+    return;
+  }
   impl.heartbeat = on;
   if (impl.ipc) {
     impl.ipc->setHeartbeat(on);
@@ -179,7 +184,7 @@ void EvidenceSources::setHeartbeat(bool on) {
 
 void EvidenceSources::stop() {
   // Only start() (this same thread) sets the pointers; stopping joins the sources'
-  // threads, whose callbacks may call setHeartbeat(), so no lock is held here.
+  // threads, whose callbacks may call followSession(), so no lock is held here.
   if (impl_->ipc) {
     impl_->ipc->stop();
   }

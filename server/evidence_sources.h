@@ -31,11 +31,15 @@ class EvidenceSources {
 
   /// Starts the configured source(s). Never throws; call once, after the daemon forked.
   void start();
-  /// Heartbeats on (a session is active) or off (issue 8 item 2: while no session runs,
-  /// nothing wakes the daemon; a running event-driven source still reports every change,
-  /// and Controller health counts it ok). Off until the first call. Thread-safe; called
-  /// from the Controller's change listener, any thread, before or after start().
-  void setHeartbeat(bool on);
+  /// Heartbeats on while the Controller's session is active, off otherwise (issue 8 item 2:
+  /// while no session runs nothing wakes the daemon; a running event-driven source still
+  /// reports every change, and Controller health counts it ok). Reads the runtime now,
+  /// under this object's lock, rather than taking it from a State: the Controller calls
+  /// its listener outside its own lock, so a listener on another thread may deliver an
+  /// older State after a newer one, and the last call must win with the current runtime.
+  /// Off until the first call. Thread-safe; called from the Controller's change listener
+  /// (any thread) and after restore, before or after start().
+  void followSession();
   /// Stops and joins every source. Idempotent.
   void stop();
 

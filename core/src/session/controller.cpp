@@ -417,7 +417,7 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   sessionMonoStart_ = clock_.monotonicMs();
   suspendBase_ = clock_.bootMs() - clock_.monotonicMs();
   // A running source reports every change the moment it happens and sends no
-  // heartbeats outside a session (EvidenceSources::setHeartbeat): its last
+  // heartbeats outside a session (EvidenceSources::followSession): its last
   // window is the one in front now, however old the observation.
   if (currentFromRunningSourceLocked()) lastObservationMono_ = clock_.monotonicMs();
   runtime_ = RuntimeState::Active;
