@@ -50,6 +50,10 @@ std::vector<std::string> DesktopNotifier::argumentsFor(const std::string& summar
 void DesktopNotifier::onState(const State& state) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (state.version < newestVersion_) {
+      return;  // delivered late: a newer State was seen already
+    }
+    newestVersion_ = state.version;
     std::optional<std::string> reason = tracker_.newDriftReason(state);
     std::optional<std::string> timeUp = tracker_.timeUpAction(state);
     if ((!reason && !timeUp) || stopping_) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -54,8 +55,11 @@ class DesktopNotifier {
 
   /// Looks at one State; queues a notification when it starts a new drift
   /// episode or the timebox ran out (EpisodeTracker). Thread-safe; takes a
-  /// short lock and never waits for the command. Call with States in the
-  /// order they were made.
+  /// short lock and never waits for the command. The Controller's listener
+  /// may deliver an older State after a newer one (it runs outside the
+  /// Controller's lock, on the thread that made the change); a State whose
+  /// `version` is below the newest seen is ignored, so EpisodeTracker sees
+  /// them in order.
   void onState(const State& state);
 
   /// The arguments after the command for a drift with `reason`:
@@ -83,14 +87,15 @@ class DesktopNotifier {
   const std::string command_;
   Poco::Logger& logger_;
   std::mutex mutex_;
-  std::condition_variable wake_;  ///< the worker: pending or stopping
-  std::condition_variable idle_;  ///< waitUntilIdleForTest
-  EpisodeTracker tracker_;        // guarded by mutex_
-  std::deque<Message> pending_;   // guarded by mutex_
-  bool running_ = false;          // guarded by mutex_
-  bool stopping_ = false;         // guarded by mutex_
-  bool missingLogged_ = false;    // worker thread only
-  bool failureLogged_ = false;    // worker thread only
+  std::condition_variable wake_;     ///< the worker: pending or stopping
+  std::condition_variable idle_;     ///< waitUntilIdleForTest
+  EpisodeTracker tracker_;           // guarded by mutex_
+  std::uint64_t newestVersion_ = 0;  // guarded by mutex_: the highest State::version seen
+  std::deque<Message> pending_;      // guarded by mutex_
+  bool running_ = false;             // guarded by mutex_
+  bool stopping_ = false;            // guarded by mutex_
+  bool missingLogged_ = false;       // worker thread only
+  bool failureLogged_ = false;       // worker thread only
   std::thread worker_;
 };
 

@@ -60,6 +60,30 @@ TEST(DesktopNotifier, RunsTheCommandOncePerEpisodeWithArgvVerbatim) {
                           "AntiDrift: you drifted", "second"));
 }
 
+TEST(DesktopNotifier, AStateDeliveredLateIsIgnored) {
+  test::TempDirectory directory;
+  const std::string command = directory.file("fake-notify");
+  const std::string log = directory.file("calls.log");
+  test::writeWholeFile(command, "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + log + "'\n");
+  ASSERT_EQ(::chmod(command.c_str(), 0700), 0);
+
+  DesktopNotifier notifier(command);
+  State first = drifting(1, "once");
+  first.version = 7;
+  notifier.onState(first);
+  // A listener on another thread delivers the State of before the session (no commitment)
+  // late: fed in, it would end the session's count and report the same episode twice.
+  State stale;
+  stale.version = 5;
+  notifier.onState(stale);
+  State again = drifting(1, "once");
+  again.version = 8;
+  notifier.onState(again);
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  EXPECT_THAT(test::readLines(log),
+              ElementsAre("-a", "AntiDrift", "AntiDrift: you drifted", "once"));
+}
+
 TEST(DesktopNotifier, SaysTimeIsUpWhenTheTimeboxRunsOut) {
   test::TempDirectory directory;
   const std::string command = directory.file("fake-notify");
