@@ -63,6 +63,11 @@ void Ticker::wakeIfSooner(std::optional<std::int64_t> dueMonotonicMs) {
   wakeUp_.notify_all();
 }
 
+bool Ticker::waitForTimedWaitForTest(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return waitingChanged_.wait_for(lock, timeout, [this] { return waitingUntil_ != kNotWaiting; });
+}
+
 void Ticker::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -106,6 +111,7 @@ void Ticker::run() {
       const auto woken = [&] { return stopping_ || generation_ != generation; };
       if (delay) {
         waitingUntil_ = clock_.monotonicMs() + delay->count();
+        waitingChanged_.notify_all();
         changed = wakeUp_.wait_for(lock, *delay, woken);
       } else {
         wakeUp_.wait(lock, woken);  // nothing scheduled: no timer at all

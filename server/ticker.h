@@ -67,6 +67,10 @@ class Ticker {
   /// Stops and joins the thread. Idempotent.
   void stop();
 
+  /// Tests only: waits at most `timeout` until the thread is in a timed wait
+  /// (it has read the schedule and sleeps towards a due time); true if it is.
+  bool waitForTimedWaitForTest(std::chrono::milliseconds timeout);
+
  private:
   void run();
 
@@ -78,6 +82,7 @@ class Ticker {
 
   std::mutex mutex_;
   std::condition_variable wakeUp_;
+  std::condition_variable waitingChanged_;  ///< notified when a timed wait begins
   std::uint64_t generation_ = 0;
   /// Monotonic ms the thread's timed wait ends at; INT64_MAX while it is not
   /// in a timed wait (reading the schedule, ticking, or waiting for wake()).

@@ -163,7 +163,9 @@ TEST(Ticker, WakeIfSoonerWakesOnlyForAnEarlierDueTime) {
       std::nullopt, [] { return false; });
   ticker.start();
   ASSERT_TRUE(waitForReadings(1, 5s));
-  // Waiting an hour: a later due time, or none, is no reason to wake (a window switch).
+  // While it reads the schedule any due time wakes it; once it sleeps towards the hour:
+  ASSERT_TRUE(ticker.waitForTimedWaitForTest(5s));
+  // a later due time, or none, is no reason to wake (a window switch).
   ticker.wakeIfSooner(clock.monotonicMs() + 7'200'000);
   ticker.wakeIfSooner(std::nullopt);
   EXPECT_FALSE(waitForReadings(2, 500ms));
