@@ -472,7 +472,9 @@ TEST_F(DriftOnX11Test, ALockedDaemonSleepsWithOkEvidenceAndASessionBringsTheHear
                        std::chrono::milliseconds(4000)));
   const std::optional<std::uint64_t> lockedAfter = wakeupsOfThread(pid, "ad-x11");
   ASSERT_TRUE(lockedAfter.has_value());
-  EXPECT_LT(*lockedAfter - *lockedBefore, 2u);
+  // A 1 s heartbeat costs about six switches a second (27 in 4 s when it was left on); a few
+  // are allowed for the thread finishing the switch to the editor when the count begins.
+  EXPECT_LT(*lockedAfter - *lockedBefore, 5u);
   EXPECT_EQ(text(get(port, "/state").json(), "evidence.health"), "ok");
 
   // A session: the window counts as just observed (ontask at once), and the heartbeat runs,

@@ -297,7 +297,10 @@ TEST_F(X11SourceTest, WithTheHeartbeatOffOnlyChangesComeAndTurningItOnReemitsAtO
   EXPECT_FALSE(recorder_.waitUntil([&] { return recorder_.windowsLocked().size() != 1; }, 2500ms));
   const std::optional<std::uint64_t> after = wakeupsOfThread("ad-x11");
   ASSERT_TRUE(after.has_value());
-  EXPECT_LT(*after - *before, 2u);
+  // Each heartbeat costs about six context switches (three X round trips), so two would be
+  // 12 or so; up to four leaves room for the start-up round trip (the idle counter's value)
+  // that may still be under way when the initial window is reported.
+  EXPECT_LT(*after - *before, 5u);
 
   // A change still comes at once.
   terminal.process->writeLine("retitled");
