@@ -34,17 +34,26 @@ State drifting(std::int64_t episodes, const std::string& reason) {
   return state;
 }
 
+/// A notify command that appends each of its arguments as a line to `log`.
+struct FakeNotifyCommand {
+  FakeNotifyCommand() {
+    test::writeWholeFile(command, "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + log + "'\n");
+    EXPECT_EQ(::chmod(command.c_str(), 0700), 0);
+  }
+  test::TempDirectory directory;
+  const std::string command = directory.file("fake-notify");
+  const std::string log = directory.file("calls.log");
+};
+
 TEST(DesktopNotifier, ArgumentsAreTheAppNameTheSummaryAndTheReasonAsOneElement) {
   EXPECT_THAT(DesktopNotifier::argumentsFor("a; $(rm -rf ~) \"b\""),
               ElementsAre("-a", "AntiDrift", "AntiDrift: you drifted", "a; $(rm -rf ~) \"b\""));
 }
 
 TEST(DesktopNotifier, RunsTheCommandOncePerEpisodeWithArgvVerbatim) {
-  test::TempDirectory directory;
-  const std::string command = directory.file("fake-notify");
-  const std::string log = directory.file("calls.log");
-  test::writeWholeFile(command, "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + log + "'\n");
-  ASSERT_EQ(::chmod(command.c_str(), 0700), 0);
+  const FakeNotifyCommand fake;
+  const std::string& command = fake.command;
+  const std::string& log = fake.log;
 
   DesktopNotifier notifier(command);
   notifier.onState(drifting(1, "steam is blocked during focus; $(echo not run)"));
@@ -61,11 +70,9 @@ TEST(DesktopNotifier, RunsTheCommandOncePerEpisodeWithArgvVerbatim) {
 }
 
 TEST(DesktopNotifier, AStateDeliveredLateIsIgnored) {
-  test::TempDirectory directory;
-  const std::string command = directory.file("fake-notify");
-  const std::string log = directory.file("calls.log");
-  test::writeWholeFile(command, "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + log + "'\n");
-  ASSERT_EQ(::chmod(command.c_str(), 0700), 0);
+  const FakeNotifyCommand fake;
+  const std::string& command = fake.command;
+  const std::string& log = fake.log;
 
   DesktopNotifier notifier(command);
   State first = drifting(1, "once");
@@ -85,11 +92,9 @@ TEST(DesktopNotifier, AStateDeliveredLateIsIgnored) {
 }
 
 TEST(DesktopNotifier, SaysTimeIsUpWhenTheTimeboxRunsOut) {
-  test::TempDirectory directory;
-  const std::string command = directory.file("fake-notify");
-  const std::string log = directory.file("calls.log");
-  test::writeWholeFile(command, "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + log + "'\n");
-  ASSERT_EQ(::chmod(command.c_str(), 0700), 0);
+  const FakeNotifyCommand fake;
+  const std::string& command = fake.command;
+  const std::string& log = fake.log;
 
   DesktopNotifier notifier(command);
   State active;
