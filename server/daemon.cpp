@@ -586,6 +586,7 @@ int Daemon::serve() {
   }
   std::cout << "antidriftd listening on " << server.baseUrl() << std::endl;
   log.information("listening on " + server.baseUrl() + "; UI files from " + config_.wwwDir);
+  log.information("peer check: " + PeerUserCheck::lookupDescription());
   ticker.start();
 
   sources.start();

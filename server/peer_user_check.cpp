@@ -221,6 +221,14 @@ PeerUserCheck::PeerUserCheck(uid_t owner, TableReader reader, Lookup lookup)
 PeerUserCheck::PeerUserCheck()
     : PeerUserCheck(::geteuid(), &PeerUserCheck::readTableFile, Lookup::SocketDiagFirst) {}
 
+std::string PeerUserCheck::lookupDescription() {
+  const NetlinkSocket netlink;
+  if (netlink.fd() >= 0) {
+    return "sock_diag";
+  }
+  return std::string("/proc/net/tcp (sock_diag unavailable: ") + std::strerror(errno) + ")";
+}
+
 PeerUserCheck::KernelAnswer PeerUserCheck::askKernel(const Poco::Net::SocketAddress& local,
                                                      const Poco::Net::SocketAddress& remote) {
   KernelAnswer answer;

@@ -72,6 +72,13 @@ class PeerUserCheck {
   /// tables when netlink is unavailable.
   PeerUserCheck();
 
+  /// How peerOwner() will find sockets in this process, for the start-up
+  /// log: "sock_diag" when a NETLINK_SOCK_DIAG socket can be opened, else
+  /// "/proc/net/tcp (sock_diag unavailable: <strerror>)" — for example under
+  /// a unit whose RestrictAddressFamilies= lacks AF_NETLINK (issue 17 item 1).
+  /// Thread-safe.
+  static std::string lookupDescription();
+
   /// Asks the kernel (NETLINK_SOCK_DIAG, one SOCK_DIAG_BY_FAMILY request,
   /// no dump) for the TCP socket whose local end is `local` and remote end
   /// `remote`, in IPv4 and as IPv4-mapped IPv6 (or the reverse). Its owner

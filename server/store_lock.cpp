@@ -8,9 +8,12 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include <Poco/Exception.h>
 #include <Poco/File.h>
+#include <Poco/Format.h>
+#include <Poco/Logger.h>
 #include <Poco/NumberParser.h>
 #include <Poco/String.h>
 
@@ -26,6 +29,22 @@ void ensureDirectory(const std::string& directory) {
   if (::stat(directory.c_str(), &info) == 0) {
     if (!S_ISDIR(info.st_mode)) {
       throw std::runtime_error("store directory " + directory + " is not a directory");
+    }
+    // docs/SECURITY.md: the store is the person's alone. One that belongs to
+    // another user could be swapped or read under us: refuse it. One of ours
+    // made looser (the unit's mkdir, a hand-made folder) is tightened.
+    if (info.st_uid != ::geteuid()) {
+      throw std::runtime_error("store directory " + directory + " belongs to uid " +
+                               std::to_string(info.st_uid) + ", not to this user (uid " +
+                               std::to_string(::geteuid()) + "): refusing to use it");
+    }
+    if ((info.st_mode & 077) != 0) {
+      if (::chmod(directory.c_str(), 0700) != 0) {
+        throw ioError("cannot set mode 0700 on", directory, errno);
+      }
+      Poco::Logger::get("antidrift.store")
+          .warning(Poco::format("store directory %s was mode %04o; tightened to 0700", directory,
+                                static_cast<unsigned>(info.st_mode & 07777)));
     }
     return;
   }

@@ -34,10 +34,12 @@ class StoreLock {
   static constexpr const char* kFileName = "lock";
 
   /// Tries once, without waiting (LOCK_EX | LOCK_NB). Creates the directory
-  /// (0700) and the file (0600) when missing; on success writes this
-  /// process's pid into the file. Throws std::runtime_error naming the path
-  /// when the directory or file cannot be created, opened or locked for a
-  /// reason other than another holder.
+  /// (0700) and the file (0600) when missing; tightens an existing directory
+  /// of this user's with group or other bits to 0700 (logged as a warning on
+  /// `antidrift.store`; issue 17 item 1). On success writes this process's
+  /// pid into the file. Throws std::runtime_error naming the path when the
+  /// directory belongs to another user, or when the directory or file cannot
+  /// be created, opened or locked for a reason other than another holder.
   static StoreLockAttempt tryAcquire(const std::string& directory);
 
   /// Releases the lock (closes the descriptor).

@@ -10,12 +10,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <Poco/Environment.h>
 #include <Poco/Exception.h>
@@ -247,22 +250,48 @@ std::string resolveExecutable(const std::string& executable) {
   return "";
 }
 
-ScratchDirectory::ScratchDirectory() {
+std::vector<std::string> scratchParents(
+    const std::function<std::string(const std::string&)>& environment) {
+  std::string runtimeDirectory = environment("RUNTIME_DIRECTORY");
+  runtimeDirectory = runtimeDirectory.substr(0, runtimeDirectory.find(':'));
+  std::vector<std::string> parents;
+  for (const std::string& candidate : {environment("TMPDIR"), runtimeDirectory,
+                                       environment("XDG_RUNTIME_DIR"), std::string(P_tmpdir)}) {
+    std::string parent = candidate;
+    while (parent.size() > 1 && parent.back() == '/') {
+      parent.pop_back();
+    }
+    if (parent.empty() || parent.front() != '/' ||
+        std::find(parents.begin(), parents.end(), parent) != parents.end()) {
+      continue;
+    }
+    parents.push_back(std::move(parent));
+  }
+  return parents;
+}
+
+ScratchDirectory::ScratchDirectory()
+    : ScratchDirectory(scratchParents(
+          [](const std::string& name) { return Poco::Environment::get(name, ""); })) {}
+
+ScratchDirectory::ScratchDirectory(const std::vector<std::string>& parents) {
   // mkdtemp(3), not Poco::TemporaryFile::tempName(): Poco's names are the pid
   // and a per-process counter, so a directory left behind by a killed daemon
   // is the very name the next process with that pid (pids wrap at
   // /proc/sys/kernel/pid_max) takes for its own first temporary file. mkdtemp
   // picks a random name, creates it atomically (never adopting an existing
   // one) and with mode 0700: prompts and answers are the person's text.
-  std::string pattern = Poco::Path(Poco::Path::forDirectory(Poco::Path::temp()))
-                            .setFileName("antidrift-XXXXXX")
-                            .makeAbsolute()
-                            .toString();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw Poco::CreateFileException("cannot create a scratch directory",
-                                    pattern + ": " + std::strerror(errno));
+  std::string failures;
+  for (const std::string& parent : parents) {
+    std::string pattern = (parent == "/" ? "" : parent) + "/antidrift-XXXXXX";
+    if (::mkdtemp(pattern.data()) != nullptr) {
+      path_ = std::move(pattern);
+      return;
+    }
+    failures += (failures.empty() ? "" : "; ") + parent + ": " + std::strerror(errno);
   }
-  path_ = std::move(pattern);
+  throw Poco::CreateFileException("cannot create a scratch directory",
+                                  failures.empty() ? "no place to try" : failures);
 }
 
 ScratchDirectory::~ScratchDirectory() {

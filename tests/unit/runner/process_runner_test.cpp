@@ -11,13 +11,16 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <Poco/Exception.h>
 #include <Poco/File.h>
 #include <Poco/Path.h>
 #include <gmock/gmock.h>
@@ -342,6 +345,48 @@ TEST(ProcessRunnerTest, ScratchDirectoriesAreFreshDistinctAndRemovedWithContent)
     std::ofstream(first.path() + "/nested/file.txt") << "content";
   }
   EXPECT_FALSE(Poco::File(firstPath).exists());
+}
+
+TEST(ProcessRunnerTest, ScratchParentsPreferTmpdirThenTheServiceAndSessionRuntimeDirectories) {
+  // Issue 17 item 1: under the unit's ProtectSystem=strict, /tmp is read-only;
+  // the runtime directories are where a service may write.
+  std::map<std::string, std::string> variables{{"TMPDIR", "/run/user/1000/antidrift/"},
+                                               {"RUNTIME_DIRECTORY", "/run/user/1000/antidrift:/x"},
+                                               {"XDG_RUNTIME_DIR", "/run/user/1000"}};
+  const auto lookup = [&variables](const std::string& name) {
+    const auto found = variables.find(name);
+    return found == variables.end() ? std::string() : found->second;
+  };
+  EXPECT_THAT(scratchParents(lookup),
+              ::testing::ElementsAre("/run/user/1000/antidrift", "/run/user/1000", P_tmpdir));
+  variables = {{"TMPDIR", "relative/dir"}, {"XDG_RUNTIME_DIR", "/run/user/7"}};
+  EXPECT_THAT(scratchParents(lookup), ::testing::ElementsAre("/run/user/7", P_tmpdir));
+  variables.clear();
+  EXPECT_THAT(scratchParents(lookup), ::testing::ElementsAre(P_tmpdir));
+}
+
+TEST(ProcessRunnerTest, AScratchDirectoryFallsBackPastAPlaceItCannotWriteAndNamesEveryFailure) {
+  const ScratchDirectory parent;
+  const std::string notAFolder = parent.path() + "/a-file";  // fails for root too
+  std::ofstream(notAFolder) << "x";
+  const std::string missing = parent.path() + "/missing";
+  const std::string writable = parent.path() + "/writable";
+  ASSERT_EQ(::mkdir(writable.c_str(), 0700), 0);
+  {
+    const ScratchDirectory inside({notAFolder, writable});
+    EXPECT_EQ(Poco::Path(inside.path()).parent().toString(), writable + "/");
+  }
+  {
+    const ScratchDirectory inside({missing, writable});
+    EXPECT_EQ(Poco::Path(inside.path()).parent().toString(), writable + "/");
+  }
+  try {
+    const ScratchDirectory none({missing, missing + "-too"});
+    FAIL() << "made " << none.path();
+  } catch (const Poco::CreateFileException& error) {
+    EXPECT_THAT(error.displayText(), HasSubstr(missing + ": No such file or directory"));
+    EXPECT_THAT(error.displayText(), HasSubstr(missing + "-too: No such file or directory"));
+  }
 }
 
 TEST(ProcessRunnerTest, MessageHelpers) {

@@ -50,6 +50,36 @@ TEST_F(StoreLockTest, CreatesThePrivateDirectoryAndWritesThePid) {
   EXPECT_EQ(info.st_mode & 0777, 0600u);
 }
 
+TEST_F(StoreLockTest, AnExistingLooseStoreOfOursIsTightenedTo0700) {
+  // Issue 17 item 1: the unit's ExecStartPre (and older versions) made it 0755.
+  Poco::File(store_).createDirectories();
+  ASSERT_EQ(::chmod(store_.c_str(), 0755), 0);
+  StoreLockAttempt attempt = StoreLock::tryAcquire(store_);
+  ASSERT_TRUE(attempt.lock);
+  struct stat info {};
+  ASSERT_EQ(::stat(store_.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0700u);
+}
+
+TEST_F(StoreLockTest, AStoreOfAnotherUserIsRefusedAndLeftAsItIs) {
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root to give the store directory to another uid";
+  }
+  Poco::File(store_).createDirectories();
+  ASSERT_EQ(::chmod(store_.c_str(), 0755), 0);
+  ASSERT_EQ(::chown(store_.c_str(), 65534, 65534), 0);
+  try {
+    StoreLock::tryAcquire(store_);
+    FAIL() << "a store of uid 65534 was taken";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("belongs to uid 65534"));
+  }
+  struct stat info {};
+  ASSERT_EQ(::stat(store_.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0755u);
+  EXPECT_FALSE(Poco::File(store_ + "/lock").exists());
+}
+
 TEST_F(StoreLockTest, ASecondHolderIsRefusedWithTheFirstPidUntilItIsReleased) {
   StoreLockAttempt first = StoreLock::tryAcquire(store_);
   ASSERT_TRUE(first.lock);

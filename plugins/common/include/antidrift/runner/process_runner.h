@@ -8,22 +8,40 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace antidrift::runner {
 
+/// Where scratch directories may go, best first (issue 17 item 1): `$TMPDIR`,
+/// then systemd's runtime directory of the service (`$RUNTIME_DIRECTORY`, the
+/// first of its colon-separated list; `RuntimeDirectory=` in the unit), then
+/// the session's runtime directory `$XDG_RUNTIME_DIR` (`%t`), and only last
+/// the C library's `P_tmpdir` (/tmp) for a process that has none of these.
+/// Under the unit's `ProtectSystem=strict`, /tmp is read-only and only the
+/// runtime directories are writable. Empty and relative values are skipped,
+/// duplicates dropped. `environment` reads one variable ("" when unset).
+/// Pure; thread-safe.
+std::vector<std::string> scratchParents(
+    const std::function<std::string(const std::string&)>& environment);
+
 /// A fresh, empty directory `antidrift-XXXXXX` (random, mode 0700, made by
-/// mkdtemp) in the system temp directory ($TMPDIR or /tmp),
+/// mkdtemp) in the first of `scratchParents()` where one can be made,
 /// created by this object (never an existing one taken over) and removed
 /// with its content when the object is destroyed.
 ///
-/// Throws Poco::FileException (or a subclass) when no directory can be made.
+/// Throws Poco::CreateFileException when no directory can be made in any of
+/// them; its message names every place tried and why each failed.
 class ScratchDirectory {
  public:
-  /// Creates the directory (mode 0700). Throws Poco::CreateFileException.
+  /// Creates the directory (mode 0700) under the first usable place of
+  /// `scratchParents()` read from this process's environment.
   ScratchDirectory();
+  /// Creates the directory (mode 0700) under the first of `parents` where
+  /// mkdtemp succeeds. Throws Poco::CreateFileException.
+  explicit ScratchDirectory(const std::vector<std::string>& parents);
   /// Removes the directory and everything in it; errors are ignored.
   ~ScratchDirectory();
   ScratchDirectory(const ScratchDirectory&) = delete;
