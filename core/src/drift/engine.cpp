@@ -72,7 +72,7 @@ void Engine::setView(Decision& decision, DriftStatus status, std::string reason,
 
 bool Engine::isLocalMatch(const Observation& obs, const Commitment& commitment) const {
   if (contains(commitment.allowedApps, obs.app)) return true;
-  if (!rules_.isTitleSensitive(obs.app) || commitment.allowedTitles.empty()) return false;
+  if (!rules_.isPerPage(obs) || commitment.allowedTitles.empty()) return false;
   const std::string title = normalizeTitle(obs.title);
   return std::any_of(commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
                      [&](const AllowedTitle& allowed) {
@@ -302,7 +302,7 @@ std::optional<OnTaskMark> Engine::markOnTask(Commitment& commitment, std::int64_
   const Observation& obs = subject_->obs;
   OnTaskMark mark;
   mark.app = obs.app;
-  if (rules_.isTitleSensitive(obs.app)) {
+  if (rules_.isPerPage(obs)) {
     mark.title = normalizeTitle(obs.title);
     const bool known = std::any_of(commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
                                    [&](const AllowedTitle& allowed) {

@@ -59,7 +59,7 @@ WindowKind Rules::classify(const Observation& obs) const {
     return WindowKind::Unreadable;
   }
   if (lockScreenApps_.count(obs.app) > 0) return WindowKind::LockScreen;
-  if (isTitleSensitive(obs.app) && isOwnPageKey(normalizeTitle(obs.title))) {
+  if (isPerPage(obs) && isOwnPageKey(normalizeTitle(obs.title))) {
     return WindowKind::OwnPage;
   }
   return WindowKind::Normal;
@@ -84,6 +84,57 @@ std::optional<std::string> Rules::blockedReason(const Observation& obs) const {
 
 bool Rules::isTitleSensitive(std::string_view app) const {
   return titleSensitiveApps_.count(app) > 0;
+}
+
+namespace {
+
+// Windows browser classes (ActivityWatch reports the executable name).
+constexpr std::string_view kBrowserExecutables[] = {"firefox.exe",   "chrome.exe",  "msedge.exe",
+                                                    "brave.exe",     "opera.exe",   "vivaldi.exe",
+                                                    "librewolf.exe", "waterfox.exe"};
+
+// The suffixes browsers append to a page's title, after a dash.
+constexpr std::string_view kBrowserSuffixes[] = {"Mozilla Firefox",
+                                                 "Firefox Developer Edition",
+                                                 "Firefox Nightly",
+                                                 "Google Chrome",
+                                                 "Chromium",
+                                                 "Microsoft Edge",
+                                                 "Microsoft\xE2\x80\x8B Edge",
+                                                 "Brave",
+                                                 "Vivaldi",
+                                                 "Opera",
+                                                 "Mozilla Firefox Private Browsing"};
+
+bool endsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// True when `title` ends in " <dash> <browser name>" (the raw title: cheap,
+// no normalisation on the hot path).
+bool hasBrowserSuffix(std::string_view title) {
+  while (!title.empty() && title.back() == ' ') title.remove_suffix(1);
+  for (const std::string_view suffix : kBrowserSuffixes) {
+    if (!endsWith(title, suffix)) continue;
+    std::string_view before = title.substr(0, title.size() - suffix.size());
+    if (before.empty() || before.back() != ' ') continue;
+    before.remove_suffix(1);
+    for (const std::string_view dash : {std::string_view("-"), std::string_view("\xE2\x80\x93"),
+                                        std::string_view("\xE2\x80\x94")}) {
+      if (endsWith(before, dash)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Rules::isPerPage(const Observation& obs) const {
+  if (isTitleSensitive(obs.app)) return true;
+  for (const std::string_view exe : kBrowserExecutables) {
+    if (obs.app == exe) return true;
+  }
+  return hasBrowserSuffix(obs.title);
 }
 
 bool Rules::neverSend(std::string_view app) const {

@@ -7,12 +7,12 @@
 namespace antidrift::drift {
 
 std::string verdictKey(const Rules& rules, const Observation& obs) {
-  if (!rules.isTitleSensitive(obs.app)) return obs.app;
+  if (!rules.isPerPage(obs)) return obs.app;
   return obs.app + '\n' + normalizeTitle(obs.title);
 }
 
 std::string siteVerdictKey(const Rules& rules, const Observation& obs) {
-  if (!rules.isTitleSensitive(obs.app)) return {};
+  if (!rules.isPerPage(obs)) return {};
   std::string site = siteOf(normalizeTitle(obs.title));
   return site.empty() ? std::string() : obs.app + "\nsite:" + site;
 }

@@ -1,4 +1,5 @@
 #include "antidrift/drift/rules.h"
+#include "antidrift/drift/verdict_cache.h"
 
 #include <stdexcept>
 #include <thread>
@@ -210,6 +211,36 @@ TEST(IsPrivateWindow, LeavesOrdinaryWindowsAlone) {
 TEST(IsPrivateWindow, ThePlaceholderStillReadsAsPrivateSoReplacingTwiceIsHarmless) {
   EXPECT_EQ(kPrivateWindowTitle, "Private browsing window");
   EXPECT_TRUE(isPrivateWindow("firefox", std::string(kPrivateWindowTitle)));
+}
+
+// Issue 16 item 2: a browser is recognised by what its windows say, not only
+// by drift.title_sensitive_apps.
+TEST(Rules, ABrowserIsRecognisedByItsWindowsClassOrTitleSuffix) {
+  Settings settings;
+  settings.titleSensitiveApps = {};  // no name list at all
+  const Rules rules(settings);
+  EXPECT_TRUE(rules.isPerPage(window("firefox.exe", "Inbox")));
+  EXPECT_TRUE(rules.isPerPage(window("MSEDGE.EXE", "Weather")));
+  EXPECT_TRUE(rules.isPerPage(window("chrome.exe", "News")));
+  EXPECT_TRUE(rules.isPerPage(window("brave.exe", "News")));
+  EXPECT_TRUE(rules.isPerPage(window("somebrowser", "Recipes for bread - Mozilla Firefox")));
+  EXPECT_TRUE(rules.isPerPage(window("x", "Recipes \xE2\x80\x94 Firefox Developer Edition")));
+  EXPECT_TRUE(rules.isPerPage(window("x", "Recipes - Google Chrome")));
+  EXPECT_TRUE(rules.isPerPage(window("x", "Recipes - Chromium")));
+  EXPECT_TRUE(rules.isPerPage(window("x", "Recipes - Microsoft\xE2\x80\x8B Edge")));
+  EXPECT_FALSE(rules.isPerPage(window("code", "main.cpp - project - Visual Studio Code")));
+  EXPECT_FALSE(rules.isPerPage(window("x", "GoogleChrome")));  // no dash before it
+  EXPECT_FALSE(rules.isPerPage(window("explorer.exe", "Downloads")));
+}
+
+TEST(Rules, AWindowsBrowserGetsOneVerdictKeyPerPage) {
+  const Rules rules(Settings{});
+  const std::string news =
+      verdictKey(rules, window("firefox.exe", "Some news - BBC - Mozilla Firefox"));
+  const std::string code =
+      verdictKey(rules, window("firefox.exe", "Docs of a library - Mozilla Firefox"));
+  EXPECT_NE(news, code);
+  EXPECT_EQ(verdictKey(rules, window("notepad.exe", "a.txt - Notepad")), "notepad.exe");
 }
 
 }  // namespace

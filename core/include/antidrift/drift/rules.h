@@ -60,6 +60,16 @@ class Rules {
   /// (drift.title_sensitive_apps; DESIGN §4 step 3).
   bool isTitleSensitive(std::string_view app) const;
 
+  /// True when `obs` is a browser window judged per page (issue 16 item 2):
+  /// its app is title-sensitive, or a Windows browser class (firefox.exe,
+  /// chrome.exe, msedge.exe, brave.exe, opera.exe, vivaldi.exe,
+  /// librewolf.exe, waterfox.exe), or its title ends in a browser's own
+  /// suffix after a dash (" - Mozilla Firefox", " — Firefox Developer
+  /// Edition", " - Google Chrome", " - Chromium", " - Microsoft Edge", with
+  /// or without a zero-width space, " - Brave", " - Vivaldi", " - Opera").
+  /// `obs.app` is already normalised. Pure; thread-safe.
+  bool isPerPage(const Observation& obs) const;
+
   /// True when `app` (already normalised) is judged by local rules only: its
   /// titles never go to the AI (privacy.never_send_apps; DESIGN §8).
   bool neverSend(std::string_view app) const;
