@@ -22,9 +22,8 @@ import * as planning from './js/planning.js';
 import * as review from './js/review.js';
 import { acceptNewer, forgetVersion, latestState } from './js/store.js';
 import { refreshTab, setTabConnection } from './js/tab.js';
+import { scheduleTick } from './js/ticker.js';
 import { announceIfTimeUp } from './js/timeup.js';
-
-const kTickMs = 250;
 
 /** Each runtime's view module: mount(state) once, update(state) on every State. */
 const views = { locked, planning, active, review };
@@ -63,6 +62,7 @@ function render(state) {
   }
   view.update(state);
   refreshTab();
+  scheduleTick();
 }
 
 const kConnectionWords = {
@@ -87,10 +87,6 @@ function setConnection(status) {
 
 onState(accept);
 onConnection(setConnection);
-window.setInterval(() => {
-  active.tick();
-  refreshTab();
-}, kTickMs);
 setConnection('connecting');
 loadState();
 connect({

@@ -175,7 +175,7 @@ function updateHeadsUp(drift) {
   setHidden(byId('heads-up'), !show);
 }
 
-/** Countdown and progress bar, computed locally from the last State; run every 250 ms. */
+/** Countdown and progress bar, computed locally from the last State; js/ticker.js runs it on each second. */
 export function tick() {
   const current = latestState();
   if (!current || !current.commitment || !byId('countdown')) return;
