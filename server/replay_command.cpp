@@ -13,6 +13,7 @@
 #include <Poco/Util/MapConfiguration.h>
 
 #include "antidrift/plugin/loader.h"
+#include "antidrift/replay/label_score.h"
 #include "antidrift/replay/replay.h"
 #include "server/config.h"
 
@@ -27,10 +28,13 @@ const char* kUsageText =
     "usage: antidriftd replay FILE [--next TEXT [--done TEXT] [--allowed APP,APP...] |\n"
     "                               --commitments FILE] [--json]\n"
     "                               [--backend none|fake|claude|codex] [--baseline|--no-baseline]\n"
+    "                               [--labels FILE]\n"
     "                               [--config FILE] [-D key=value]...\n"
     "FILE: an ActivityWatch export (its \"buckets\" JSON) or a JSONL of observations.\n"
     "--commitments FILE: one commitment a line, FROM | TO | next action | success condition |\n"
-    "app, app (FROM and TO in ISO 8601 or *). The AI is off unless --backend names one.\n";
+    "app, app (FROM and TO in ISO 8601 or *). The AI is off unless --backend names one.\n"
+    "--labels FILE: score the replay against labelled windows (JSONL {\"app\", \"title\",\n"
+    "\"label\": on|off|neutral}), over active time.\n";
 
 struct Arguments {
   std::string file;
@@ -42,6 +46,7 @@ struct Arguments {
   std::string backend = "none";
   std::optional<bool> baseline;
   std::optional<std::string> configFile;
+  std::optional<std::string> labelsFile;
   std::map<std::string, std::string> defines;
 };
 
@@ -78,6 +83,8 @@ Arguments parseArguments(const std::vector<std::string>& args) {
       parsed.baseline = true;
     } else if (arg == "--no-baseline") {
       parsed.baseline = false;
+    } else if (arg == "--labels") {
+      parsed.labelsFile = value();
     } else if (arg == "--config") {
       parsed.configFile = value();
     } else if (arg == "-D" || arg == "--define" || arg.rfind("-D", 0) == 0) {
@@ -148,7 +155,9 @@ int runReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
   replay::ReplayOptions options;
   options.settings = config.settings;
   replay::Activity activity;
+  std::optional<replay::Labels> labels;
   try {
+    if (arguments.labelsFile) labels = replay::loadLabels(*arguments.labelsFile);
     if (arguments.commitmentsFile) {
       std::ifstream in(*arguments.commitmentsFile);
       if (!in) {
@@ -184,6 +193,7 @@ int runReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
     backend = loaded.backend;
   }
   options.backend = backend.get();
+  options.keepTrace = labels.has_value();
 
   try {
     const replay::ReplayReport report = replay::runReplay(activity, options);
@@ -195,11 +205,15 @@ int runReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
       baseline = replay::runReplay(activity, every);
     }
     const replay::ReplayReport* compared = baseline ? &*baseline : nullptr;
+    std::optional<replay::LabelScore> score;
+    if (labels) score = replay::scoreLabels(report, *labels);
+    const replay::LabelScore* scored = score ? &*score : nullptr;
     if (arguments.json) {
-      out << replay::reportJson(report, compared) << "\n";
+      out << replay::reportJson(report, compared, scored) << "\n";
     } else {
       out << "antidriftd replay " << arguments.file << " (AI: " << config.aiBackend << ")\n"
           << replay::reportText(report, compared);
+      if (scored) out << "\n" << replay::labelScoreText(*scored);
     }
   } catch (const replay::ReplayError& error) {
     err << "antidriftd replay: " << error.what() << "\n";

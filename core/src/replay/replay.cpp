@@ -1,4 +1,5 @@
 #include "antidrift/replay/replay.h"
+#include "antidrift/replay/label_score.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -342,6 +343,14 @@ class Session {
       if (i + 1 < windows.size()) untilMs = std::min(untilMs, windows[i + 1].atMs);
       advanceTo(startMs);
       closeVisit();
+      if (options_.keepTrace) {
+        report_.trace.events.push_back(
+            TraceEvent{startMs, std::max(untilMs, startMs), event.app, event.title,
+                       std::find(commitment_.allowedApps.begin(), commitment_.allowedApps.end(),
+                                 normaliseApp(event.app)) != commitment_.allowedApps.end(),
+                       0});
+        traceEvent_ = report_.trace.events.size() - 1;
+      }
       see(event, startMs, true);
       for (std::int64_t at = startMs + heartbeatMs_; at < untilMs; at += heartbeatMs_) {
         advanceTo(at);
@@ -351,6 +360,7 @@ class Session {
     }
     advanceTo(endMs);
     closeVisit();
+    closeSlice(endMs);
     finish(endMs);
   }
 
@@ -438,6 +448,39 @@ class Session {
     if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;
     timeline_.record(atMs, current_ ? current_->app : std::string(),
                      drift::spanStatusOf(engine_.view(), away()));
+    if (options_.keepTrace) {
+      if (decision.episodeStarted && traceEvent_) {
+        ++report_.trace.events[*traceEvent_].bannerStarts;
+      }
+      traceState(atMs);
+    }
+  }
+
+  /// The trace (ReplayOptions::keepTrace): from `atMs` on, the event in front is in the state
+  /// the engine shows now; a new slice starts when the event or the state changed.
+  void traceState(std::int64_t atMs) {
+    if (!traceEvent_) return;
+    TraceSlice next;
+    next.event = *traceEvent_;
+    next.startMs = atMs;
+    next.active = evidenceOk_ && !inAway_;
+    next.banner = engine_.view().status == drift::DriftStatus::Drifting;
+    next.headsUp = !engine_.view().nudge.empty();
+    if (openSlice_ && openSlice_->event == next.event && openSlice_->active == next.active &&
+        openSlice_->banner == next.banner && openSlice_->headsUp == next.headsUp) {
+      return;
+    }
+    closeSlice(atMs);
+    if (atMs < report_.trace.events[next.event].endMs) openSlice_ = next;
+  }
+
+  /// Ends the open slice at `atMs`, or at its event's end when that is sooner.
+  void closeSlice(std::int64_t atMs) {
+    if (!openSlice_) return;
+    TraceSlice slice = *openSlice_;
+    openSlice_.reset();
+    slice.endMs = std::min(atMs, report_.trace.events[slice.event].endMs);
+    if (slice.endMs > slice.startMs) report_.trace.slices.push_back(slice);
   }
 
   /// Moves the virtual clock to `targetMs`, stopping at every due judge
@@ -545,7 +588,9 @@ class Session {
   std::int64_t lastObservationMs_ = 0;
   bool evidenceOk_ = false;
   bool inAway_ = false;
-  bool visitDrifted_ = false;  ///< the banner was up during the current window event
+  bool visitDrifted_ = false;              ///< the banner was up during the current window event
+  std::optional<std::size_t> traceEvent_;  ///< the event in front, as an index of the trace
+  std::optional<TraceSlice> openSlice_;    ///< the trace's slice being written
   std::size_t nextAway_ = 0;
 };
 
@@ -632,7 +677,8 @@ Object::Ptr countsJson(const ReplayReport& report) {
 
 }  // namespace
 
-std::string reportJson(const ReplayReport& report, const ReplayReport* baseline) {
+std::string reportJson(const ReplayReport& report, const ReplayReport* baseline,
+                       const LabelScore* score) {
   Object::Ptr root = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
   root->set("from_ms", report.fromMs);
   root->set("to_ms", report.toMs);
@@ -680,6 +726,7 @@ std::string reportJson(const ReplayReport& report, const ReplayReport* baseline)
     timeline->add(entry);
   }
   root->set("timeline", timeline);
+  if (score) root->set("labels", Poco::JSON::Parser().parse(labelScoreJson(*score, true)));
   std::ostringstream out;
   Poco::JSON::Stringifier::condense(root, out);
   return out.str();

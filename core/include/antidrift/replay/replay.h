@@ -96,6 +96,36 @@ struct ReplayOptions {
   /// site-scoped verdict covers only its page.
   bool judgeEveryStableTitle = false;
   bool keepTimeline = true;  ///< false: no timeline (the throughput benchmark)
+  /// true: the report keeps its trace (ReplayReport::trace), what the label scorer reads
+  /// (label_score.h; issue 16 item 1).
+  bool keepTrace = false;
+};
+
+/// One window event of a traced replay, as recorded.
+struct TraceEvent {
+  std::int64_t atMs = 0;          ///< UTC ms it came to the front (or its range began)
+  std::int64_t endMs = 0;         ///< UTC ms it left, ≥ atMs (its duration, up to the next event)
+  std::string app;                ///< window class as recorded
+  std::string title;              ///< window title as recorded
+  bool allowedApp = false;        ///< its normalised app is one of the commitment's allowed apps
+  std::int64_t bannerStarts = 0;  ///< drift episodes that started while it was in front
+};
+
+/// A stretch [startMs, endMs) of one window event in one state, inside the event's own time.
+struct TraceSlice {
+  std::size_t event = 0;     ///< index into Trace::events
+  std::int64_t startMs = 0;  ///< UTC ms
+  std::int64_t endMs = 0;    ///< UTC ms, > startMs
+  bool active = false;       ///< the person present and the evidence fresh
+  bool banner = false;       ///< drift status drifting: the banner up
+  bool headsUp = false;      ///< a heads-up (the Nudger's advisory) shown
+};
+
+/// What a replay showed, moment by moment, for the label scorer. Slices are oldest first and do
+/// not overlap; time between events (no window recorded) is in no slice.
+struct Trace {
+  std::vector<TraceEvent> events;  ///< every window event replayed, oldest first
+  std::vector<TraceSlice> slices;  ///< oldest first
 };
 
 /// One drift episode: the banner went up.
@@ -129,6 +159,7 @@ struct ReplayReport {
   SessionStats stats;                  ///< buckets, switches, drift, away, AI calls, summed
   std::vector<DriftEpisode> episodes;  ///< oldest first
   std::vector<TimelineSpan> timeline;  ///< every range's spans (≤ Timeline::kMaxSpans each)
+  Trace trace;                         ///< with ReplayOptions::keepTrace only; else empty
 };
 
 /// Replays `activity` under `options` (DESIGN §3, §4; issue 8 item 1). For each commitment
@@ -142,9 +173,13 @@ struct ReplayReport {
 /// ReplayError when `options.commitments` is empty. Not thread-safe (one replay per thread).
 ReplayReport runReplay(const Activity& activity, const ReplayOptions& options);
 
+struct LabelScore;
+
 /// The report as JSON (docs/API.md "Replay"): the shape `antidriftd replay --json` prints.
-/// `baseline`, when given, is the judge-every-stable-title run shown beside it. Pure.
-std::string reportJson(const ReplayReport& report, const ReplayReport* baseline);
+/// `baseline`, when given, is the judge-every-stable-title run shown beside it; `score`, when
+/// given, the report scored against labels (label_score.h), under "labels" with its events. Pure.
+std::string reportJson(const ReplayReport& report, const ReplayReport* baseline,
+                       const LabelScore* score = nullptr);
 
 /// The report as text for a person: time per app, switches, away, drift episodes with reasons,
 /// on-task share, judge and nudge calls (and the baseline's), the timeline. Pure.
