@@ -68,7 +68,10 @@ struct DaemonConfig {
   /// server.request_timeout_s: socket receive timeout of every connection,
   /// seconds (1..300): how long a silent client may hold a pool thread.
   std::int64_t requestTimeoutSecs = 5;
-  std::string wwwDir;                ///< server.www_dir: static UI files
+  std::string wwwDir;  ///< server.www_dir: static UI files
+  /// drift.categories_file: the known-distractions file read (issue 16 item
+  /// 3); "" when none was (switched off, or the default file is missing).
+  std::string distractionsFile;
   std::string storeDir;              ///< store.dir: snapshot.json, audit.jsonl, token
   std::string aiBackend = "claude";  ///< ai.backend ($ANTIDRIFT_AI_BACKEND wins); "none" = off
   std::string pluginDir;             ///< ai.plugin_dir: where antidrift-<name>.so live

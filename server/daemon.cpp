@@ -586,6 +586,16 @@ int Daemon::serve() {
   }
   std::cout << "antidriftd listening on " << server.baseUrl() << std::endl;
   log.information("listening on " + server.baseUrl() + "; UI files from " + config_.wwwDir);
+  if (config_.distractionsFile.empty() && config_.settings.distractionSites.empty()) {
+    log.warning(
+        "no known distractions (drift.categories_file is off or missing): with the AI "
+        "off, only drift.blocked_apps and drift.blocked_titles raise the banner");
+  } else {
+    log.information(
+        "known distractions: " + std::to_string(config_.settings.distractionSites.size()) +
+        " sites" +
+        (config_.distractionsFile.empty() ? std::string() : " from " + config_.distractionsFile));
+  }
   log.information("peer check: " + PeerUserCheck::lookupDescription());
   ticker.start();
 

@@ -61,7 +61,7 @@ void EvidenceSources::Impl::startX11(WindowReporting windows) {
   X11SourceCallbacks callbacks;
   if (windows == WindowReporting::On) {
     callbacks.onWindow = [this](const std::string& app, const std::string& title) {
-      controller.recordWindow(Observation{0, app, title, "x11"});
+      controller.recordWindow(Observation{0, app, title, "x11", ""});
     };
   }
   callbacks.onAway = [this](bool away) { controller.setAway(away); };
@@ -106,7 +106,7 @@ void EvidenceSources::Impl::startIpc(sway::IpcServer server) {
   options.heartbeatSecs = config.settings.heartbeatSecs;
   sway::SwaySourceCallbacks callbacks;
   callbacks.onWindow = [this, name](const std::string& app, const std::string& title) {
-    controller.recordWindow(Observation{0, app, title, name});
+    controller.recordWindow(Observation{0, app, title, name, ""});
   };
   callbacks.onConnected = [this, name](const std::string& path) {
     log.information(name + " evidence from " + path);

@@ -208,7 +208,7 @@ class Replay {
 
   void see(const Event& event) {
     keepActive();
-    controller_->recordWindow(Observation{0, event.app, event.title, "activitywatch"});
+    controller_->recordWindow(Observation{0, event.app, event.title, "activitywatch", ""});
     executor_.runAll();
   }
 
@@ -292,7 +292,7 @@ DataCounts countData(const std::vector<Event>& events) {
       }
     }
     if (allowed.count(app) == 0)
-      keys.insert(drift::verdictKey(rules, Observation{0, app, title, ""}));
+      keys.insert(drift::verdictKey(rules, Observation{0, app, title, "", ""}));
     previous = &event;
   }
   counts.unmatchedKeys = keys.size();

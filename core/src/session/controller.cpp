@@ -719,7 +719,7 @@ void Controller::recordWindow(Observation raw) {
   const bool driftChanged =
       driftBefore.status != driftAfter.status || driftBefore.reason != driftAfter.reason ||
       driftBefore.nudge != driftAfter.nudge || driftBefore.app != driftAfter.app ||
-      driftBefore.blocked != driftAfter.blocked;
+      driftBefore.blocked != driftAfter.blocked || driftBefore.judgeAtMs != driftAfter.judgeAtMs;
   const bool visible = windowChanged || before != Health::Ok || driftChanged;
   // While active, stats move: every change is persisted write-behind, and
   // heartbeats of the same window at most every kHeartbeatPersistMs.
@@ -981,7 +981,7 @@ State Controller::stateLocked() const {
   if (runtime_ == RuntimeState::Active) {
     const drift::DriftView& view = drift_.view();
     state.drift = DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge,
-                            view.app, view.blocked};
+                            view.app, view.blocked, view.judgeAtMs};
   }
   state.stats = stats_.stats();
   if (runtime_ == RuntimeState::Review) state.timeline = timeline_.spans();

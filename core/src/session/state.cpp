@@ -144,6 +144,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     drift->set("nudge", state.drift.nudge);
     drift->set("app", state.drift.app);
     drift->set("blocked", state.drift.blocked);
+    if (state.drift.judgeAtMs > 0) drift->set("judge_at", state.drift.judgeAtMs);
     json->set("drift", drift);
   }
   if (state.runtime == RuntimeState::Planning) {

@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 using ::testing::Optional;
 
 Observation window(const std::string& rawApp, const std::string& title) {
-  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test"};
+  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test", ""};
 }
 
 TEST(Rules, AnOrdinaryWindowIsNormalAndNotBlocked) {

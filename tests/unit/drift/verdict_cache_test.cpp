@@ -8,7 +8,7 @@ namespace antidrift::drift {
 namespace {
 
 Observation window(const std::string& rawApp, const std::string& title) {
-  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test"};
+  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test", ""};
 }
 
 TEST(SiteVerdictKey, IsTheAppAndTheSiteTheTitleNames) {

@@ -15,7 +15,7 @@ using ::testing::ElementsAre;
 using ::testing::Pair;
 
 Observation at(std::int64_t ms, const std::string& app) {
-  return Observation{ms, app, "", "test"};
+  return Observation{ms, app, "", "test", ""};
 }
 
 TEST(StatsAccumulator, CreditsGapsToTheEarlierAppAndCountsSwitches) {

@@ -69,7 +69,7 @@ class DriftFlowTest : public ::testing::Test {
   }
 
   void see(const std::string& app, const std::string& title) {
-    controller_->recordWindow(Observation{0, app, title, "x11"});
+    controller_->recordWindow(Observation{0, app, title, "x11", ""});
   }
 
   DriftView drift() const { return controller_->state().drift; }

@@ -67,7 +67,7 @@ class ReviewFlowTest : public ::testing::Test {
   }
 
   void see(const std::string& app, const std::string& title) {
-    controller_->recordWindow(Observation{0, app, title, "x11"});
+    controller_->recordWindow(Observation{0, app, title, "x11", ""});
   }
 
   State state() const { return controller_->state(); }

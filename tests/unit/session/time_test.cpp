@@ -39,7 +39,7 @@ class TimeTest : public ::testing::Test {
   }
 
   void see(const std::string& app, std::int64_t atMs = 0) {
-    controller_.recordWindow(Observation{atMs, app, app + " window", "x11"});
+    controller_.recordWindow(Observation{atMs, app, app + " window", "x11", ""});
   }
 
   std::int64_t bucketMs(const std::string& app) const {

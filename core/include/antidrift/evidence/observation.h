@@ -18,6 +18,10 @@ struct Observation {
   std::string app;        ///< window class, normalised by normaliseApp()
   std::string title;      ///< window title, sanitised by sanitizeTitle()
   std::string source;     ///< "x11", "http", "activitywatch"
+  /// The site of a browser page from URL evidence (issue 16 item 4): its host,
+  /// lower-case, without "www." — never a path, query or fragment; "" when
+  /// unknown (most sources know only the title).
+  std::string domain;
 };
 
 /// Makes raw text safe for display and storage: each invalid UTF-8 sequence
