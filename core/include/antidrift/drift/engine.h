@@ -20,10 +20,10 @@
 #include "antidrift/drift/nudge_ring.h"
 #include "antidrift/drift/rules.h"
 #include "antidrift/drift/verdict_cache.h"
+#include "antidrift/epoch.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
-#include "antidrift/session/async_slot.h"
 #include "antidrift/settings.h"
 
 namespace antidrift::drift {
