@@ -122,7 +122,7 @@ includes server | grep -E '#[[:space:]]*include[[:space:]]*"cli/' |
   { grep . >&2 && echo x; } | grep -q x && fail "rule 6 broken" || true
 
 if [ "$failures" -gt 0 ]; then
-  echo "layers: $failures rule(s) broken; see docs/ARCHITECTURE.md \"The arrows\"" >&2
+  echo "layers: $failures check(s) failed; see docs/ARCHITECTURE.md \"The arrows\"" >&2
   exit 1
 fi
 echo "layers: ok ($(includes core server cli plugins tests | cut -d: -f1 | sort -u | wc -l) files)"
