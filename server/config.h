@@ -50,7 +50,7 @@ enum class EvidenceSource {
   None,  ///< no built-in source: evidence only through POST /evidence/window and /api/0
   X11,   ///< Xlib on $DISPLAY (server/x11)
   Sway,  ///< i3 IPC on $SWAYSOCK (server/sway)
-  I3,    ///< i3 IPC on $I3SOCK (server/sway), idle from XScreenSaver on $DISPLAY
+  I3,    ///< i3 IPC on $I3SOCK (server/sway), idle from the X server on $DISPLAY
 };
 
 /// "none", "x11", "sway" or "i3". Pure.

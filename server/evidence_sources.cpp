@@ -41,7 +41,7 @@ struct EvidenceSources::Impl {
     return heartbeat;
   }
 
-  /// The X11 source; with WindowReporting::Off only its XScreenSaver idle time is used.
+  /// The X11 source; with WindowReporting::Off only its idle time is used.
   enum class WindowReporting { On, Off };
   void startX11(WindowReporting windows);
   void startIpc(sway::IpcServer server);

@@ -17,7 +17,7 @@ namespace antidrift {
 /// Controller::setAway, running state into Controller::setSourceRunning. A source that
 /// cannot start is a warning on "antidrift.daemon"; the daemon then runs with evidence
 /// "unavailable" (DESIGN §3). Sway and i3: see server/sway/sway_source.h; under i3 the X11
-/// source runs too, for XScreenSaver idle time only, when $DISPLAY is set.
+/// source runs too, for its idle time only (SYNC alarms, else XScreenSaver), when $DISPLAY is set.
 ///
 /// Owned by the daemon's main thread; the sources' own threads call the Controller, which
 /// must outlive this object (stop() or the destructor joins them).

@@ -16,6 +16,7 @@
 #include "antidrift/session/controller.h"
 #include "in_process_daemon.h"
 #include "server/activitywatch_api.h"
+#include "support/aw_export.h"
 
 namespace antidrift {
 namespace {
@@ -85,6 +86,41 @@ class ActivityWatchApiTest : public ::testing::Test {
   }
 
   Poco::JSON::Object::Ptr evidence() { return state()->getObject("evidence"); }
+
+  /// Sends the newest `count` events of `bucketId` in the export at `path`
+  /// (newest first in the file) oldest first as heartbeats to a fresh window
+  /// bucket, and checks that every one is taken and the newest is current.
+  void replayAsHeartbeats(const std::string& path, const std::string& bucketId, std::size_t count) {
+    std::ifstream file(path);
+    ASSERT_TRUE(file) << "missing " << path;
+    Poco::JSON::Parser parser;
+    const Poco::JSON::Object::Ptr bucket =
+        parser.parse(file).extract<Poco::JSON::Object::Ptr>()->getObject("buckets")->getObject(
+            bucketId);
+    ASSERT_TRUE(bucket);
+    const Poco::JSON::Array::Ptr events = bucket->getArray("events");
+    ASSERT_GE(events->size(), count);
+
+    ASSERT_EQ(createBucket(kWindowBucket, "currentwindow", "aw-watcher-window").status, 200);
+    std::size_t ok = 0;
+    for (std::size_t i = count; i-- > 0;) {
+      std::ostringstream body;
+      events->getObject(static_cast<unsigned>(i))->stringify(body);
+      const Reply reply = awPost(kWindowBucket + "/heartbeat?pulsetime=2.0", body.str());
+      ok += reply.status == 200 ? 1 : 0;
+      EXPECT_EQ(reply.status, 200) << i << ": " << reply.body;
+    }
+    EXPECT_EQ(ok, count);
+
+    const Poco::JSON::Object::Ptr newest = events->getObject(0)->getObject("data");
+    const Poco::JSON::Object::Ptr seen = evidence();
+    EXPECT_EQ(seen->getValue<std::string>("source"), "activitywatch");
+    EXPECT_EQ(seen->getValue<std::string>("health"), "ok");
+    EXPECT_EQ(seen->getObject("current")->getValue<std::string>("app"),
+              normaliseApp(newest->getValue<std::string>("app")));
+    EXPECT_EQ(seen->getObject("current")->getValue<std::string>("title"),
+              sanitizeTitle(newest->getValue<std::string>("title")));
+  }
 
   std::unique_ptr<test::InProcessDaemon> daemon_;
 };
@@ -277,39 +313,17 @@ TEST(ActivityWatchTimestamp, ParsesAwClientIsoFormatsAndRefusesOthers) {
   EXPECT_FALSE(ActivityWatchApi::parseTimestampMs("1593378865734"));
 }
 
-// ---- Replay of a real aw-watcher-window export -------------------------------------------
+// ---- Replay of aw-watcher-window exports (the real one and tests/data) ----------------------
 
 TEST_F(ActivityWatchApiTest, ReplaysTwoHundredRealEventsAsHeartbeats) {
-  std::ifstream file(ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json");
-  ASSERT_TRUE(file) << "missing " ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json";
-  Poco::JSON::Parser parser;
-  const Poco::JSON::Object::Ptr bucket =
-      parser.parse(file).extract<Poco::JSON::Object::Ptr>()->getObject("buckets")->getObject(
-          "aw-watcher-window_dev-pc");
-  ASSERT_TRUE(bucket);
-  const Poco::JSON::Array::Ptr events = bucket->getArray("events");
-  ASSERT_GE(events->size(), 200u);
+  ANTIDRIFT_SKIP_WITHOUT_REAL_EXPORT();
+  replayAsHeartbeats(test::realExportPath(), "aw-watcher-window_dev-pc", 200);
+}
 
-  ASSERT_EQ(createBucket(kWindowBucket, "currentwindow", "aw-watcher-window").status, 200);
-  // The export is newest first; send the newest 200 oldest first.
-  int ok = 0;
-  for (int i = 199; i >= 0; --i) {
-    std::ostringstream body;
-    events->getObject(static_cast<unsigned>(i))->stringify(body);
-    const Reply reply = awPost(kWindowBucket + "/heartbeat?pulsetime=2.0", body.str());
-    ok += reply.status == 200 ? 1 : 0;
-    EXPECT_EQ(reply.status, 200) << i << ": " << reply.body;
-  }
-  EXPECT_EQ(ok, 200);
-
-  const Poco::JSON::Object::Ptr newest = events->getObject(0)->getObject("data");
-  const Poco::JSON::Object::Ptr seen = evidence();
-  EXPECT_EQ(seen->getValue<std::string>("source"), "activitywatch");
-  EXPECT_EQ(seen->getValue<std::string>("health"), "ok");
-  EXPECT_EQ(seen->getObject("current")->getValue<std::string>("app"),
-            normaliseApp(newest->getValue<std::string>("app")));
-  EXPECT_EQ(seen->getObject("current")->getValue<std::string>("title"),
-            sanitizeTitle(newest->getValue<std::string>("title")));
+// The repository's own export (tests/data/README.md): flickers, dialogs,
+// emoji and non-ASCII titles, all of its window events.
+TEST_F(ActivityWatchApiTest, ReplaysTheSmallExportsWindowEventsAsHeartbeats) {
+  replayAsHeartbeats(test::smallExportPath(), "aw-watcher-window_testbox", 61);
 }
 
 }  // namespace

@@ -3,17 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "mocks/fake_clock.h"
-#include "mocks/manual_executor.h"
-#include "mocks/memory_stores.h"
+#include "unit/session/controller_fixture.h"
 
 namespace antidrift {
 namespace {
 
-using test::FakeClock;
-using test::ManualExecutor;
-using test::MemoryAuditSink;
-using test::MemorySnapshotStore;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
@@ -31,15 +25,9 @@ Observation window(const std::string& app, const std::string& title) {
   return Observation{0, app, title, "x11", ""};
 }
 
-class ControllerTest : public ::testing::Test {
+class ControllerTest : public test::ControllerFixture {
  protected:
   ControllerTest() { makeController(); }
-
-  void makeController() {
-    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_,
-                                               "none", false);
-    controller_->setChangeListener([this](const State& state) { seen_.push_back(state); });
-  }
 
   void toActive(std::int64_t minutes = 25) {
     ASSERT_FALSE(controller_->enterPlanning());
@@ -47,14 +35,6 @@ class ControllerTest : public ::testing::Test {
   }
 
   RuntimeState runtime() const { return controller_->state().runtime; }
-
-  Settings settings_;
-  FakeClock clock_;
-  ManualExecutor executor_;
-  MemorySnapshotStore snapshots_;
-  MemoryAuditSink audit_;
-  std::unique_ptr<Controller> controller_;
-  std::vector<State> seen_;
 };
 
 TEST_F(ControllerTest, StartsLockedWithNothingScheduled) {

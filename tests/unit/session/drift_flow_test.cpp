@@ -15,10 +15,8 @@
 #include <gtest/gtest.h>
 
 #include "antidrift/session/controller.h"
-#include "mocks/fake_clock.h"
-#include "mocks/manual_executor.h"
-#include "mocks/memory_stores.h"
 #include "mocks/scripted_backend.h"
+#include "unit/session/controller_fixture.h"
 
 namespace antidrift {
 namespace {
@@ -39,7 +37,7 @@ const char* kConcern =
     R"({"on_track": false, "message": "These titles drifted to the blog's CSS, not transitions"})";
 const char* kOnTrack = R"({"on_track": true, "message": ""})";
 
-class DriftFlowTest : public ::testing::Test {
+class DriftFlowTest : public test::ControllerFixture {
  protected:
   DriftFlowTest() {
     settings_.judgeDebounceSecs = 0;
@@ -50,10 +48,7 @@ class DriftFlowTest : public ::testing::Test {
 
   void make(bool withAi = true) {
     executor_.runAll();  // nothing queued may outlive the controller it captured
-    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_,
-                                               withAi ? "scripted" : "none", false);
-    controller_->setBackend(withAi ? backend_ : nullptr);
-    controller_->setChangeListener([this](const State& state) { seen_.push_back(state); });
+    makeControllerWithBackend(withAi ? backend_ : nullptr, withAi ? "scripted" : "none");
   }
 
   void start(bool withAi = true) {
@@ -75,14 +70,7 @@ class DriftFlowTest : public ::testing::Test {
   DriftView drift() const { return controller_->state().drift; }
   SessionStats stats() const { return controller_->state().stats; }
 
-  Settings settings_;
-  FakeClock clock_;
-  ManualExecutor executor_;
-  MemorySnapshotStore snapshots_;
-  MemoryAuditSink audit_;
   std::shared_ptr<ScriptedBackend> backend_;
-  std::unique_ptr<Controller> controller_;
-  std::vector<State> seen_;
 };
 
 // ---- The hard tier (DESIGN §4) --------------------------------------------------------------

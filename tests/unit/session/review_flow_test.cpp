@@ -12,10 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "antidrift/session/controller.h"
-#include "mocks/fake_clock.h"
-#include "mocks/manual_executor.h"
-#include "mocks/memory_stores.h"
 #include "mocks/scripted_backend.h"
+#include "unit/session/controller_fixture.h"
 
 namespace antidrift {
 namespace {
@@ -33,7 +31,7 @@ const char* kOffTask = R"({"on_task": false, "reason": "YouTube is not the repor
 const char* kReflection =
     R"({"recap": "You drifted to YouTube twice but finished.", "carry_forward": "Close the browser first."})";
 
-class ReviewFlowTest : public ::testing::Test {
+class ReviewFlowTest : public test::ControllerFixture {
  protected:
   ReviewFlowTest() {
     settings_.judgeDebounceSecs = 0;
@@ -45,10 +43,7 @@ class ReviewFlowTest : public ::testing::Test {
 
   void make(bool withAi = true) {
     executor_.runAll();  // nothing queued may outlive the controller it captured
-    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_,
-                                               withAi ? "scripted" : "none", false);
-    controller_->setBackend(withAi ? backend_ : nullptr);
-    controller_->setChangeListener([this](const State& state) { seen_.push_back(state); });
+    makeControllerWithBackend(withAi ? backend_ : nullptr, withAi ? "scripted" : "none");
   }
 
   void plan() {
@@ -72,14 +67,7 @@ class ReviewFlowTest : public ::testing::Test {
 
   State state() const { return controller_->state(); }
 
-  Settings settings_;
-  FakeClock clock_;
-  ManualExecutor executor_;
-  MemorySnapshotStore snapshots_;
-  MemoryAuditSink audit_;
   std::shared_ptr<ScriptedBackend> backend_;
-  std::unique_ptr<Controller> controller_;
-  std::vector<State> seen_;
 };
 
 // ---- The timeline (issue 7 item 3) ------------------------------------------------------------

@@ -22,10 +22,10 @@
 #include "antidrift/drift/relevance.h"
 #include "antidrift/drift/rules.h"
 #include "antidrift/drift/verdict_cache.h"
+#include "antidrift/epoch.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
-#include "antidrift/session/async_slot.h"
 #include "antidrift/settings.h"
 
 namespace antidrift::drift {

@@ -1,7 +1,7 @@
 /// @file label_score.h
 /// DriftBench (issue 16 item 1): what a replay did, scored against a
 /// labelled day — every distinct window (app, title) labelled on, off or
-/// neutral for one commitment (the format of ../shared/drift-labels/). The
+/// neutral for one commitment (the format in docs/API.md "Scoring against labels"). The
 /// scorer is pure: it reads the replay's trace (replay.h ReplayReport::trace)
 /// and the labels, nothing else.
 #pragma once
@@ -17,7 +17,7 @@ namespace antidrift::replay {
 
 struct ReplayReport;
 
-/// A window's label (../shared/drift-labels/GUIDE.md).
+/// A window's label (docs/API.md "Scoring against labels").
 enum class Label { On, Off, Neutral };
 
 /// "on" | "off" | "neutral". Pure.
@@ -106,7 +106,7 @@ struct LabelScore {
   std::vector<CostlyWindow> costliestFalse;     ///< ≤ kCostliest, costliest first
 };
 
-/// A visit lasts at least this long, ms (../shared/drift-labels/README.md: 30 s).
+/// A visit lasts at least this long, ms (docs/API.md "Scoring against labels": 30 s).
 constexpr std::int64_t kVisitMinMs = 30'000;
 /// Windows listed in each costliest list.
 constexpr std::size_t kCostliest = 10;
