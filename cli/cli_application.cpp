@@ -181,10 +181,11 @@ void CliApplication::printHelp() {
       "  ontask | refocus                             the drift banner's two answers\n"
       "  history [-n N]                               recent sessions, newest first\n"
       "  watch                                        one line per change, until Ctrl-C\n"
-      "  watch --format waybar|i3blocks|polybar [--refresh N]   a status bar's persistent\n"
-      "        command: one line per change in the bar's format, the countdown every N s\n"
-      "        (60) and each second in the last minute, \"AntiDrift off\" while the daemon\n"
-      "        is gone (it reconnects by itself); ends when the bar closes it or on SIGTERM\n"
+      "  watch --format waybar|i3blocks|polybar [--refresh N]\n"
+      "      for a status bar: one line per change in its format, the\n"
+      "      countdown every N s (60) and each second of the last minute,\n"
+      "      \"AntiDrift off\" while the daemon is gone (then reconnects);\n"
+      "      ends on SIGTERM or when the bar closes its output\n"
       "  verify                                       check the audit chain in store.dir\n"
       "Options:");
   formatter.setFooter(
