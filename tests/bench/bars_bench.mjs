@@ -236,9 +236,9 @@ await blankTab.goto('about:blank');
 const tick = await launchBrowser();
 const tickRoot = chromiumRoots().find((pid) => pid !== blankRoot && pid !== pageRoot);
 const tickTab = tick.context.pages()[0] || await tick.context.newPage();
-await tickTab.goto('data:text/html,<p id="c"></p><script>' +
-  'function t(){c.textContent=Math.floor(Date.now()/1000);' +
-  'setTimeout(t,1000-Date.now()%1000)}t()</script>');
+await tickTab.goto('data:text/html,' + encodeURIComponent(
+  '<p id="c"></p><script>function t(){c.textContent=Math.floor(Date.now()/1000);' +
+  'setTimeout(t,1000-Date.now()%1000)}t()</script>'));
 const pageTab = page.context.pages()[0] || await page.context.newPage();
 await pageTab.goto(daemon.baseUrl + '/');
 await pageTab.waitForSelector('#view[data-view="locked"]');
