@@ -601,15 +601,22 @@ TEST_F(CliTest, WatchFormatCountsDownLocallyWithoutTheDaemon) {
   startSession("Tick", 10);
   auto waybar = watchBar("waybar", {"--refresh", "1"});
   const std::string first = waybarText(waybar->nextLine());
-  const std::string second = waybarText(waybar->nextLine());
   ASSERT_THAT(first, testing::MatchesRegex("(10:00|09:[0-9][0-9]) Tick"));
+  // The next line whose text differs (a State the daemon publishes meanwhile
+  // may repeat the text with another tooltip).
+  std::string second = first;
+  for (int lines = 0; lines < 5 && second == first; ++lines) {
+    second = waybarText(waybar->nextLine());
+  }
   ASSERT_THAT(second, testing::MatchesRegex("09:[0-9][0-9] Tick"));
   auto seconds = [](const std::string& text) {
     return std::stoi(text.substr(0, 2)) * 60 + std::stoi(text.substr(3, 2));
   };
-  // The daemon publishes nothing while the session just runs: the second
-  // line is the watch's own tick, one second on.
-  EXPECT_EQ(seconds(second), seconds(first) - 1);
+  // The daemon publishes nothing while the session just runs: the next text
+  // is the watch's own tick, a second on (a few on a machine too loaded to
+  // wake it in time).
+  EXPECT_LT(seconds(second), seconds(first));
+  EXPECT_GE(seconds(second), seconds(first) - 5);
   waybar->terminate();
   EXPECT_EQ(waybar->wait(), 0);
 }
