@@ -250,6 +250,7 @@ TEST(ExampleConfiguration, ItsCommentedDefaultsAreTheBuiltInOnes) {
   EXPECT_EQ(read.settings.redactPatterns.at("email"), defaults.redactPatterns.at("email"));
   EXPECT_EQ(read.settings.redactPatterns.at("digits"), defaults.redactPatterns.at("digits"));
   EXPECT_EQ(read.settings.blockedTitles.at("video"), "youtube\\.com|netflix");
+  EXPECT_EQ(read.settings.distractionCategories, defaults.distractionCategories);
 }
 
 TEST_F(DaemonBinaryTest, HelpListsTheOptions) {

@@ -157,7 +157,7 @@ TEST_F(DriftFlowTest, ATitleSensitiveAppIsJudgedPerNormalisedTitle) {
     return std::string(prompt.find("YouTube") != std::string::npos ? kOffTask : kOnTask);
   });
   start();
-  see("Firefox", "gatsby-plugin-transition-link | Gatsby — Mozilla Firefox");
+  see("Firefox", "CSS animations | MDN — Mozilla Firefox");
   executor_.runAll();
   EXPECT_EQ(drift().status, "ontask");
   see("Firefox", "(1) YouTube — Mozilla Firefox");
@@ -165,7 +165,7 @@ TEST_F(DriftFlowTest, ATitleSensitiveAppIsJudgedPerNormalisedTitle) {
   EXPECT_EQ(drift().status, "drifting");
   // The same pages again, with another unread counter: the cache answers.
   see("Firefox", "(4) YouTube — Mozilla Firefox");
-  see("Firefox", "gatsby-plugin-transition-link | Gatsby — Mozilla Firefox");
+  see("Firefox", "CSS animations | MDN — Mozilla Firefox");
   EXPECT_EQ(drift().status, "ontask");
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 2u);
