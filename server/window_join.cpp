@@ -72,6 +72,7 @@ void WindowJoin::recordTab(const std::string& bucket, WebTabHeartbeat tab) {
     }
     tabs_.erase(oldest);
   }
+  if (tab.incognito) tab.url.clear();  // nothing of a private tab but what the match needs
   tabs_[bucket] = Tab{std::move(tab), nowMono};
   if (!window_) return;
   const Joined joined = joinLocked(*window_, nowMono);

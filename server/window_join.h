@@ -63,9 +63,11 @@ class WindowJoin {
   /// is already private is passed on as it is.
   void recordWindow(Observation observation);
 
-  /// The latest heartbeat of the web bucket `bucket`. When it changes what the
-  /// last window joins to, that window is given to the Controller again with
-  /// atMs 0 (now).
+  /// The latest heartbeat of the web bucket `bucket` (an incognito tab's URL
+  /// is dropped at once: only its title is kept, for the match). When it makes
+  /// the last window join to a domain or the private mark it did not have, that
+  /// window is given to the Controller again with atMs 0 (now); a tab that no
+  /// longer matches takes nothing away from it.
   void recordTab(const std::string& bucket, WebTabHeartbeat tab);
 
  private:

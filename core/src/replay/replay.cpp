@@ -128,10 +128,11 @@ void readWebEvent(const Poco::JSON::Array& events, std::size_t i, const std::str
   entry.atMs = timeField(*event, "timestamp", at);
   const auto duration = numberField(*event, "duration", at);
   entry.durationMs = duration ? static_cast<std::int64_t>(*duration * 1000.0 + 0.5) : 0;
-  entry.url = data->get("url").extract<std::string>();
   entry.title = stringField(*data, "title", at, false);
   entry.incognito = data->has("incognito") && data->get("incognito").isBoolean() &&
                     data->get("incognito").extract<bool>();
+  // Nothing of a private tab is kept but what the join needs (its title and time).
+  if (!entry.incognito) entry.url = data->get("url").extract<std::string>();
   web.push_back(std::move(entry));
 }
 

@@ -56,6 +56,7 @@ TEST(WebEvents, TheReaderKeepsTheWebTabBucketsEvents) {
   EXPECT_EQ(activity.web[0].title, "Cat videos - YouTube");
   EXPECT_FALSE(activity.web[0].incognito);
   EXPECT_TRUE(activity.web[1].incognito);
+  EXPECT_EQ(activity.web[1].url, "");  // nothing of a private tab but its title and time
 }
 
 TEST(WebEvents, EachBrowserWindowTakesTheSiteOfTheTabItShowed) {

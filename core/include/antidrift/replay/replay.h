@@ -49,7 +49,7 @@ struct AwaySpan {
 struct WebEvent {
   std::int64_t atMs = 0;        ///< UTC ms the span starts
   std::int64_t durationMs = 0;  ///< its length, ms (≥ 0)
-  std::string url;              ///< data.url as recorded
+  std::string url;              ///< data.url as recorded; "" for an incognito tab
   std::string title;            ///< data.title as recorded
   bool incognito = false;       ///< data.incognito: a private tab
 };
