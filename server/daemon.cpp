@@ -40,6 +40,7 @@
 #include "server/store_lock.h"
 #include "server/ticker.h"
 #include "server/token_file.h"
+#include "server/window_join.h"
 
 namespace antidrift {
 namespace {
@@ -539,15 +540,18 @@ int Daemon::serve() {
       // other due time (health, write-behind, judge, review) is monotonic.
       [&controller] { return controller.runtime() == RuntimeState::Active; });
   RequestGuard guard(token.token);
+  // Every window, from any source, passes here on its way to the controller: the
+  // site of a browser's page joined from aw-watcher-web (issue 16 item 4).
+  WindowJoin windows(controller, clock, config_.settings);
   HttpApi api(controller, broadcaster, guard,
               HttpApi::Options{config_.wwwDir, audit.path(),
-                               std::chrono::seconds(config_.requestTimeoutSecs)});
+                               std::chrono::seconds(config_.requestTimeoutSecs), &windows});
   // A deferred snapshot write scheduled without an announcement (a
   // heartbeat) must still reach the ticker's schedule (issue 8 item 2).
   controller.setWakeHook([&ticker] { ticker.wake(); });
   // Started after the server listens; made here so the listener can reach it:
   // heartbeats run only while a session is active (issue 8 item 2).
-  EvidenceSources sources(config_, environment_, controller);
+  EvidenceSources sources(config_, environment_, controller, windows);
   controller.setChangeListener(
       [&api, &ticker, &notifier, &sources, &controller](const State& state) {
         sources.followSession();

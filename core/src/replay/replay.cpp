@@ -100,6 +100,8 @@ void sortActivity(Activity& activity) {
                    [](const WindowEvent& a, const WindowEvent& b) { return a.atMs < b.atMs; });
   std::sort(activity.away.begin(), activity.away.end(),
             [](const AwaySpan& a, const AwaySpan& b) { return a.startMs < b.startMs; });
+  std::stable_sort(activity.web.begin(), activity.web.end(),
+                   [](const WebEvent& a, const WebEvent& b) { return a.atMs < b.atMs; });
 }
 
 Object::Ptr parseRoot(const std::string& text, const std::string& name) {
@@ -111,6 +113,27 @@ Object::Ptr parseRoot(const std::string& text, const std::string& name) {
   } catch (const Poco::Exception& e) {
     throw ReplayError(name + " is not valid JSON: " + e.displayText());
   }
+}
+
+/// Event `i` of a "web.tab.current" bucket into `web`; an event without a string data.url
+/// says nothing and is skipped; a bad timestamp or duration is a ReplayError as for windows.
+void readWebEvent(const Poco::JSON::Array& events, std::size_t i, const std::string& where,
+                  std::vector<WebEvent>& web) {
+  const std::string at = where + " event " + std::to_string(i);
+  const Object::Ptr event = events.getObject(static_cast<unsigned>(i));
+  if (event.isNull()) throw ReplayError(at + " must be an object");
+  const Object::Ptr data = event->getObject("data");
+  if (data.isNull() || !data->has("url") || !data->get("url").isString()) return;
+  WebEvent entry;
+  entry.atMs = timeField(*event, "timestamp", at);
+  const auto duration = numberField(*event, "duration", at);
+  entry.durationMs = duration ? static_cast<std::int64_t>(*duration * 1000.0 + 0.5) : 0;
+  entry.title = stringField(*data, "title", at, false);
+  entry.incognito = data->has("incognito") && data->get("incognito").isBoolean() &&
+                    data->get("incognito").extract<bool>();
+  // Nothing of a private tab is kept but what the join needs (its title and time).
+  if (!entry.incognito) entry.url = data->get("url").extract<std::string>();
+  web.push_back(std::move(entry));
 }
 
 Activity parseExportObject(const Object& root, const std::string& name) {
@@ -127,9 +150,11 @@ Activity parseExportObject(const Object& root, const std::string& name) {
     const bool window = type == "currentwindow";
     const bool afk = type == "afkstatus";
     const bool web = type.rfind("web.", 0) == 0;
+    const bool webTab = type == "web.tab.current";  // aw-watcher-web (issue 16 item 4)
     for (std::size_t i = 0; i < events->size(); ++i) {
       if (web) {
         ++activity.webEvents;
+        if (webTab) readWebEvent(*events, i, where, activity.web);
         continue;
       }
       if (!window && !afk) continue;  // another watcher's bucket: nothing AntiDrift reads
@@ -306,11 +331,13 @@ namespace {
 class Session {
  public:
   Session(drift::Engine& engine, const ReplayOptions& options, const CommitmentRange& range,
-          const std::vector<AwaySpan>& away, ReplayReport& report)
+          const std::vector<AwaySpan>& away, const std::vector<WindowWeb>& web,
+          ReplayReport& report)
       : engine_(engine),
         options_(options),
         range_(range),
         away_(away),
+        web_(web),
         report_(report),
         stats_(options.settings.idleAfterSecs * 1000),
         heartbeatMs_(std::max<std::int64_t>(1, options.settings.heartbeatSecs) * 1000),
@@ -351,10 +378,12 @@ class Session {
                        0});
         traceEvent_ = report_.trace.events.size() - 1;
       }
-      see(event, startMs, true);
+      static const WindowWeb kNoWeb;
+      const WindowWeb& web = web_.empty() ? kNoWeb : web_[i];
+      see(event, web, startMs, true);
       for (std::int64_t at = startMs + heartbeatMs_; at < untilMs; at += heartbeatMs_) {
         advanceTo(at);
-        see(event, at, false);
+        see(event, web, at, false);
       }
       endMs = std::max(endMs, std::max(untilMs, startMs));
     }
@@ -366,19 +395,25 @@ class Session {
 
  private:
   /// The Controller's entry steps for a recorded window (normaliseApp,
-  /// sanitizeTitle, a private window's title dropped), computed once per
-  /// distinct app and title of the replay (a day revisits the same windows).
-  const Observation& prepared(const WindowEvent& event) {
+  /// sanitizeTitle, a private window's title and site dropped), computed once per
+  /// distinct app, title and joined site of the replay (a day revisits the same windows).
+  const Observation& prepared(const WindowEvent& event, const WindowWeb& web) {
     std::string raw = event.app;
     raw += '\n';
     raw += event.title;
+    raw += '\n';
+    raw += web.privateWindow ? std::string("\x01") : web.domain;
     auto found = prepared_.find(raw);
     if (found == prepared_.end()) {
       Observation obs;
       obs.app = normaliseApp(event.app);
       obs.title = sanitizeTitle(event.title);
-      if (drift::isPrivateWindow(obs.app, obs.title))
+      obs.privateWindow = web.privateWindow || drift::isPrivateWindow(obs.app, obs.title);
+      if (obs.privateWindow) {
         obs.title = std::string(drift::kPrivateWindowTitle);
+      } else {
+        obs.domain = web.domain;
+      }
       obs.source = "replay";
       found = prepared_.emplace(std::move(raw), std::move(obs)).first;
     }
@@ -391,9 +426,9 @@ class Session {
     visitDrifted_ = false;
   }
 
-  void see(const WindowEvent& event, std::int64_t atMs, bool isNewEvent) {
+  void see(const WindowEvent& event, const WindowWeb& web, std::int64_t atMs, bool isNewEvent) {
     ++report_.observations;
-    if (isNewEvent || !current_) current_ = prepared(event);
+    if (isNewEvent || !current_) current_ = prepared(event, web);
     current_->atMs = atMs;
     evidenceOk_ = true;
     lastObservationMs_ = atMs;
@@ -574,6 +609,7 @@ class Session {
   const ReplayOptions& options_;
   const CommitmentRange& range_;
   const std::vector<AwaySpan>& away_;
+  const std::vector<WindowWeb>& web_;  ///< per window event: its joined site (issue 16 item 4)
   ReplayReport& report_;
   Commitment commitment_;
   StatsAccumulator stats_;
@@ -605,6 +641,7 @@ ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
     report.toMs = std::max(report.toMs, event.atMs + event.durationMs);
   }
   drift::Engine engine(options.settings);
+  const std::vector<WindowWeb> web = joinWebEvents(activity, options.settings);
   const std::vector<WindowEvent>& windows = activity.windows;
   std::size_t first = 0;
   for (const CommitmentRange& range : options.commitments) {
@@ -612,7 +649,7 @@ ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
     std::size_t last = first;
     while (last < windows.size() && windows[last].atMs < range.toMs) ++last;
     if (last > first) {
-      Session(engine, options, range, activity.away, report).run(windows, first, last);
+      Session(engine, options, range, activity.away, web, report).run(windows, first, last);
     }
     first = last;
   }

@@ -8,6 +8,8 @@
 #include <Poco/Timezone.h>
 #include <Poco/UUIDGenerator.h>
 
+#include "antidrift/evidence/web_join.h"
+
 namespace antidrift {
 namespace {
 
@@ -684,9 +686,14 @@ void Controller::recordWindow(Observation raw) {
   Observation obs;
   obs.app = normaliseApp(raw.app);
   obs.title = sanitizeTitle(raw.title);
-  // A private window's title is never stored, shown, logged or sent.
-  if (drift::isPrivateWindow(obs.app, obs.title))
+  // A private window's title is never stored, shown, logged or sent, nor the
+  // site of its page (issue 16 item 4: an incognito tab marks it private).
+  obs.privateWindow = raw.privateWindow || drift::isPrivateWindow(obs.app, obs.title);
+  if (obs.privateWindow) {
     obs.title = std::string(drift::kPrivateWindowTitle);
+  } else {
+    obs.domain = sanitizeText(raw.domain, kMaxDomainBytes);
+  }
   obs.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
   // A watcher's own timestamp is kept only when plausible: not in the future
   // and not older than three heartbeats (a late delivery); else receipt time.
@@ -700,7 +707,8 @@ void Controller::recordWindow(Observation raw) {
     obs.atMs = std::max(obs.atMs, commitment_->startedAtMs);
   }
 
-  const bool windowChanged = !current_ || current_->app != obs.app || current_->title != obs.title;
+  const bool windowChanged = !current_ || current_->app != obs.app ||
+                             current_->title != obs.title || current_->domain != obs.domain;
   const Health before = healthLocked();
   const drift::DriftView driftBefore = drift_.view();
   current_ = obs;

@@ -133,6 +133,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     current->set("app", state.evidence.current->app);
     current->set("title", state.evidence.current->title);
     current->set("at", state.evidence.current->atMs);
+    current->set("domain", state.evidence.current->domain);
     evidence->set("current", current);
   }
   json->set("evidence", evidence);

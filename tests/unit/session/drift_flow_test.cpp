@@ -7,12 +7,15 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <Poco/JSON/Stringifier.h>
 
 #include "antidrift/session/controller.h"
 #include "mocks/scripted_backend.h"
@@ -434,6 +437,43 @@ TEST_F(DriftFlowTest, APrivateWindowsTitleIsReplacedOnEntry) {
   EXPECT_EQ(backend_->calls("judge"), 0u);
   ASSERT_TRUE(snapshots_.json);
   EXPECT_THAT(*snapshots_.json, Not(HasSubstr("Secret plans")));
+}
+
+TEST_F(DriftFlowTest, AWindowAPrivateTabWasJoinedToIsPrivateWithNoDomain) {
+  // Issue 16 item 4: the title says nothing private, the joined incognito tab does.
+  backend_->answer("judge", kOffTask);
+  start();
+  Observation obs{0, "Firefox", "Flu symptoms - Mozilla Firefox", "x11"};
+  obs.domain = "health.example";
+  obs.privateWindow = true;
+  controller_->recordWindow(obs);
+  const State state = controller_->state();
+  ASSERT_TRUE(state.evidence.current);
+  EXPECT_EQ(state.evidence.current->title, "Private browsing window");
+  EXPECT_EQ(state.evidence.current->domain, "");
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 0u);
+  std::ostringstream json;
+  Poco::JSON::Stringifier::condense(toJson(state), json);
+  EXPECT_THAT(json.str(), Not(HasSubstr("Flu symptoms")));
+  EXPECT_THAT(json.str(), Not(HasSubstr("health.example")));
+  ASSERT_TRUE(snapshots_.json);
+  EXPECT_THAT(*snapshots_.json, Not(HasSubstr("health.example")));
+}
+
+TEST_F(DriftFlowTest, TheJoinedDomainIsKeptAndItsArrivalIsAChange) {
+  start();
+  see("Firefox", "Cat videos - YouTube - Mozilla Firefox");
+  const std::uint64_t before = controller_->state().version;
+  Observation obs{0, "Firefox", "Cat videos - YouTube - Mozilla Firefox", "x11"};
+  obs.domain = "youtube.com";
+  controller_->recordWindow(obs);  // the same window, now with its site: announced
+  const State state = controller_->state();
+  EXPECT_EQ(state.evidence.current->domain, "youtube.com");
+  EXPECT_GT(state.version, before);
+  EXPECT_EQ(
+      toJson(state)->getObject("evidence")->getObject("current")->getValue<std::string>("domain"),
+      "youtube.com");
 }
 
 // ---- The nudge (seed 000 "Testing") ---------------------------------------------------------
