@@ -259,6 +259,7 @@ void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
   input.successCondition = commitment.successCondition;
   input.app = subject_->obs.app;
   input.title = redactor_.apply(subject_->obs.title);
+  input.site = redactor_.apply(subject_->obs.domain);  // URL evidence (issue 16 item 4)
   decision.judge = JudgeRequest{key, judgeEpoch_.current(), std::move(input)};
 }
 

@@ -26,6 +26,16 @@ TEST(SiteVerdictKey, IsTheAppAndTheSiteTheTitleNames) {
   EXPECT_EQ(siteVerdictKey(rules, window("firefox", "")), "");
 }
 
+TEST(SiteVerdictKey, IsTheDomainWhenURLEvidenceGaveIt) {
+  // Issue 16 item 4: the domain names the site exactly, whatever the title says.
+  const Rules rules{Settings{}};
+  Observation obs = window("firefox", "Some clip - YouTube — Mozilla Firefox");
+  obs.domain = "m.youtube.com";
+  EXPECT_EQ(siteVerdictKey(rules, obs), "firefox\ndomain:m.youtube.com");
+  obs.app = "code";  // not a browser: no site scope at all
+  EXPECT_EQ(siteVerdictKey(rules, obs), "");
+}
+
 TEST(VerdictKey, IsTheAppForAnAppThatIsNotTitleSensitive) {
   const Rules rules{Settings{}};
   EXPECT_EQ(verdictKey(rules, window("Code", "● index.js - chango.dev")), "code");
