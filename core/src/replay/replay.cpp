@@ -447,7 +447,7 @@ class Session {
     }
     if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;
     timeline_.record(atMs, current_ ? current_->app : std::string(),
-                     drift::spanStatusOf(engine_.view(), away()));
+                     drift::spanStatusOf(engine_.view(), away()), !engine_.view().nudge.empty());
     if (options_.keepTrace) {
       if (decision.episodeStarted && traceEvent_) {
         ++report_.trace.events[*traceEvent_].bannerStarts;
@@ -723,6 +723,7 @@ std::string reportJson(const ReplayReport& report, const ReplayReport* baseline,
     entry->set("end_ms", span.endMs);
     entry->set("app", span.app);
     entry->set("status", std::string(toString(span.status)));
+    entry->set("heads_up", span.headsUp);
     timeline->add(entry);
   }
   root->set("timeline", timeline);
@@ -774,7 +775,8 @@ std::string reportText(const ReplayReport& report, const ReplayReport* baseline)
   for (const TimelineSpan& span : report.timeline) {
     if (span.endMs - span.startMs < 60'000) continue;  // the strip's resolution: minutes
     out << "  " << utc(span.startMs) << "–" << utc(span.endMs, "%H:%M") << "  "
-        << toString(span.status) << "  " << (span.app.empty() ? "-" : span.app) << "\n";
+        << toString(span.status) << (span.headsUp ? " (heads-up)" : "") << "  "
+        << (span.app.empty() ? "-" : span.app) << "\n";
   }
   return out.str();
 }
