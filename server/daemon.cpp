@@ -222,7 +222,10 @@ void Daemon::handleHelp(const std::string&, const std::string&) {
   formatter.setHeader(
       "AntiDrift focus daemon: serves the UI and API on http://127.0.0.1:7717 by default.");
   formatter.setFooter(
-      "Configuration keys are documented in antidrift.properties.example and docs/API.md.");
+      "Configuration keys are documented in antidrift.properties.example and docs/API.md.\n"
+      "Subcommands (the first argument; no daemon starts), each with --help:\n"
+      "  antidriftd replay FILE ...  replay a recorded day, scored with --labels\n"
+      "  antidriftd label FILE ...   list a recorded day's windows to label\n");
   formatter.format(std::cout);
   stopOptionsProcessing();
 }

@@ -259,6 +259,9 @@ TEST_F(DaemonBinaryTest, HelpListsTheOptions) {
   EXPECT_THAT(result.out, HasSubstr("--config"));
   EXPECT_THAT(result.out, HasSubstr("--verify-audit"));
   EXPECT_THAT(result.out, HasSubstr("--define"));
+  // The subcommands (issue 16 item 1).
+  EXPECT_THAT(result.out, HasSubstr("antidriftd replay FILE ..."));
+  EXPECT_THAT(result.out, HasSubstr("antidriftd label FILE ..."));
 }
 
 TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {

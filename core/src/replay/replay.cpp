@@ -1,5 +1,6 @@
 #include "antidrift/replay/replay.h"
 #include "antidrift/replay/label_score.h"
+#include "antidrift/replay/oracle.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -24,6 +25,7 @@
 
 #include "antidrift/ai/judge.h"
 #include "antidrift/ai/nudge.h"
+#include "antidrift/ai/redact.h"
 #include "antidrift/drift/engine.h"
 #include "antidrift/drift/rules.h"
 #include "antidrift/evidence/observation.h"
@@ -342,8 +344,9 @@ class Session {
         stats_(options.settings.idleAfterSecs * 1000),
         heartbeatMs_(std::max<std::int64_t>(1, options.settings.heartbeatSecs) * 1000),
         staleAfterMs_(3 * heartbeatMs_),
-        advisors_(options.backend ? drift::Engine::Advisors::JudgeAndNudge
-                                  : drift::Engine::Advisors::None) {
+        advisors_(options.backend || options.oracle ? drift::Engine::Advisors::JudgeAndNudge
+                                                    : drift::Engine::Advisors::None) {
+    if (options.oracle) redactor_.emplace(options.settings.redactPatterns);
     engine_.reset();
     commitment_.nextAction = range.nextAction;
     commitment_.successCondition = range.successCondition;
@@ -428,7 +431,11 @@ class Session {
 
   void see(const WindowEvent& event, const WindowWeb& web, std::int64_t atMs, bool isNewEvent) {
     ++report_.observations;
-    if (isNewEvent || !current_) current_ = prepared(event, web);
+    if (isNewEvent || !current_) {
+      current_ = prepared(event, web);
+      currentEvent_ = &event;
+      if (redactor_) shownAs_[redactor_->apply(current_->title)] = &event;
+    }
     current_->atMs = atMs;
     evidenceOk_ = true;
     lastObservationMs_ = atMs;
@@ -457,7 +464,16 @@ class Session {
                                               engine_.view().reason});
     }
     const std::int64_t timeoutMs = options_.settings.aiTimeoutSecs * 1000;
-    if (decision.judge && options_.backend) {
+    if (decision.judge && options_.oracle) {
+      // The request is about the window in front at its launch, and the replay answers at that
+      // very instant: the key's subject is the raw event in front.
+      ++report_.judgeCalls;
+      const WindowEvent none;
+      const WindowEvent& subject = currentEvent_ ? *currentEvent_ : none;
+      const ai::Verdict verdict = oracleVerdict(*options_.oracle, subject.app, subject.title);
+      drift::Decision applied = engine_.applyVerdict(decision.judge->key, verdict, {}, atMs);
+      apply(applied, atMs);
+    } else if (decision.judge && options_.backend) {
       ++report_.judgeCalls;
       ai::Expected<ai::Verdict> result =
           ai::judge(*options_.backend, decision.judge->input, timeoutMs);
@@ -474,7 +490,19 @@ class Session {
       drift::Decision applied = engine_.applyVerdict(decision.judge->key, verdict, failure, atMs);
       apply(applied, atMs);
     }
-    if (decision.nudge && options_.backend) {
+    if (decision.nudge && options_.oracle) {
+      ++report_.nudgeCalls;
+      std::vector<OracleWindow> recent;
+      for (const std::string& title : decision.nudge->input.recentTitles) {
+        const auto found = shownAs_.find(title);
+        if (found == shownAs_.end()) {
+          recent.push_back(OracleWindow{{}, {}, title});  // matched to no window: unlabelled
+        } else {
+          recent.push_back(OracleWindow{found->second->app, found->second->title, title});
+        }
+      }
+      (void)engine_.applyNudge(oracleNudge(*options_.oracle, recent));
+    } else if (decision.nudge && options_.backend) {
       ++report_.nudgeCalls;
       ai::Expected<std::string> result =
           ai::nudge(*options_.backend, decision.nudge->input, timeoutMs);
@@ -482,7 +510,7 @@ class Session {
     }
     if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;
     timeline_.record(atMs, current_ ? current_->app : std::string(),
-                     drift::spanStatusOf(engine_.view(), away()));
+                     drift::spanStatusOf(engine_.view(), away()), !engine_.view().nudge.empty());
     if (options_.keepTrace) {
       if (decision.episodeStarted && traceEvent_) {
         ++report_.trace.events[*traceEvent_].bannerStarts;
@@ -619,6 +647,11 @@ class Session {
   const drift::Engine::Advisors advisors_;
 
   std::optional<Observation> current_;
+  const WindowEvent* currentEvent_ = nullptr;  ///< the recorded event in front (the oracle's key)
+  std::optional<ai::Redactor> redactor_;       ///< with the oracle: the engine's redaction
+  /// With the oracle: a title as the Nudger is shown it (sanitised, redacted) → the recorded
+  /// event that last showed it.
+  std::unordered_map<std::string, const WindowEvent*> shownAs_;
   std::unordered_map<std::string, Observation> prepared_;  ///< raw app + '\n' + title → entry
   std::int64_t clockMs_ = 0;
   std::int64_t lastObservationMs_ = 0;
@@ -760,6 +793,7 @@ std::string reportJson(const ReplayReport& report, const ReplayReport* baseline,
     entry->set("end_ms", span.endMs);
     entry->set("app", span.app);
     entry->set("status", std::string(toString(span.status)));
+    entry->set("heads_up", span.headsUp);
     timeline->add(entry);
   }
   root->set("timeline", timeline);
@@ -811,7 +845,8 @@ std::string reportText(const ReplayReport& report, const ReplayReport* baseline)
   for (const TimelineSpan& span : report.timeline) {
     if (span.endMs - span.startMs < 60'000) continue;  // the strip's resolution: minutes
     out << "  " << utc(span.startMs) << "–" << utc(span.endMs, "%H:%M") << "  "
-        << toString(span.status) << "  " << (span.app.empty() ? "-" : span.app) << "\n";
+        << toString(span.status) << (span.headsUp ? " (heads-up)" : "") << "  "
+        << (span.app.empty() ? "-" : span.app) << "\n";
   }
   return out.str();
 }

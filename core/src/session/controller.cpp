@@ -853,6 +853,7 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
                              result ? result->error().message : std::string(kAsyncWorkFailed));
           }
           if (runtime_ != RuntimeState::Active || !drift_.applyNudge(message)) return std::nullopt;
+          trackTimelineLocked(sessionNowLocked());  // the heads-up starts or ends a span
           return changedLocked(Persist::No);
         },
         notify);
@@ -864,7 +865,7 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
 void Controller::trackTimelineLocked(std::int64_t atMs) {
   if (runtime_ != RuntimeState::Active) return;
   timeline_.record(atMs, current_ ? current_->app : std::string(),
-                   drift::spanStatusOf(drift_.view(), away_));
+                   drift::spanStatusOf(drift_.view(), away_), !drift_.view().nudge.empty());
 }
 
 ActionResult Controller::refocus() {

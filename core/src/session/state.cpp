@@ -89,6 +89,7 @@ Poco::JSON::Array::Ptr timelineJson(const std::vector<TimelineSpan>& spans) {
     item->set("end", span.endMs);
     item->set("app", span.app);
     item->set("status", std::string(toString(span.status)));
+    item->set("heads_up", span.headsUp);
     array->add(item);
   }
   return array;

@@ -21,7 +21,8 @@ void expectContiguous(const std::vector<TimelineSpan>& spans) {
     if (index > 0) {
       EXPECT_EQ(spans[index - 1].endMs, spans[index].startMs) << index;
       const bool same = spans[index - 1].app == spans[index].app &&
-                        spans[index - 1].status == spans[index].status;
+                        spans[index - 1].status == spans[index].status &&
+                        spans[index - 1].headsUp == spans[index].headsUp;
       EXPECT_FALSE(same) << "neighbours " << index - 1 << " and " << index << " not merged";
     }
   }
@@ -38,20 +39,20 @@ TEST(Timeline, StatusNamesRoundTrip) {
 
 TEST(Timeline, SameAppAndStatusGrowsOneSpan) {
   Timeline timeline;
-  timeline.record(1'000, "code", SpanStatus::OnTask);
-  timeline.record(5'000, "code", SpanStatus::OnTask);
-  timeline.record(9'000, "code", SpanStatus::OnTask);
+  timeline.record(1'000, "code", SpanStatus::OnTask, false);
+  timeline.record(5'000, "code", SpanStatus::OnTask, false);
+  timeline.record(9'000, "code", SpanStatus::OnTask, false);
   ASSERT_EQ(timeline.spans().size(), 1u);
   EXPECT_EQ(timeline.spans()[0], (TimelineSpan{1'000, 9'000, "code", SpanStatus::OnTask}));
 }
 
 TEST(Timeline, ChangesStartSpansAndSplitCountsOnTaskAndDrifting) {
   Timeline timeline;
-  timeline.record(0, "code", SpanStatus::OnTask);
-  timeline.record(10'000, "firefox", SpanStatus::Unknown);
-  timeline.record(12'000, "firefox", SpanStatus::Drifting);
-  timeline.record(20'000, "firefox", SpanStatus::Away);
-  timeline.record(50'000, "code", SpanStatus::OnTask);
+  timeline.record(0, "code", SpanStatus::OnTask, false);
+  timeline.record(10'000, "firefox", SpanStatus::Unknown, false);
+  timeline.record(12'000, "firefox", SpanStatus::Drifting, false);
+  timeline.record(20'000, "firefox", SpanStatus::Away, false);
+  timeline.record(50'000, "code", SpanStatus::OnTask, false);
   timeline.extendTo(60'000);
   const std::vector<TimelineSpan> expected = {
       {0, 10'000, "code", SpanStatus::OnTask},
@@ -70,19 +71,52 @@ TEST(Timeline, ChangesStartSpansAndSplitCountsOnTaskAndDrifting) {
 
 TEST(Timeline, AStatusChangeAtTheSameInstantReplacesTheEmptySpan) {
   Timeline timeline;
-  timeline.record(0, "code", SpanStatus::OnTask);
-  timeline.record(5'000, "firefox", SpanStatus::Unknown);
-  timeline.record(5'000, "firefox", SpanStatus::Drifting);  // judged at once
+  timeline.record(0, "code", SpanStatus::OnTask, false);
+  timeline.record(5'000, "firefox", SpanStatus::Unknown, false);
+  timeline.record(5'000, "firefox", SpanStatus::Drifting, false);  // judged at once
   ASSERT_EQ(timeline.spans().size(), 2u);
   EXPECT_EQ(timeline.spans()[1].status, SpanStatus::Drifting);
-  timeline.record(5'000, "code", SpanStatus::OnTask);  // back before any time passed
+  timeline.record(5'000, "code", SpanStatus::OnTask, false);  // back before any time passed
   ASSERT_EQ(timeline.spans().size(), 1u);
+}
+
+TEST(Timeline, AHeadsUpStartsAndEndsASpanOfTheSameAppAndStatus) {
+  Timeline timeline;
+  timeline.record(0, "code", SpanStatus::OnTask, false);
+  timeline.record(30'000, "code", SpanStatus::OnTask, true);  // the Nudger advised
+  timeline.record(40'000, "code", SpanStatus::OnTask, true);
+  timeline.record(90'000, "code", SpanStatus::OnTask, false);  // the advisory cleared
+  timeline.extendTo(100'000);
+  const std::vector<TimelineSpan> expected = {
+      {0, 30'000, "code", SpanStatus::OnTask, false},
+      {30'000, 90'000, "code", SpanStatus::OnTask, true},
+      {90'000, 100'000, "code", SpanStatus::OnTask, false},
+  };
+  EXPECT_EQ(timeline.spans(), expected);
+  EXPECT_EQ(timeline.split().at("code").onTaskMs, 100'000) << "the split ignores the heads-up";
+}
+
+TEST(Timeline, TheBoundKeepsTheLongerSpansHeadsUpAndCoverage) {
+  Timeline timeline(3);
+  timeline.record(0, "code", SpanStatus::OnTask, false);
+  timeline.record(1'000, "code", SpanStatus::OnTask, true);  // 1 s without, 50 s with
+  timeline.record(51'000, "firefox", SpanStatus::Drifting, false);
+  timeline.record(52'000, "code", SpanStatus::OnTask, false);  // a fourth span: merge
+  timeline.extendTo(60'000);
+  // The shortest adjacent closed pair is [0,1 s) + [1 s,51 s): one span, the longer one's
+  // heads-up (shown).
+  const std::vector<TimelineSpan> expected = {
+      {0, 51'000, "code", SpanStatus::OnTask, true},
+      {51'000, 52'000, "firefox", SpanStatus::Drifting, false},
+      {52'000, 60'000, "code", SpanStatus::OnTask, false},
+  };
+  EXPECT_EQ(timeline.spans(), expected);
 }
 
 TEST(Timeline, TimeGoingBackwardsNeverMakesNegativeSpans) {
   Timeline timeline;
-  timeline.record(10'000, "code", SpanStatus::OnTask);
-  timeline.record(4'000, "firefox", SpanStatus::Drifting);
+  timeline.record(10'000, "code", SpanStatus::OnTask, false);
+  timeline.record(4'000, "firefox", SpanStatus::Drifting, false);
   timeline.extendTo(3'000);
   expectContiguous(timeline.spans());
   EXPECT_EQ(timeline.spans().back().startMs, 10'000);
@@ -94,7 +128,7 @@ TEST(Timeline, BoundMergesTheShortestNeighboursAndKeepsCoverage) {
   for (int index = 0; index < 100; ++index) {
     // Alternating apps with varying lengths; every 7th stretch is long.
     timeline.record(at, index % 2 ? "firefox" : "code",
-                    index % 2 ? SpanStatus::Drifting : SpanStatus::OnTask);
+                    index % 2 ? SpanStatus::Drifting : SpanStatus::OnTask, false);
     at += index % 7 == 0 ? 60'000 : 1'000 + index;
   }
   timeline.extendTo(at);
@@ -110,11 +144,11 @@ TEST(Timeline, BoundMergesTheShortestNeighboursAndKeepsCoverage) {
 
 TEST(Timeline, RestoreDoesNotCountTheTimeTheDaemonWasDown) {
   Timeline first;
-  first.record(0, "code", SpanStatus::OnTask);
+  first.record(0, "code", SpanStatus::OnTask, false);
   first.extendTo(10'000);
   Timeline resumed;
   resumed.restore(first.spans(), first.split());
-  resumed.record(100'000, "code", SpanStatus::OnTask);
+  resumed.record(100'000, "code", SpanStatus::OnTask, false);
   resumed.extendTo(105'000);
   ASSERT_EQ(resumed.spans().size(), 2u);
   EXPECT_EQ(resumed.spans()[1].startMs, 100'000);
@@ -135,7 +169,8 @@ void expectBoundHolds(const std::vector<test::WindowEvent>& events) {
     last = std::max(last, at);
     timeline.record(
         at, app,
-        app.find("firefox") != std::string::npos ? SpanStatus::Drifting : SpanStatus::OnTask);
+        app.find("firefox") != std::string::npos ? SpanStatus::Drifting : SpanStatus::OnTask,
+        false);
     most = std::max(most, timeline.spans().size());
   }
   timeline.extendTo(last);

@@ -72,6 +72,29 @@ class ReviewFlowTest : public test::ControllerFixture {
 
 // ---- The timeline (issue 7 item 3) ------------------------------------------------------------
 
+// Issue 16 item 1: the heads-up starts its own span, in the State's timeline and its JSON.
+TEST_F(ReviewFlowTest, TheTimelineMarksWhereTheHeadsUpWasShown) {
+  backend_->answer("nudge", R"({"on_track": false, "message": "This looks like another report."})");
+  make();
+  start();
+  const std::int64_t t0 = clock_.nowUtcMs();
+  see("code", "report.md");
+  clock_.advance(30'000);
+  see("code", "other-report.md");  // two distinct titles: the Nudger is asked
+  executor_.runAll();
+  ASSERT_EQ(state().drift.nudge, "This looks like another report.");
+  clock_.advance(20'000);
+  ASSERT_FALSE(controller_->complete());
+  const State review = state();
+  ASSERT_EQ(review.timeline.size(), 2u);
+  EXPECT_EQ(review.timeline[0], (TimelineSpan{t0, t0 + 30'000, "code", SpanStatus::OnTask, false}));
+  EXPECT_EQ(review.timeline[1],
+            (TimelineSpan{t0 + 30'000, t0 + 50'000, "code", SpanStatus::OnTask, true}));
+  const auto json = toJson(review);
+  EXPECT_FALSE(json->getArray("timeline")->getObject(0)->getValue<bool>("heads_up"));
+  EXPECT_TRUE(json->getArray("timeline")->getObject(1)->getValue<bool>("heads_up"));
+}
+
 TEST_F(ReviewFlowTest, TheTimelineFollowsWindowsDriftAndAway) {
   make();
   start();

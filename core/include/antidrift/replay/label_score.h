@@ -41,7 +41,9 @@ class Labels {
 /// Reads a labels JSONL: one object a line, {"app", "title", "label": "on" | "off" | "neutral"}
 /// (other fields such as "why" ignored; blank lines and lines starting with '#' skipped). A window
 /// listed twice takes its last label. Throws ReplayError "<name> line N: …" for a line that is not
-/// such an object, and for a file with no label. Pure apart from reading `in`.
+/// such an object — an empty label (as `antidriftd label` writes it, label_list.h) is refused
+/// naming the window, so a file not filled in is never scored — and for a file with no label. Pure
+/// apart from reading `in`.
 Labels parseLabels(std::istream& in, const std::string& name);
 
 /// Opens `path` and parses it (parseLabels). Throws ReplayError for a missing or unreadable file.

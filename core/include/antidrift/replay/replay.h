@@ -115,6 +115,8 @@ struct CommitmentRange {
 /// must not overlap. Throws ReplayError "<name> line N: …". Pure apart from reading `in`.
 std::vector<CommitmentRange> parseCommitments(std::istream& in, const std::string& name);
 
+class Labels;
+
 /// How to replay.
 struct ReplayOptions {
   Settings settings;                         ///< heartbeat, idle, drift.*, privacy.*
@@ -122,6 +124,14 @@ struct ReplayOptions {
   /// The AI backend, or nullptr for AI off (judge and nudge never called). Called on the
   /// replaying thread; not owned.
   Backend* backend = nullptr;
+  /// The label oracle (oracle.h; issue 16 item 1, `--oracle`), or nullptr: when set, the judge
+  /// and the nudge are answered from these labels in place of `backend` (which is then not
+  /// called), from the windows as recorded: the judge from the raw app and title of the window in
+  /// front when its request is launched (the replay answers at that very instant), the nudge from
+  /// the recorded windows behind the nudge input's titles (matched by their redacted, sanitised
+  /// text; a title matched to none counts as unlabelled). Oracle calls count as judge and nudge
+  /// calls like a backend's. Not owned; outlives the replay.
+  const Labels* oracle = nullptr;
   /// The baseline of issue 8 item 5, "judge every stable title": each title that stays in front
   /// for drift.judge_debounce_s is judged on its own — the verdict's scope is ignored, so a
   /// site-scoped verdict covers only its page.
