@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <unordered_set>
 
 #include <utf8proc.h>
@@ -12,47 +13,79 @@
 namespace antidrift::drift {
 namespace {
 
+bool endsWith(const std::string& word, std::string_view suffix) {
+  return word.size() >= suffix.size() &&
+         word.compare(word.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// A light plural stemmer: "libraries" → "library", "transitions" →
+/// "transition"; "class", "status", "analysis" stay.
+std::string stem(std::string word) {
+  if (word.size() >= 5 && endsWith(word, "ies")) {
+    word.replace(word.size() - 3, 3, "y");
+  } else if (word.size() >= 4 && endsWith(word, "s") && !endsWith(word, "ss") &&
+             !endsWith(word, "us") && !endsWith(word, "is")) {
+    word.pop_back();
+  }
+  return word;
+}
+
 /// English stop words, and the words generic to any work, any app and any
 /// web page: they say nothing about *which* work a window serves. A closed
 /// list, not fitted to any day's titles (issue 16 item 3: build what generalises).
-const std::unordered_set<std::string_view>& genericWords() {
-  static const std::unordered_set<std::string_view> words = {
-      // Stop words (English).
-      "the", "and", "for", "with", "from", "into", "onto", "are", "was", "were", "been", "being",
-      "its", "this", "that", "these", "those", "our", "your", "their", "his", "her", "hers", "you",
-      "they", "them", "then", "than", "there", "here", "when", "where", "what", "which", "who",
-      "whom", "how", "why", "all", "any", "each", "every", "some", "not", "only", "own", "same",
-      "too", "very", "can", "could", "will", "would", "shall", "should", "may", "might", "must",
-      "just", "now", "about", "after", "before", "between", "over", "under", "out", "off", "again",
-      "more", "most", "other", "such", "both", "few", "does", "did", "doing", "done", "has", "have",
-      "had", "having", "get", "got", "getting", "via", "per", "within", "without", "until", "while",
-      "also", "one", "two", "three", "first", "second", "last", "next", "new", "old", "way", "like",
-      "need", "needs", "want", "know", "see", "make", "made", "making", "let", "lets", "yes",
-      // Verbs of any work.
-      "add", "adding", "added", "use", "using", "used", "work", "working", "worked", "fix", "fixed",
-      "fixing", "write", "writing", "written", "wrote", "read", "reading", "finish", "finished",
-      "start", "started", "create", "creating", "created", "update", "updating", "updated",
-      "implement", "implementing", "implemented", "implementation", "build", "building", "built",
-      "change", "changing", "changed", "test", "testing", "tested", "check", "checking", "review",
-      "reviewing", "clean", "cleaning", "move", "moving", "remove", "removing", "set", "setting",
-      "setup", "try", "trying", "learn", "learning", "show", "showing", "run", "running", "open",
-      "close", "send", "sending", "sent", "prepare", "draft", "complete", "completed", "done",
-      "pass", "passing", "passes",
-      // Nouns of any work, app or page.
-      "task", "thing", "stuff", "page", "site", "website", "web", "app", "application", "blog",
-      "post", "file", "code", "project", "feature", "issue", "bug", "version", "part", "list",
-      "home", "main", "index", "doc", "docs", "documentation", "guide", "tutorial", "example",
-      "help", "link", "plugin", "tool", "data", "dev", "com", "org", "net", "www", "http", "https",
-      "html", "css", "json", "new", "untitled", "document", "folder", "window", "tab", "search",
-      "result", "results", "question", "answer", "video", "watch", "official", "online", "free",
-      "best", "top", "day", "today", "time", "minute", "hour", "week", "note", "notes", "draft",
-      "item", "step", "end", "way", "use", "user", "system", "error", "problem", "support", "team",
-      "work", "job", "section", "chapter", "content", "text", "image", "title",
-      // Words of the apps themselves (an allowed app's name says nothing of the work).
-      "visual", "studio", "insider", "editor", "terminal", "console", "shell", "browser", "firefox",
-      "mozilla", "chrome", "google", "chromium", "edge", "microsoft", "safari", "brave", "opera",
-      "vivaldi", "developer", "edition", "nightly", "konsole", "xterm", "qterminal", "gnome", "kde",
-      "desktop", "office", "writer", "libreoffice"};
+/// `words` as relevanceWords() gives them (stemmed), so "needs" and "need" are one.
+std::unordered_set<std::string> stemmed(std::initializer_list<std::string_view> words) {
+  std::unordered_set<std::string> result;
+  for (const std::string_view word : words) result.insert(stem(std::string(word)));
+  return result;
+}
+
+const std::unordered_set<std::string>& stopWords() {
+  static const std::unordered_set<std::string> words = stemmed(
+      {"the",     "and",    "for",   "with",   "from",    "into",  "onto",  "are",    "was",
+       "were",    "been",   "being", "its",    "this",    "that",  "these", "those",  "our",
+       "your",    "their",  "his",   "her",    "hers",    "you",   "they",  "them",   "then",
+       "than",    "there",  "here",  "when",   "where",   "what",  "which", "who",    "whom",
+       "how",     "why",    "all",   "any",    "each",    "every", "some",  "not",    "only",
+       "own",     "same",   "too",   "very",   "can",     "could", "will",  "would",  "shall",
+       "should",  "may",    "might", "must",   "just",    "now",   "about", "after",  "before",
+       "between", "over",   "under", "out",    "off",     "again", "more",  "most",   "other",
+       "such",    "both",   "few",   "does",   "did",     "doing", "done",  "has",    "have",
+       "had",     "having", "get",   "got",    "getting", "via",   "per",   "within", "without",
+       "until",   "while",  "also",  "one",    "two",     "three", "first", "second", "last",
+       "next",    "new",    "old",   "way",    "like",    "need",  "needs", "want",   "know",
+       "see",     "make",   "made",  "making", "let",     "lets",  "yes"});
+  return words;
+}
+
+/// The words generic to any work, any app and any web page.
+const std::unordered_set<std::string>& workWords() {
+  static const std::unordered_set<std::string> words = stemmed(
+      {// Verbs of any work.
+       "add", "adding", "added", "use", "using", "used", "work", "working", "worked", "fix",
+       "fixed", "fixing", "write", "writing", "written", "wrote", "read", "reading", "finish",
+       "finished", "start", "started", "create", "creating", "created", "update", "updating",
+       "updated", "implement", "implementing", "implemented", "implementation", "build", "building",
+       "built", "change", "changing", "changed", "test", "testing", "tested", "check", "checking",
+       "review", "reviewing", "clean", "cleaning", "move", "moving", "remove", "removing", "set",
+       "setting", "setup", "try", "trying", "learn", "learning", "show", "showing", "run",
+       "running", "open", "close", "send", "sending", "sent", "prepare", "draft", "complete",
+       "completed", "done", "pass", "passing", "passes",
+       // Nouns of any work, app or page.
+       "task", "thing", "stuff", "page", "site", "website", "web", "app", "application", "blog",
+       "post", "file", "code", "project", "feature", "issue", "bug", "version", "part", "list",
+       "home", "main", "index", "doc", "docs", "documentation", "guide", "tutorial", "example",
+       "help", "link", "plugin", "tool", "data", "dev", "com", "org", "net", "www", "http", "https",
+       "html", "css", "json", "new", "untitled", "document", "folder", "window", "tab", "search",
+       "result", "results", "question", "answer", "video", "watch", "official", "online", "free",
+       "best", "top", "day", "today", "time", "minute", "hour", "week", "note", "notes", "draft",
+       "item", "step", "end", "way", "use", "user", "system", "error", "problem", "support", "team",
+       "work", "job", "section", "chapter", "content", "text", "image", "title",
+       // Words of the apps themselves (an allowed app's name says nothing of the work).
+       "visual", "studio", "insider", "editor", "terminal", "console", "shell", "browser",
+       "firefox", "mozilla", "chrome", "google", "chromium", "edge", "microsoft", "safari", "brave",
+       "opera", "vivaldi", "developer", "edition", "nightly", "konsole", "xterm", "qterminal",
+       "gnome", "kde", "desktop", "office", "writer", "libreoffice"});
   return words;
 }
 
@@ -72,23 +105,6 @@ bool isWordCodePoint(utf8proc_int32_t codePoint) {
     default:
       return false;
   }
-}
-
-bool endsWith(const std::string& word, std::string_view suffix) {
-  return word.size() >= suffix.size() &&
-         word.compare(word.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-/// A light plural stemmer: "libraries" → "library", "transitions" →
-/// "transition"; "class", "status", "analysis" stay.
-std::string stem(std::string word) {
-  if (word.size() >= 5 && endsWith(word, "ies")) {
-    word.replace(word.size() - 3, 3, "y");
-  } else if (word.size() >= 4 && endsWith(word, "s") && !endsWith(word, "ss") &&
-             !endsWith(word, "us") && !endsWith(word, "is")) {
-    word.pop_back();
-  }
-  return word;
 }
 
 bool allDigits(const std::string& word) {
@@ -126,13 +142,15 @@ std::vector<std::string> allWords(std::string_view text) {
   return words;
 }
 
-/// Adds the phrases of `text`: consecutive words, at least one distinctive.
+/// Adds the phrases of `text`: two words next to each other in it, neither a
+/// stop word, at least one distinctive ("page transition").
 void addPhrases(std::string_view text, std::set<std::pair<std::string, std::string>>& phrases) {
   const std::vector<std::string> words = allWords(text);
   for (std::size_t i = 1; i < words.size(); ++i) {
-    if (!isGenericWord(words[i - 1]) || !isGenericWord(words[i])) {
-      phrases.emplace(words[i - 1], words[i]);
-    }
+    const std::string& first = words[i - 1];
+    const std::string& second = words[i];
+    if (stopWords().count(first) != 0 || stopWords().count(second) != 0) continue;
+    if (!isGenericWord(first) || !isGenericWord(second)) phrases.emplace(first, second);
   }
 }
 
@@ -143,7 +161,8 @@ std::vector<std::string> relevanceWords(std::string_view text) {
 }
 
 bool isGenericWord(std::string_view word) {
-  return genericWords().count(word) != 0;
+  const std::string key(word);
+  return stopWords().count(key) != 0 || workWords().count(key) != 0;
 }
 
 Relevance::Relevance(const Commitment& commitment) {
@@ -154,8 +173,10 @@ Relevance::Relevance(const Commitment& commitment) {
       if (!isGenericWord(word)) words_.insert(std::move(word));
     }
   }
+  // The next action's phrases only: it says what is being done, while a
+  // success condition often names the tools ("with gatsby-plugin-…"), whose
+  // pairs would make any page about the tool relevant.
   addPhrases(commitment.nextAction, phrases_);
-  addPhrases(commitment.successCondition, phrases_);
 }
 
 RelevanceResult Relevance::score(std::string_view title) const {

@@ -55,6 +55,18 @@ TEST(Relevance, OneWordAndThePhraseItStandsInIsEnough) {
   EXPECT_FALSE(relevance.score("Transitions of power: a history - YouTube").relevant);
 }
 
+TEST(Relevance, PhrasesComeFromTheNextActionAndNeverSpanAStopWord) {
+  // The success condition names a tool: its pairs would make any page about
+  // the tool relevant ("sharp plugin" in "sharp-plugin-resize | Docs").
+  const Relevance relevance(commitment("Add image resizing to the photo gallery",
+                                       "Thumbnails render with sharp-plugin-resize"));
+  EXPECT_FALSE(relevance.score("sharp-plugin-blur | Docs").relevant);
+  EXPECT_TRUE(relevance.score("sharp-plugin-resize | Docs").relevant);  // two words
+  // "with sharp": a stop word does not make a phrase.
+  EXPECT_FALSE(relevance.score("Cooking with sharp knives - YouTube").relevant);
+  EXPECT_TRUE(relevance.score("Image resizing in Node - YouTube").relevant);  // a phrase
+}
+
 TEST(Relevance, ACommitmentWithOneDistinctiveWordNeedsOnlyThatWord) {
   const Relevance relevance(commitment("Write the quarterly report", ""));
   EXPECT_THAT(relevance.words(), UnorderedElementsAre("quarterly", "report"));

@@ -33,6 +33,7 @@ TEST(SiteVerdictKey, IsTheDomainWhenURLEvidenceGaveIt) {
   obs.domain = "m.youtube.com";
   EXPECT_EQ(siteVerdictKey(rules, obs), "firefox\ndomain:m.youtube.com");
   obs.app = "code";  // not a browser: no site scope at all
+  obs.title = "index.js - shop";
   EXPECT_EQ(siteVerdictKey(rules, obs), "");
 }
 

@@ -41,8 +41,10 @@ class Relevance {
  public:
   /// The words of `commitment`'s next action, success condition and allowed
   /// apps (relevanceWords), less the generic ones; and its phrases: each pair
-  /// of consecutive non-stop words of the next action or the success
-  /// condition of which at least one is distinctive ("page transition").
+  /// of words next to each other in the next action, neither a stop word, at
+  /// least one distinctive ("page transition"). The success condition gives
+  /// words, not phrases: it often names the tools ("with gatsby-plugin-…"),
+  /// whose pairs would make any page about the tool relevant.
   explicit Relevance(const Commitment& commitment);
 
   /// Scores `title`: one point per distinctive word it contains, one more per
