@@ -152,7 +152,9 @@ Poco::JSON::Object timelineToJson(const std::vector<TimelineSpan>& spans,
     item.set("end", Poco::Int64(span.endMs));
     item.set("app", validUtf8(span.app));
     item.set("status", std::string(toString(span.status)));
-    item.set("heads_up", span.headsUp);
+    // Only when shown (absent = false, as before issue 16): most spans have none, and the
+    // snapshot is written on every persisted change.
+    if (span.headsUp) item.set("heads_up", true);
     array.add(item);
   }
   object.set("spans", array);
