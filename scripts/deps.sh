@@ -7,6 +7,8 @@ set -euo pipefail
 
 profile=${1:-run}
 packages=(cmake g++ make libpoco-dev libutf8proc-dev pkg-config libx11-dev libxss-dev libxext-dev googletest libgtest-dev libgmock-dev)
+# The replay's streaming JSON reader (issue 16 item 5): header-only, a build dependency only.
+packages+=(rapidjson-dev)
 if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
   # The other-user security test sends requests with curl as a second user (runuser).

@@ -1,177 +1,471 @@
 // The replay's input (activity_reader.h): ActivityWatch exports, JSONL observations and the
-// commitments file, read into what runReplay replays (issue 15 item 2).
+// commitments file, read into what runReplay replays (issue 15 item 2). Exports are streamed
+// through RapidJSON's SAX Reader in fixed chunks and JSONL line by line (json_input.h), so a
+// year of history costs its events, not a DOM of the file (issue 16 item 5).
 #include "antidrift/replay/activity_reader.h"
 
 #include <algorithm>
+#include <climits>
 #include <fstream>
-#include <iterator>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 
-#include <Poco/DateTime.h>
-#include <Poco/DateTimeFormat.h>
-#include <Poco/DateTimeParser.h>
-#include <Poco/Exception.h>
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
 #include <Poco/String.h>
+#include <rapidjson/reader.h>
+
+#include "replay/json_input.h"
 
 namespace antidrift::replay {
 namespace {
 
+using json::Field;
+using json::Fields;
+
 constexpr std::int64_t kOpenStart = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kOpenEnd = std::numeric_limits<std::int64_t>::max();
 
-using Poco::JSON::Object;
-
-/// ISO 8601 with an optional fraction and offset → UTC ms; nullopt when it is not one.
-std::optional<std::int64_t> parseIso(const std::string& text) {
-  // Poco's parser is lenient ("yesterday" parses): the date part must be there.
-  const auto digit = [&](std::size_t i) { return text[i] >= '0' && text[i] <= '9'; };
-  if (text.size() < 19 || !digit(0) || !digit(1) || !digit(2) || !digit(3) || text[4] != '-' ||
-      !digit(5) || !digit(6) || text[7] != '-' || !digit(8) || !digit(9) ||
-      (text[10] != 'T' && text[10] != ' ')) {
-    return std::nullopt;
-  }
-  Poco::DateTime at;
-  int tzd = 0;
-  if (!Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FRAC_FORMAT, text, at, tzd) &&
-      !Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FORMAT, text, at, tzd)) {
-    return std::nullopt;
-  }
-  at.makeUTC(tzd);
-  return at.timestamp().epochMicroseconds() / 1000;
-}
-
-/// `value` as a string field, or a ReplayError naming `where` and `field`.
-std::string stringField(const Object& object, const std::string& field, const std::string& where,
-                        bool required) {
-  if (!object.has(field) || object.isNull(field)) {
-    if (required) throw ReplayError(where + ": \"" + field + "\" is missing");
-    return {};
-  }
-  const Poco::Dynamic::Var value = object.get(field);
-  if (!value.isString()) throw ReplayError(where + ": \"" + field + "\" must be a string");
-  return value.extract<std::string>();
-}
-
-/// A number field (seconds, ms) as double, or a ReplayError.
-std::optional<double> numberField(const Object& object, const std::string& field,
-                                  const std::string& where) {
-  if (!object.has(field) || object.isNull(field)) return std::nullopt;
-  const Poco::Dynamic::Var value = object.get(field);
-  if (!value.isNumeric()) throw ReplayError(where + ": \"" + field + "\" must be a number");
-  const double number = value.convert<double>();
-  if (!(number >= 0) || number > 1e15) {
-    throw ReplayError(where + ": \"" + field + "\" must be a number ≥ 0");
-  }
-  return number;
-}
-
-/// "at": UTC ms or ISO 8601.
-std::int64_t timeField(const Object& object, const std::string& field, const std::string& where) {
-  if (!object.has(field) || object.isNull(field)) {
-    throw ReplayError(where + ": \"" + field + "\" is missing");
-  }
-  const Poco::Dynamic::Var value = object.get(field);
-  if (value.isString()) {
-    if (auto ms = parseIso(value.extract<std::string>())) return *ms;
-    throw ReplayError(where + ": \"" + field + "\" is not an ISO 8601 time: \"" +
-                      value.extract<std::string>() + "\"");
-  }
-  if (auto ms = numberField(object, field, where)) return static_cast<std::int64_t>(*ms);
-  throw ReplayError(where + ": \"" + field + "\" must be UTC ms or an ISO 8601 time");
-}
-
+/// Sorted by time, oldest first; ties keep their order. An export lists events newest first:
+/// when no two share a time, reversing is that sort without its buffer.
 void sortActivity(Activity& activity) {
-  std::stable_sort(activity.windows.begin(), activity.windows.end(),
-                   [](const WindowEvent& a, const WindowEvent& b) { return a.atMs < b.atMs; });
+  auto& windows = activity.windows;
+  const auto byTime = [](const WindowEvent& a, const WindowEvent& b) { return a.atMs < b.atMs; };
+  if (!std::is_sorted(windows.begin(), windows.end(), byTime)) {
+    const bool strictlyNewestFirst =
+        std::adjacent_find(windows.begin(), windows.end(),
+                           [](const WindowEvent& a, const WindowEvent& b) {
+                             return a.atMs <= b.atMs;
+                           }) == windows.end();
+    if (strictlyNewestFirst) {
+      std::reverse(windows.begin(), windows.end());
+    } else {
+      std::stable_sort(windows.begin(), windows.end(), byTime);
+    }
+  }
   std::sort(activity.away.begin(), activity.away.end(),
             [](const AwaySpan& a, const AwaySpan& b) { return a.startMs < b.startMs; });
 }
 
-Object::Ptr parseRoot(const std::string& text, const std::string& name) {
-  try {
-    Poco::JSON::Parser parser;
-    const Poco::Dynamic::Var root = parser.parse(text);
-    if (root.type() != typeid(Object::Ptr)) return nullptr;
-    return root.extract<Object::Ptr>();
-  } catch (const Poco::Exception& e) {
-    throw ReplayError(name + " is not valid JSON: " + e.displayText());
-  }
-}
+// ---- ActivityWatch exports -------------------------------------------------------------------
 
-Activity parseExportObject(const Object& root, const std::string& name) {
-  const Object::Ptr buckets = root.getObject("buckets");
-  if (buckets.isNull()) throw ReplayError(name + ": \"buckets\" must be an object");
-  Activity activity;
-  for (const auto& [id, value] : *buckets) {
-    const std::string where = name + " bucket \"" + id + "\"";
-    if (value.type() != typeid(Object::Ptr)) throw ReplayError(where + " must be an object");
-    const Object::Ptr bucket = value.extract<Object::Ptr>();
-    const std::string type = stringField(*bucket, "type", where, false);
-    const Poco::JSON::Array::Ptr events = bucket->getArray("events");
-    if (events.isNull()) throw ReplayError(where + ": \"events\" must be an array");
-    const bool window = type == "currentwindow";
-    const bool afk = type == "afkstatus";
-    const bool web = type.rfind("web.", 0) == 0;
-    for (std::size_t i = 0; i < events->size(); ++i) {
-      if (web) {
-        ++activity.webEvents;
-        continue;
+/// What one bucket gave.
+struct BucketOut {
+  std::vector<WindowEvent> windows;
+  std::vector<AwaySpan> away;
+  std::size_t webEvents = 0;
+};
+
+/// The fields of an event and of its "data" that the replay reads.
+enum EventField : std::size_t { kTimestamp, kDuration, kData };
+enum DataField : std::size_t { kApp, kTitle, kStatus };
+
+/// An event read before its bucket's "type" (kept until the bucket ends).
+struct PendingEvent {
+  bool object = true;
+  Fields event;
+  Fields data;
+};
+
+/// SAX handler of an export: {"buckets": {id: {"type", "events": [{"timestamp", "duration",
+/// "data": {...}}]}}}. Every other key is skipped, its value only counted for depth. Nesting
+/// levels (open containers): 1 the root, 2 "buckets", 3 a bucket, 4 its "events", 5 an event,
+/// 6 its "data". A bad shape stops the parse with `failure` and `error` set.
+class ExportHandler {
+ public:
+  enum class Failure { None, NotObject, Input };
+
+  explicit ExportHandler(const std::string& name) : name_(name) {}
+
+  bool Null() {
+    return scalar(Field::Kind::Null, [](Field&) {});
+  }
+  bool Bool(bool value) {
+    return scalar(Field::Kind::Bool, [&](Field& f) { f.boolean = value; });
+  }
+  bool Int(int value) { return number(value); }
+  bool Uint(unsigned value) { return number(value); }
+  bool Int64(std::int64_t value) { return number(static_cast<double>(value)); }
+  bool Uint64(std::uint64_t value) { return number(static_cast<double>(value)); }
+  bool Double(double value) { return number(value); }
+  bool RawNumber(const char*, rapidjson::SizeType, bool) { return true; }  // flag not used
+  bool String(const char* text, rapidjson::SizeType length, bool) {
+    if (skipping()) return true;
+    if (depth_ == 3 && bucketKey_ == BucketKey::Type) {
+      if (!json::validUtf8(text, length)) {
+        return fail(bucketWhere() + ": \"type\" is not valid UTF-8");
       }
-      if (!window && !afk) continue;  // another watcher's bucket: nothing AntiDrift reads
-      const std::string at = where + " event " + std::to_string(i);
-      const Object::Ptr event = events->getObject(static_cast<unsigned>(i));
-      if (event.isNull()) throw ReplayError(at + " must be an object");
-      const std::int64_t startMs = timeField(*event, "timestamp", at);
-      const auto duration = numberField(*event, "duration", at);
+      typeText_.assign(text, length);
+      kind_ = kindOf(typeText_);
+      return true;
+    }
+    const Field* slot = depth_ == 5 ? eventSlot_ : depth_ == 6 ? dataSlot_ : nullptr;
+    if (slot && !json::validUtf8(text, length)) {
+      const std::string& field = depth_ == 5 ? event_.nameOf(slot) : data_.nameOf(slot);
+      return fail(eventWhere(eventIndex_) + ": \"" + field + "\" is not valid UTF-8");
+    }
+    return scalar(Field::Kind::String, [&](Field& f) { f.text.assign(text, length); });
+  }
+  bool Key(const char* text, rapidjson::SizeType length, bool) {
+    if (skipping()) return true;
+    const std::string_view key(text, length);
+    switch (depth_) {
+      case 1:
+        rootKeyIsBuckets_ = key == "buckets";
+        break;
+      case 2:
+        bucketId_.assign(text, length);
+        break;
+      case 3:
+        bucketKey_ = key == "type"     ? BucketKey::Type
+                     : key == "events" ? BucketKey::Events
+                                       : BucketKey::Other;
+        break;
+      case 5:
+        eventSlot_ = event_.slot(text, length);
+        break;
+      case 6:
+        dataSlot_ = data_.slot(text, length);
+        break;
+      default:
+        break;
+    }
+    return true;
+  }
+  bool StartObject() { return open(true); }
+  bool StartArray() { return open(false); }
+  bool EndObject(rapidjson::SizeType) { return close(); }
+  bool EndArray(rapidjson::SizeType) { return close(); }
+
+  /// The activity of every bucket, buckets in id order (the order of a Poco::JSON::Object, which
+  /// read exports before; a bucket id given twice keeps its last bucket), sorted by time. Throws
+  /// ReplayError when it holds no window event.
+  Activity activity() {
+    Activity activity;
+    for (auto& [id, bucket] : buckets_) {
+      if (activity.windows.empty()) {
+        activity.windows = std::move(bucket.windows);
+      } else {
+        activity.windows.insert(activity.windows.end(),
+                                std::make_move_iterator(bucket.windows.begin()),
+                                std::make_move_iterator(bucket.windows.end()));
+      }
+      activity.away.insert(activity.away.end(), bucket.away.begin(), bucket.away.end());
+      activity.webEvents += bucket.webEvents;
+    }
+    if (activity.windows.empty()) {
+      throw ReplayError(name_ + " has no window events (no \"currentwindow\" bucket with events)");
+    }
+    sortActivity(activity);
+    return activity;
+  }
+
+  Failure failure = Failure::None;
+  std::string error;        ///< Failure::Input: the ReplayError's message
+  bool sawBuckets = false;  ///< the root has a "buckets" key (it means to be an export)
+  bool rootDone = false;    ///< the root object ended
+
+ private:
+  enum class BucketKind { Unknown, Window, Afk, Web, Other };
+  enum class BucketKey { Other, Type, Events };
+
+  static BucketKind kindOf(const std::string& type) {
+    if (type == "currentwindow") return BucketKind::Window;
+    if (type == "afkstatus") return BucketKind::Afk;
+    if (type.rfind("web.", 0) == 0) return BucketKind::Web;
+    return BucketKind::Other;
+  }
+
+  bool skipping() const { return depth_ >= skipFrom_; }
+
+  bool fail(std::string message) {
+    failure = Failure::Input;
+    error = std::move(message);
+    return false;
+  }
+
+  std::string bucketWhere() const { return name_ + " bucket \"" + bucketId_ + "\""; }
+  std::string eventWhere(std::size_t index) const {
+    return bucketWhere() + " event " + std::to_string(index);
+  }
+
+  bool number(double value) {
+    return scalar(Field::Kind::Number, [&](Field& f) { f.number = value; });
+  }
+
+  /// A value that is not a container, at the current depth.
+  template <typename Set>
+  bool scalar(Field::Kind kind, Set set) {
+    if (skipping()) return true;
+    switch (depth_) {
+      case 0:
+        failure = Failure::NotObject;
+        return false;
+      case 1:
+        if (!rootKeyIsBuckets_) return true;
+        sawBuckets = true;
+        return fail(name_ + ": \"buckets\" must be an object");
+      case 2:
+        return fail(bucketWhere() + " must be an object");
+      case 3:
+        if (bucketKey_ == BucketKey::Type) {
+          if (kind != Field::Kind::Null) return fail(bucketWhere() + ": \"type\" must be a string");
+          typeText_.clear();
+          kind_ = BucketKind::Other;
+        } else if (bucketKey_ == BucketKey::Events) {
+          return fail(bucketWhere() + ": \"events\" must be an array");
+        }
+        return true;
+      case 4:
+        return eventEnd(false);
+      case 5:
+        return assign(eventSlot_, kind, set);
+      case 6:
+        return assign(dataSlot_, kind, set);
+      default:
+        return true;
+    }
+  }
+
+  template <typename Set>
+  static bool assign(Field* slot, Field::Kind kind, Set& set) {
+    if (slot) {
+      slot->kind = kind;
+      set(*slot);
+    }
+    return true;
+  }
+
+  /// An object or array starts at the current depth.
+  bool open(bool object) {
+    const int at = depth_;
+    if (++depth_ > json::kMaxDepth) {
+      return fail(name_ + " is not valid JSON: nested deeper than " +
+                  std::to_string(json::kMaxDepth) + " levels");
+    }
+    if (at >= skipFrom_) return true;
+    switch (at) {
+      case 0:
+        if (object) return true;
+        failure = Failure::NotObject;
+        return false;
+      case 1:
+        if (!rootKeyIsBuckets_) return skip();
+        sawBuckets = true;
+        return object || fail(name_ + ": \"buckets\" must be an object");
+      case 2:
+        if (!object) return fail(bucketWhere() + " must be an object");
+        startBucket();
+        return true;
+      case 3:
+        if (bucketKey_ == BucketKey::Type)
+          return fail(bucketWhere() + ": \"type\" must be a string");
+        if (bucketKey_ == BucketKey::Other) return skip();
+        if (object) return fail(bucketWhere() + ": \"events\" must be an array");
+        eventsSeen_ = true;
+        return true;
+      case 4:
+        if (!object) return eventEnd(false) && skip();
+        event_.clear();
+        data_.clear();
+        eventSlot_ = nullptr;
+        return true;
+      case 5:
+        if (eventSlot_ == &event_[kData] && object) {
+          eventSlot_->kind = Field::Kind::Object;
+          dataSlot_ = nullptr;
+          return true;
+        }
+        if (eventSlot_) eventSlot_->kind = object ? Field::Kind::Object : Field::Kind::Array;
+        return skip();
+      case 6:
+        if (dataSlot_) dataSlot_->kind = object ? Field::Kind::Object : Field::Kind::Array;
+        return skip();
+      default:
+        return skip();
+    }
+  }
+
+  /// Skips the container just opened (depth_ is its level).
+  bool skip() {
+    skipFrom_ = depth_;
+    return true;
+  }
+
+  bool close() {
+    const int level = depth_--;
+    if (level > skipFrom_) return true;
+    if (level == skipFrom_) {
+      skipFrom_ = INT_MAX;
+      return true;
+    }
+    switch (level) {
+      case 5:
+        return eventEnd(true);
+      case 3:
+        return bucketEnd();
+      case 1:
+        rootDone = true;
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  void startBucket() {
+    typeText_.clear();
+    kind_ = BucketKind::Unknown;
+    bucketKey_ = BucketKey::Other;
+    eventsSeen_ = false;
+    eventIndex_ = 0;
+    pending_.clear();
+    out_ = BucketOut{};
+  }
+
+  /// An element of "events" ended (`object`: it was an object, its fields read).
+  bool eventEnd(bool object) {
+    const std::size_t index = eventIndex_++;
+    if (kind_ == BucketKind::Unknown) {  // "type" comes later: keep the event till then
+      pending_.push_back(PendingEvent{object, event_, data_});
+      return true;
+    }
+    return take(object, event_, data_, index);
+  }
+
+  bool bucketEnd() {
+    if (!eventsSeen_) return fail(bucketWhere() + ": \"events\" must be an array");
+    if (kind_ == BucketKind::Unknown) kind_ = BucketKind::Other;  // no "type"
+    for (std::size_t i = 0; i < pending_.size(); ++i) {
+      if (!take(pending_[i].object, pending_[i].event, pending_[i].data, i)) return false;
+    }
+    pending_.clear();
+    buckets_[bucketId_] = std::move(out_);
+    out_ = BucketOut{};
+    return true;
+  }
+
+  /// One event of a bucket of known kind into `out_`.
+  bool take(bool object, const Fields& event, const Fields& data, std::size_t index) {
+    if (kind_ == BucketKind::Web) {
+      ++out_.webEvents;
+      return true;
+    }
+    if (kind_ != BucketKind::Window && kind_ != BucketKind::Afk) return true;
+    const auto where = [&] { return eventWhere(index); };
+    try {
+      if (!object) throw ReplayError(where() + " must be an object");
+      const std::int64_t startMs = json::timeField(event[kTimestamp], "timestamp", where);
+      const auto duration = json::numberField(event[kDuration], "duration", where);
       const std::int64_t durationMs =
           duration ? static_cast<std::int64_t>(*duration * 1000.0 + 0.5) : 0;
-      const Object::Ptr data = event->getObject("data");
-      if (data.isNull()) throw ReplayError(at + ": \"data\" must be an object");
-      if (window) {
-        activity.windows.push_back(WindowEvent{startMs, durationMs,
-                                               stringField(*data, "app", at, false),
-                                               stringField(*data, "title", at, false)});
-      } else if (stringField(*data, "status", at, true) == "afk") {
-        activity.away.push_back(AwaySpan{startMs, startMs + durationMs});
+      if (event[kData].kind != Field::Kind::Object) {
+        json::fieldError(where(), "data", "must be an object");
+      }
+      if (kind_ == BucketKind::Window) {
+        out_.windows.push_back(WindowEvent{startMs, durationMs,
+                                           json::stringField(data[kApp], "app", where, false),
+                                           json::stringField(data[kTitle], "title", where, false)});
+      } else if (json::stringField(data[kStatus], "status", where, true) == "afk") {
+        out_.away.push_back(AwaySpan{startMs, startMs + durationMs});
+      }
+    } catch (const ReplayError& e) {
+      return fail(e.what());
+    }
+    return true;
+  }
+
+  const std::string& name_;
+  int depth_ = 0;
+  int skipFrom_ = INT_MAX;  ///< depth_ ≥ skipFrom_: inside a skipped value
+  bool rootKeyIsBuckets_ = false;
+  std::string bucketId_;
+  BucketKey bucketKey_ = BucketKey::Other;
+  std::string typeText_;
+  BucketKind kind_ = BucketKind::Unknown;
+  bool eventsSeen_ = false;
+  std::size_t eventIndex_ = 0;
+  Fields event_{"timestamp", "duration", "data"};
+  Fields data_{"app", "title", "status"};
+  Field* eventSlot_ = nullptr;
+  Field* dataSlot_ = nullptr;
+  std::vector<PendingEvent> pending_;
+  BucketOut out_;
+  std::map<std::string, BucketOut> buckets_;
+};
+
+/// "line L, column C" of byte `offset` of `in` (read again from its start), or "byte N" when
+/// `in` cannot be read again. Only for an error message.
+std::string positionOf(std::istream& in, std::size_t offset) {
+  in.clear();
+  in.seekg(0);
+  if (!in) return "byte " + std::to_string(offset + 1);
+  std::size_t line = 1;
+  std::size_t column = 1;
+  char buffer[64 * 1024];
+  std::size_t seen = 0;
+  while (seen < offset && in) {
+    in.read(buffer, static_cast<std::streamsize>(std::min(sizeof buffer, offset - seen)));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    for (std::size_t i = 0; i < got; ++i) {
+      if (buffer[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
       }
     }
+    seen += got;
   }
-  if (activity.windows.empty()) {
-    throw ReplayError(name + " has no window events (no \"currentwindow\" bucket with events)");
-  }
-  sortActivity(activity);
-  return activity;
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-Activity parseJsonlText(const std::string& text, const std::string& name) {
+/// Streams `in` as an export. `sniffing` (loadActivity): nullopt when `in` is no export — its
+/// first value is not an object with "buckets", or more follows it — so it is read as JSONL;
+/// an export's own errors still throw. Otherwise every problem is a ReplayError.
+std::optional<Activity> streamExport(std::istream& in, const std::string& name, bool sniffing) {
+  json::ChunkStream stream(in);
+  ExportHandler handler(name);
+  rapidjson::Reader reader;
+  const rapidjson::ParseResult result = reader.Parse<rapidjson::kParseNoFlags>(stream, handler);
+  if (stream.failed()) throw ReplayError("cannot read " + name);
+  if (handler.failure == ExportHandler::Failure::Input) throw ReplayError(handler.error);
+  if (handler.failure == ExportHandler::Failure::NotObject) {
+    if (sniffing) return std::nullopt;
+    throw ReplayError(name + " is not a JSON object");
+  }
+  const bool trailing = !result.IsError() && !stream.atEnd();  // after a NUL byte
+  if (result.IsError() || trailing) {
+    if (sniffing && (!handler.sawBuckets || handler.rootDone)) return std::nullopt;
+    const std::size_t offset = trailing ? stream.Tell() : result.Offset();
+    const std::string problem =
+        trailing ? std::string("a NUL byte") : json::parseErrorText(result.Code());
+    throw ReplayError(name + " is not valid JSON: " + problem + " (" + positionOf(in, offset) +
+                      ")");
+  }
+  if (!handler.sawBuckets) {
+    if (sniffing) return std::nullopt;
+    throw ReplayError(name + " has no \"buckets\"");
+  }
+  return handler.activity();
+}
+
+// ---- JSONL observations ----------------------------------------------------------------------
+
+Activity readObservations(std::istream& in, const std::string& name) {
+  enum : std::size_t { kAt, kAway, kDurationS, kAppField, kTitleField };
   Activity activity;
-  std::istringstream lines(text);
-  std::string line;
+  json::JsonlReader reader(in, name);
+  Fields fields{"at", "away", "duration_s", "app", "title"};
   bool isAway = false;
   std::int64_t awaySince = 0;
-  for (int number = 1; std::getline(lines, line); ++number) {
-    const std::string trimmed = Poco::trim(line);
-    if (trimmed.empty() || trimmed[0] == '#') continue;
-    const std::string where = name + " line " + std::to_string(number);
-    Object::Ptr object;
-    try {
-      Poco::JSON::Parser parser;
-      const Poco::Dynamic::Var value = parser.parse(trimmed);
-      if (value.type() == typeid(Object::Ptr)) object = value.extract<Object::Ptr>();
-    } catch (const Poco::Exception& e) {
-      throw ReplayError(where + " is not valid JSON: " + e.displayText());
-    }
-    if (object.isNull()) throw ReplayError(where + " must be a JSON object");
-    const std::int64_t at = timeField(*object, "at", where);
-    if (object->has("away")) {
-      const Poco::Dynamic::Var away = object->get("away");
-      if (!away.isBoolean()) throw ReplayError(where + ": \"away\" must be true or false");
-      if (away.extract<bool>()) {
+  while (reader.next(fields)) {
+    const auto where = [&] { return reader.where(); };
+    const std::int64_t at = json::timeField(fields[kAt], "at", where);
+    if (fields[kAway].kind != Field::Kind::Missing) {
+      if (fields[kAway].kind != Field::Kind::Bool) {
+        json::fieldError(where(), "away", "must be true or false");
+      }
+      if (fields[kAway].boolean) {
         if (!isAway) awaySince = at;
         isAway = true;
       } else if (isAway) {
@@ -180,10 +474,11 @@ Activity parseJsonlText(const std::string& text, const std::string& name) {
       }
       continue;
     }
-    const auto duration = numberField(*object, "duration_s", where);
-    activity.windows.push_back(WindowEvent{
-        at, duration ? static_cast<std::int64_t>(*duration * 1000.0) : std::int64_t{-1},
-        stringField(*object, "app", where, true), stringField(*object, "title", where, false)});
+    const auto duration = json::numberField(fields[kDurationS], "duration_s", where);
+    activity.windows.push_back(
+        WindowEvent{at, duration ? static_cast<std::int64_t>(*duration * 1000.0) : std::int64_t{-1},
+                    json::stringField(fields[kAppField], "app", where, true),
+                    json::stringField(fields[kTitleField], "title", where, false)});
   }
   if (isAway) activity.away.push_back(AwaySpan{awaySince, kOpenEnd});
   if (activity.windows.empty()) throw ReplayError(name + " has no window observations");
@@ -198,43 +493,42 @@ Activity parseJsonlText(const std::string& text, const std::string& name) {
   return activity;
 }
 
-std::string readAll(std::istream& in) {
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+bool isSpace(int c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
 }  // namespace
 
 Activity parseActivityWatch(std::istream& in, const std::string& name) {
-  const Object::Ptr root = parseRoot(readAll(in), name);
-  if (root.isNull()) throw ReplayError(name + " is not a JSON object");
-  if (!root->has("buckets")) throw ReplayError(name + " has no \"buckets\"");
-  return parseExportObject(*root, name);
+  return *streamExport(in, name, false);
 }
 
 Activity parseObservationsJsonl(std::istream& in, const std::string& name) {
-  return parseJsonlText(readAll(in), name);
+  return readObservations(in, name);
+}
+
+Activity readActivity(std::istream& in, const std::string& name) {
+  int c = in.peek();
+  while (c != std::char_traits<char>::eof() && isSpace(c)) {
+    in.get();
+    c = in.peek();
+  }
+  if (in.bad()) throw ReplayError("cannot read " + name);
+  if (c == std::char_traits<char>::eof()) throw ReplayError(name + " is empty");
+  in.clear();
+  in.seekg(0);
+  if (!in) throw ReplayError("cannot read " + name + " from its start (not seekable)");
+  if (auto activity = streamExport(in, name, true)) return std::move(*activity);
+  in.clear();
+  in.seekg(0);
+  if (!in) throw ReplayError("cannot read " + name + " from its start (not seekable)");
+  return readObservations(in, name);
 }
 
 Activity loadActivity(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ReplayError("cannot read " + path + " (missing or not readable)");
-  const std::string text = readAll(in);
-  if (in.bad()) throw ReplayError("cannot read " + path);
-  if (Poco::trim(text).empty()) throw ReplayError(path + " is empty");
-  // One JSON object with "buckets" is an export; anything else is JSONL.
-  const std::size_t firstLineEnd = text.find('\n');
-  const bool oneLine =
-      firstLineEnd == std::string::npos || Poco::trim(text.substr(firstLineEnd)).empty();
-  if (text.find("\"buckets\"") != std::string::npos && (oneLine || text.find("{\"at\"") != 0)) {
-    Object::Ptr root;
-    try {
-      root = parseRoot(text, path);
-    } catch (const ReplayError&) {
-      if (oneLine) throw;
-    }
-    if (!root.isNull() && root->has("buckets")) return parseExportObject(*root, path);
-  }
-  return parseJsonlText(text, path);
+  return readActivity(in, path);
 }
 
 std::vector<CommitmentRange> parseCommitments(std::istream& in, const std::string& name) {
@@ -261,7 +555,7 @@ std::vector<CommitmentRange> parseCommitments(std::istream& in, const std::strin
     CommitmentRange range;
     const auto time = [&](const std::string& text, std::int64_t open, const char* what) {
       if (text == "*") return open;
-      if (auto ms = parseIso(text)) return *ms;
+      if (auto ms = json::parseIso(text)) return *ms;
       throw ReplayError(where + ": " + what + " is not an ISO 8601 time or *: \"" + text + "\"");
     };
     range.fromMs = time(fields[0], kOpenStart, "FROM");

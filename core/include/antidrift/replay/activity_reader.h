@@ -44,20 +44,29 @@ struct Activity {
 };
 
 /// Reads an ActivityWatch export: {"buckets": {id: {"type", "events": [{"timestamp" (ISO 8601
-/// with offset), "duration" (s), "data"}]}}} — "currentwindow" buckets give windows
-/// (data.app, data.title), "afkstatus" buckets away spans (data.status "afk"), "web.tab.current"
-/// buckets are counted. Events in any order. Throws ReplayError naming `name` and the bucket and
-/// event index of the first bad field. Pure apart from reading `in`.
+/// with offset, or UTC ms), "duration" (s), "data"}]}}} — "currentwindow" buckets give windows
+/// (data.app, data.title), "afkstatus" buckets away spans (data.status "afk"), "web.*" buckets
+/// are counted; other keys and buckets are skipped. Events in any order, buckets taken in id
+/// order (a bucket id given twice: the last one). Streamed (issue 16 item 5): memory grows with
+/// the events kept, not with the file. Throws ReplayError naming `name` and the bucket and event
+/// index of the first bad field in file order, or the line and column of a JSON syntax error;
+/// containers nested deeper than 128 levels are an error. Pure apart from reading `in`.
 Activity parseActivityWatch(std::istream& in, const std::string& name);
 
 /// Reads a JSONL of observations, one JSON object a line (blank lines and lines starting with
 /// '#' skipped): {"at": UTC ms or ISO 8601, "app", "title", "duration_s" (optional, default: until
 /// the next line, at most evidence.idle_after_s)} for a window, or {"at", "away": true|false} for
-/// the person leaving or coming back. Throws ReplayError "<name> line N: …".
+/// the person leaving or coming back. Read line by line. Throws ReplayError "<name> line N: …".
 Activity parseObservationsJsonl(std::istream& in, const std::string& name);
 
-/// Opens `path` and reads it as an ActivityWatch export when it is one JSON object with
-/// "buckets", else as JSONL. Throws ReplayError for a missing, empty or malformed file.
+/// Reads `in` as an ActivityWatch export when its first JSON value is an object with "buckets"
+/// and nothing follows it, else as JSONL (parseObservationsJsonl). `in` must be seekable (a file
+/// or a string stream): it is read from its start again for JSONL. Throws ReplayError for an
+/// empty or malformed input, or "cannot read <name>" on an I/O error.
+Activity readActivity(std::istream& in, const std::string& name);
+
+/// Opens `path` and reads it (readActivity). Throws ReplayError for a missing, unreadable,
+/// empty or malformed file.
 Activity loadActivity(const std::string& path);
 
 /// One commitment over a time range [fromMs, toMs) of the replay.
