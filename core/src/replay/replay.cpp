@@ -28,6 +28,10 @@ using Poco::JSON::Object;
 
 namespace {
 
+/// The timeline's app when no window was seen yet (a reference, so that a recorded app is not
+/// copied at every step: issue 16 item 5).
+const std::string kNoApp;
+
 /// One session: one commitment range, replayed through the engine.
 class Session {
  public:
@@ -172,7 +176,7 @@ class Session {
       if (result) (void)engine_.applyNudge(result.value());
     }
     if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;
-    timeline_.record(atMs, current_ ? current_->app : std::string(),
+    timeline_.record(atMs, current_ ? current_->app : kNoApp,
                      drift::spanStatusOf(engine_.view(), away()));
     if (options_.keepTrace) {
       if (decision.episodeStarted && traceEvent_) {
