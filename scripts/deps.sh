@@ -22,6 +22,8 @@ if [ "$profile" = test ]; then
   # Fuzzing and sanitizers (issue 9 items 4, 5): clang-14 with its sanitizer
   # runtimes (libclang-rt-14-dev also carries libFuzzer's) and libFuzzer.
   packages+=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)
+  # tests/bench/replay_scale.sh measures wall time and peak RSS with /usr/bin/time.
+  packages+=(time)
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
