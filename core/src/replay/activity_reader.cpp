@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include <Poco/String.h>
 #include <rapidjson/reader.h>
