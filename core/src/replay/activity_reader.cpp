@@ -46,6 +46,8 @@ void sortActivity(Activity& activity) {
   }
   std::sort(activity.away.begin(), activity.away.end(),
             [](const AwaySpan& a, const AwaySpan& b) { return a.startMs < b.startMs; });
+  std::stable_sort(activity.web.begin(), activity.web.end(),
+                   [](const WebEvent& a, const WebEvent& b) { return a.atMs < b.atMs; });
 }
 
 // ---- ActivityWatch exports -------------------------------------------------------------------
@@ -54,12 +56,13 @@ void sortActivity(Activity& activity) {
 struct BucketOut {
   std::vector<WindowEvent> windows;
   std::vector<AwaySpan> away;
+  std::vector<WebEvent> web;
   std::size_t webEvents = 0;
 };
 
 /// The fields of an event and of its "data" that the replay reads.
 enum EventField : std::size_t { kTimestamp, kDuration, kData };
-enum DataField : std::size_t { kApp, kTitle, kStatus };
+enum DataField : std::size_t { kApp, kTitle, kStatus, kUrl, kIncognito };
 
 /// An event read before its bucket's "type" (kept until the bucket ends).
 struct PendingEvent {
@@ -152,6 +155,8 @@ class ExportHandler {
                                 std::make_move_iterator(bucket.windows.end()));
       }
       activity.away.insert(activity.away.end(), bucket.away.begin(), bucket.away.end());
+      activity.web.insert(activity.web.end(), std::make_move_iterator(bucket.web.begin()),
+                          std::make_move_iterator(bucket.web.end()));
       activity.webEvents += bucket.webEvents;
     }
     if (activity.windows.empty()) {
@@ -167,12 +172,13 @@ class ExportHandler {
   bool rootDone = false;    ///< the root object ended
 
  private:
-  enum class BucketKind { Unknown, Window, Afk, Web, Other };
+  enum class BucketKind { Unknown, Window, Afk, WebTab, Web, Other };
   enum class BucketKey { Other, Type, Events };
 
   static BucketKind kindOf(const std::string& type) {
     if (type == "currentwindow") return BucketKind::Window;
     if (type == "afkstatus") return BucketKind::Afk;
+    if (type == "web.tab.current") return BucketKind::WebTab;  // aw-watcher-web (issue 16 item 4)
     if (type.rfind("web.", 0) == 0) return BucketKind::Web;
     return BucketKind::Other;
   }
@@ -351,9 +357,16 @@ class ExportHandler {
       ++out_.webEvents;
       return true;
     }
-    if (kind_ != BucketKind::Window && kind_ != BucketKind::Afk) return true;
+    if (kind_ != BucketKind::Window && kind_ != BucketKind::Afk && kind_ != BucketKind::WebTab) {
+      return true;
+    }
     const auto where = [&] { return eventWhere(index); };
     try {
+      if (kind_ == BucketKind::WebTab) {
+        ++out_.webEvents;
+        takeWebEvent(object, event, data, where);
+        return true;
+      }
       if (!object) throw ReplayError(where() + " must be an object");
       const std::int64_t startMs = json::timeField(event[kTimestamp], "timestamp", where);
       const auto duration = json::numberField(event[kDuration], "duration", where);
@@ -375,6 +388,23 @@ class ExportHandler {
     return true;
   }
 
+  /// A "web.tab.current" event into `out_.web`; one without a string data.url says nothing and
+  /// is skipped; a bad timestamp or duration is a ReplayError as for windows.
+  template <typename Where>
+  void takeWebEvent(bool object, const Fields& event, const Fields& data, const Where& where) {
+    if (!object) throw ReplayError(where() + " must be an object");
+    if (event[kData].kind != Field::Kind::Object || data[kUrl].kind != Field::Kind::String) return;
+    WebEvent entry;
+    entry.atMs = json::timeField(event[kTimestamp], "timestamp", where);
+    const auto duration = json::numberField(event[kDuration], "duration", where);
+    entry.durationMs = duration ? static_cast<std::int64_t>(*duration * 1000.0 + 0.5) : 0;
+    entry.title = json::stringField(data[kTitle], "title", where, false);
+    entry.incognito = data[kIncognito].kind == Field::Kind::Bool && data[kIncognito].boolean;
+    // Nothing of a private tab is kept but what the join needs (its title and time).
+    if (!entry.incognito) entry.url = data[kUrl].text;
+    out_.web.push_back(std::move(entry));
+  }
+
   const std::string& name_;
   int depth_ = 0;
   int skipFrom_ = INT_MAX;  ///< depth_ ≥ skipFrom_: inside a skipped value
@@ -386,7 +416,7 @@ class ExportHandler {
   bool eventsSeen_ = false;
   std::size_t eventIndex_ = 0;
   Fields event_{"timestamp", "duration", "data"};
-  Fields data_{"app", "title", "status"};
+  Fields data_{"app", "title", "status", "url", "incognito"};
   Field* eventSlot_ = nullptr;
   Field* dataSlot_ = nullptr;
   std::vector<PendingEvent> pending_;

@@ -92,8 +92,12 @@ TEST(ActivityWatchExport, ReadsWindowAfkAndWebBucketsInTimeOrder) {
       {"timestamp": "2026-05-19T09:10:00Z", "duration": 60, "data": {"status": "not-afk"}},
       {"timestamp": "2026-05-19T09:07:00Z", "duration": 120.5, "data": {"status": "afk"}}]},
     "aw-watcher-web-firefox": {"type": "web.tab.current", "events": [
-      {"timestamp": "2026-05-19T09:05:00Z", "duration": 3, "data": {"url": "https://x.test/"}},
-      {"anything": "is only counted"}, 42]},
+      {"timestamp": "2026-05-19T09:06:00Z", "duration": 3,
+       "data": {"url": "https://x.test/a?b", "title": "X", "audible": false}},
+      {"timestamp": "2026-05-19T09:05:00Z", "duration": 1.5,
+       "data": {"url": "https://private.test/", "title": "P", "incognito": true}},
+      {"anything": "without a url: counted, skipped"}]},
+    "aw-watcher-web-other": {"type": "web.other", "events": [42, "only counted"]},
     "aw-watcher-input_host": {"type": "os.hid.input", "events": [{"not": "read"}, "at all"]}
   }
 })");
@@ -111,7 +115,15 @@ TEST(ActivityWatchExport, ReadsWindowAfkAndWebBucketsInTimeOrder) {
   ASSERT_EQ(activity.away.size(), 1u);
   EXPECT_EQ(activity.away[0].startMs, k0900 + 420'000);
   EXPECT_EQ(activity.away[0].endMs, k0900 + 420'000 + 120'500);
-  EXPECT_EQ(activity.webEvents, 3u);
+  EXPECT_EQ(activity.webEvents, 5u);
+  ASSERT_EQ(activity.web.size(), 2u);
+  EXPECT_EQ(activity.web[0].atMs, k0900 + 300'000);
+  EXPECT_EQ(activity.web[0].durationMs, 1500);
+  EXPECT_TRUE(activity.web[0].incognito);
+  EXPECT_EQ(activity.web[0].url, "") << "nothing of a private tab but its title and time";
+  EXPECT_EQ(activity.web[0].title, "P");
+  EXPECT_EQ(activity.web[1].url, "https://x.test/a?b");
+  EXPECT_FALSE(activity.web[1].incognito);
 }
 
 TEST(ActivityWatchExport, ATypeAfterTheEventsStillDecidesWhatTheyAre) {

@@ -35,17 +35,31 @@ struct AwaySpan {
   std::int64_t endMs = 0;    ///< UTC ms, ≥ startMs
 };
 
+/// One aw-watcher-web event (`web.tab.current`): the browser's active tab over a span
+/// (issue 16 item 4). Only the domain of `url` is ever used (joinWebEvents, replay.h).
+struct WebEvent {
+  std::int64_t atMs = 0;        ///< UTC ms the span starts
+  std::int64_t durationMs = 0;  ///< its length, ms (≥ 0)
+  std::string url;              ///< data.url as recorded; "" for an incognito tab
+  std::string title;            ///< data.title as recorded
+  bool incognito = false;       ///< data.incognito: a private tab
+};
+
 /// What a file holds, sorted by time (oldest first).
 struct Activity {
   std::vector<WindowEvent> windows;
   std::vector<AwaySpan> away;
-  std::size_t webEvents = 0;  ///< events of web buckets, read and not replayed (the window
-                              ///< title already names the page)
+  /// The events of "web.tab.current" buckets (aw-watcher-web), joined to the windows by
+  /// joinWebEvents (replay.h; issue 16 item 4).
+  std::vector<WebEvent> web;
+  std::size_t webEvents = 0;  ///< events of web buckets ("web." types) read
 };
 
 /// Reads an ActivityWatch export: {"buckets": {id: {"type", "events": [{"timestamp" (ISO 8601
 /// with offset, or UTC ms), "duration" (s), "data"}]}}} — "currentwindow" buckets give windows
-/// (data.app, data.title), "afkstatus" buckets away spans (data.status "afk"), "web.*" buckets
+/// (data.app, data.title), "afkstatus" buckets away spans (data.status "afk"), "web.tab.current"
+/// buckets web events (data.url, data.title, data.incognito; an event without a string url is
+/// skipped; nothing but the title and time of an incognito tab is kept), other "web." buckets
 /// are counted; other keys and buckets are skipped. Events in any order, buckets taken in id
 /// order (a bucket id given twice: the last one). Streamed (issue 16 item 5): memory grows with
 /// the events kept, not with the file. Throws ReplayError naming `name` and the bucket and event

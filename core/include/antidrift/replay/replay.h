@@ -23,6 +23,26 @@
 
 namespace antidrift::replay {
 
+/// What the web events add to one window event: the site of the page (or the private mark)
+/// of the tab it showed (issue 16 item 4).
+struct WindowWeb {
+  std::string domain;          ///< domainOfUrl of the joined tab; "" when none or private
+  bool privateWindow = false;  ///< an incognito tab was joined: a private window
+};
+
+/// The daemon's join (server/window_join.h) over recorded time, for runReplay: for each of
+/// `activity.windows`, in order, the web event that describes it — a window of a browser
+/// (drift::Rules::isPerPage with `settings`) whose title one of the web events' titles
+/// describes (joinWebTab; the longest title first), among the web events that started before
+/// the window event ended and ended at most kWebTabFreshMs before it started; of several, the
+/// one overlapping it longest. Windows without one get an empty WindowWeb. Pure; the result
+/// has activity.windows.size() entries, or none at all when activity.web is empty (a day
+/// without aw-watcher-web costs no memory). Throws std::invalid_argument for settings whose rules
+/// do not compile (as drift::Rules does).
+std::vector<WindowWeb> joinWebEvents(const Activity& activity, const Settings& settings);
+
+class Labels;
+
 /// How to replay.
 struct ReplayOptions {
   Settings settings;                         ///< heartbeat, idle, drift.*, privacy.*
@@ -30,6 +50,14 @@ struct ReplayOptions {
   /// The AI backend, or nullptr for AI off (judge and nudge never called). Called on the
   /// replaying thread; not owned.
   Backend* backend = nullptr;
+  /// The label oracle (oracle.h; issue 16 item 1, `--oracle`), or nullptr: when set, the judge
+  /// and the nudge are answered from these labels in place of `backend` (which is then not
+  /// called), from the windows as recorded: the judge from the raw app and title of the window in
+  /// front when its request is launched (the replay answers at that very instant), the nudge from
+  /// the recorded windows behind the nudge input's titles (matched by their redacted, sanitised
+  /// text; a title matched to none counts as unlabelled). Oracle calls count as judge and nudge
+  /// calls like a backend's. Not owned; outlives the replay.
+  const Labels* oracle = nullptr;
   /// The baseline of issue 8 item 5, "judge every stable title": each title that stays in front
   /// for drift.judge_debounce_s is judged on its own — the verdict's scope is ignored, so a
   /// site-scoped verdict covers only its page.
