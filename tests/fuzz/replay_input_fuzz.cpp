@@ -3,7 +3,8 @@
 // reader), parseActivityWatch, parseObservationsJsonl, parseLabels and parseCommitments on the
 // same bytes. Properties: bad input is only ever a ReplayError; what is read is sorted by time
 // (windows oldest first with durations ≥ 0, away spans by start and never ending before they
-// start), and every app and title read is valid UTF-8.
+// start, web events by start), nothing of an incognito tab's url is kept, and every app and
+// title read is valid UTF-8.
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -25,6 +26,14 @@ void checkActivity(const replay::Activity& activity) {
     fuzz::check(event.durationMs >= 0, "WindowEvent: durationMs >= 0 (activity_reader.h)");
     fuzz::check(fuzz::isValidUtf8(event.app) && fuzz::isValidUtf8(event.title),
                 "WindowEvent: app and title are valid UTF-8 (activity_reader.h)");
+  }
+  for (std::size_t i = 1; i < activity.web.size(); ++i) {
+    fuzz::check(activity.web[i - 1].atMs <= activity.web[i].atMs,
+                "Activity: web events sorted by time (activity_reader.h)");
+  }
+  for (const replay::WebEvent& tab : activity.web) {
+    fuzz::check(tab.durationMs >= 0 && (!tab.incognito || tab.url.empty()),
+                "WebEvent: duration >= 0, no url kept for an incognito tab (activity_reader.h)");
   }
   for (std::size_t i = 0; i < activity.away.size(); ++i) {
     fuzz::check(i == 0 || activity.away[i - 1].startMs <= activity.away[i].startMs,
