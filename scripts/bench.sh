@@ -9,7 +9,9 @@
 #     floor, and idle CPU, RSS and wake-ups (locked, active, 10 SSE clients);
 #  4. load_churn --stall=0: SSE fan-out with 30 clients, observations/s and CPU,
 #     BENCH_FANOUT_RUNS times (one run's CPU varies by a third on a shared VM);
-#  5. the replay: engine throughput (AI off) and judge calls on the real export.
+#  5. the replay: engine throughput (AI off) and judge calls on the real export;
+#  6. the replay at scale: the export repeated 100 times (20 under BENCH_QUICK=1) beside
+#     Python's json.load (tests/bench/replay_scale.sh, issue 16 item 5).
 # Settings (environment): BENCH_SWITCHES (200), BENCH_IDLE_S (60),
 # BENCH_FANOUT_S (20), BENCH_FANOUT_RATE (10000), BENCH_FANOUT_POSTERS (16),
 # BENCH_FANOUT_RUNS (3).
@@ -48,7 +50,8 @@ export_file=../shared/data/aw-window-export-linux.json
 section() { printf '\n=== %s\n' "$*"; }
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
-cmake --build build -j"$(nproc)" --target antidriftd bench_engine bench_replay bench_x11 load_churn
+cmake --build build -j"$(nproc)" --target antidriftd bench_engine bench_replay bench_x11 load_churn \
+  bench_replay_read
 
 section "machine"
 echo "date (UTC): $(date -u '+%Y-%m-%d %H:%M')"
@@ -96,3 +99,7 @@ build/antidriftd replay "$export_file" \
   --allowed "Code - Insiders,qterminal" --backend fake \
   -D ai.fake.responses=plugins/fake/responses.replay.json |
   grep -E '^(From|On task|Drift episodes|AI calls|A judge on|Judging every)'
+
+section "6. the replay at scale beside Python's json.load (tests/bench/replay_scale.sh)"
+tests/bench/replay_scale.sh --build build --runs "$([ "$quick" = 1 ] && echo 1 || echo 3)" \
+  --copies "$([ "$quick" = 1 ] && echo 20 || echo 100)"

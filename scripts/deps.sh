@@ -7,6 +7,8 @@ set -euo pipefail
 
 profile=${1:-run}
 packages=(cmake g++ make libpoco-dev libutf8proc-dev pkg-config libx11-dev libxss-dev libxext-dev googletest libgtest-dev libgmock-dev)
+# The replay's streaming JSON reader (issue 16 item 5): header-only, a build dependency only.
+packages+=(rapidjson-dev)
 if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
   # The other-user security test sends requests with curl as a second user (runuser).
@@ -20,6 +22,8 @@ if [ "$profile" = test ]; then
   # Fuzzing and sanitizers (issue 9 items 4, 5): clang-14 with its sanitizer
   # runtimes (libclang-rt-14-dev also carries libFuzzer's) and libFuzzer.
   packages+=(clang-14 libclang-rt-14-dev libfuzzer-14-dev)
+  # tests/bench/replay_scale.sh measures wall time and peak RSS with /usr/bin/time.
+  packages+=(time)
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi

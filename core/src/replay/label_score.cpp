@@ -15,6 +15,7 @@
 #include <Poco/String.h>
 
 #include "antidrift/replay/replay.h"
+#include "replay/json_input.h"
 
 namespace antidrift::replay {
 namespace {
@@ -75,30 +76,20 @@ std::optional<Label> Labels::find(const std::string& app, const std::string& tit
 }
 
 Labels parseLabels(std::istream& in, const std::string& name) {
+  enum : std::size_t { kApp, kTitle, kLabel };
   Labels labels;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    const std::string trimmed = Poco::trim(line);
-    if (trimmed.empty() || trimmed[0] == '#') continue;
-    const std::string where = name + " line " + std::to_string(number);
-    Object::Ptr object;
-    try {
-      Poco::JSON::Parser parser;
-      const Poco::Dynamic::Var value = parser.parse(trimmed);
-      if (value.type() == typeid(Object::Ptr)) object = value.extract<Object::Ptr>();
-    } catch (const Poco::Exception& e) {
-      throw ReplayError(where + " is not valid JSON: " + e.displayText());
-    }
-    if (object.isNull()) throw ReplayError(where + " must be a JSON object");
-    const auto text = [&](const char* field) {
-      if (!object->has(field) || !object->get(field).isString()) {
-        throw ReplayError(where + ": \"" + field + "\" must be a string");
+  json::JsonlReader reader(in, name);
+  json::Fields fields{"app", "title", "label"};
+  while (reader.next(fields)) {
+    const auto text = [&](std::size_t index, const char* field) {
+      if (fields[index].kind != json::Field::Kind::String) {
+        json::fieldError(reader.where(), field, "must be a string");
       }
-      return object->getValue<std::string>(field);
+      return fields[index].text;
     };
-    const std::string app = text("app");
-    const std::string title = text("title");
-    const std::string label = text("label");
+    const std::string app = text(kApp, "app");
+    const std::string title = text(kTitle, "title");
+    const std::string label = text(kLabel, "label");
     if (label == "on") {
       labels.set(app, title, Label::On);
     } else if (label == "off") {
@@ -107,11 +98,12 @@ Labels parseLabels(std::istream& in, const std::string& name) {
       labels.set(app, title, Label::Neutral);
     } else if (Poco::trim(label).empty()) {
       // What `antidriftd label` writes for the person to fill: never scored as if filled.
-      throw ReplayError(where + ": the label of (\"" + app + "\", \"" + title +
+      throw ReplayError(reader.where() + ": the label of (\"" + app + "\", \"" + title +
                         "\") is empty: fill it with \"on\", \"off\" or \"neutral\"");
     } else {
-      throw ReplayError(where + ": \"label\" must be \"on\", \"off\" or \"neutral\", got \"" +
-                        label + "\"");
+      throw ReplayError(reader.where() +
+                        ": \"label\" must be \"on\", \"off\" or \"neutral\", got \"" + label +
+                        "\"");
     }
   }
   if (labels.size() == 0) throw ReplayError(name + " holds no label");
