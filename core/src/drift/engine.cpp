@@ -39,16 +39,15 @@ Engine::Engine(const Settings& settings)
       redactor_(settings.redactPatterns) {}
 
 const Relevance& Engine::relevanceOf(const Commitment& commitment) {
-  std::string key = commitment.nextAction;
-  key += '\n';
-  key += commitment.successCondition;
-  for (const std::string& app : commitment.allowedApps) {
-    key += '\n';
-    key += app;
-  }
-  if (!relevance_ || key != relevanceKey_) {
+  const bool same = relevance_ && relevanceFor_.nextAction == commitment.nextAction &&
+                    relevanceFor_.successCondition == commitment.successCondition &&
+                    relevanceFor_.allowedApps == commitment.allowedApps;
+  if (!same) {
     relevance_.emplace(commitment);
-    relevanceKey_ = std::move(key);
+    relevanceFor_.nextAction = commitment.nextAction;
+    relevanceFor_.successCondition = commitment.successCondition;
+    relevanceFor_.allowedApps = commitment.allowedApps;
+    localMisses_.clear();  // the words changed: what said nothing may say something now
   }
   return *relevance_;
 }
@@ -62,6 +61,7 @@ void Engine::reset() {
   subject_.reset();
   inFlight_.clear();
   attempted_.clear();
+  localMisses_.clear();
   pendingSinceMono_.reset();
   driftingSinceMs_.reset();
   lastNudgeMono_.reset();
@@ -171,28 +171,37 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   // The local tier (issue 16 item 3), before anything is sent: what it
   // decides is cached for the session like a verdict, so a heartbeat of the
   // same page costs one lookup and "This is on task" overrides it.
-  const RelevanceResult relevance = relevanceOf(commitment).score(obs.title);
-  if (!relevance.relevant) {
-    if (auto distraction = distractions_.match(obs, rules_.isPerPage(obs))) {
-      std::string reason =
-          distraction->site + " is a known distraction (" + distraction->category + ")";
-      if (distraction->how.find(distraction->site) == std::string::npos) {
-        reason += ": " + distraction->how;
+  const Relevance& relevant = relevanceOf(commitment);  // first: it may clear the misses
+  // URL evidence may come after the title (a re-sent window): a miss is per domain too.
+  const std::string missKey = obs.domain.empty() ? key : key + "\ndomain:" + obs.domain;
+  if (localMisses_.count(missKey) == 0) {
+    const RelevanceResult relevance = relevant.score(obs.title);
+    if (relevance.relevant && obs.title != kPrivateWindowTitle) {
+      std::string reason = "its title shares your commitment's words: ";
+      for (std::size_t i = 0; i < relevance.shared.size() && i < 4; ++i) {
+        reason += (i == 0 ? "" : ", ") + relevance.shared[i];
       }
-      cache_.put(key, CachedVerdict{false, reason});
+      cache_.put(key, CachedVerdict{true, reason});
       pendingSinceMono_.reset();
-      setView(decision, DriftStatus::Drifting, std::move(reason), obs.app, obs.atMs);
+      setView(decision, DriftStatus::OnTask, std::move(reason), obs.app, obs.atMs);
       return decision;
     }
-  } else if (obs.title != kPrivateWindowTitle) {
-    std::string reason = "its title shares your commitment's words: ";
-    for (std::size_t i = 0; i < relevance.shared.size() && i < 4; ++i) {
-      reason += (i == 0 ? "" : ", ") + relevance.shared[i];
+    if (!relevance.relevant) {
+      if (auto distraction = distractions_.match(obs, rules_.isPerPage(obs))) {
+        std::string reason =
+            distraction->site + " is a known distraction (" + distraction->category + ")";
+        if (distraction->how.find(distraction->site) == std::string::npos) {
+          reason += ": " + distraction->how;
+        }
+        cache_.put(key, CachedVerdict{false, reason});
+        pendingSinceMono_.reset();
+        setView(decision, DriftStatus::Drifting, std::move(reason), obs.app, obs.atMs);
+        return decision;
+      }
     }
-    cache_.put(key, CachedVerdict{true, reason});
-    pendingSinceMono_.reset();
-    setView(decision, DriftStatus::OnTask, std::move(reason), obs.app, obs.atMs);
-    return decision;
+    // The local tier says nothing of this key: a heartbeat of it skips it.
+    if (localMisses_.size() >= VerdictCache::kMaxEntries) localMisses_.clear();
+    localMisses_.insert(missKey);
   }
 
   // 5 (early). Nothing may be sent, or nobody to ask: unknown, never fabricated.

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 #include "antidrift/ai/judge.h"
 #include "antidrift/ai/nudge.h"
@@ -213,7 +214,10 @@ class Engine {
   Rules rules_;
   Distractions distractions_;
   std::optional<Relevance> relevance_;
-  std::string relevanceKey_;  ///< the commitment text relevance_ was computed from
+  Commitment relevanceFor_;  ///< the words relevance_ was computed from
+  /// Keys the local tier found nothing for (this session, this commitment's
+  /// words): a heartbeat of one skips it (≤ VerdictCache::kMaxEntries).
+  std::unordered_set<std::string> localMisses_;
   ai::Redactor redactor_;
   VerdictCache cache_;
   NudgeRing ring_;
