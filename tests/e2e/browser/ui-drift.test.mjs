@@ -123,7 +123,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
     // Notifications are allowed already: no "Notify me" control, one quiet line.
     assert.equal(await page.isHidden('#notify-drift'), true);
-    assert.equal(await page.textContent('#notify-status'), 'Notifications on: drift and time up');
+    assert.equal(await page.textContent('#notify-status'), 'Browser notifications on: drift and time up');
 
     await observe('code', 'report.md - Visual Studio Code');
     await page.waitForSelector('#drift-status[data-status="ontask"]');
