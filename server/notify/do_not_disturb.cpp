@@ -320,24 +320,23 @@ void DoNotDisturb::work() {
 }
 
 void DoNotDisturb::apply(bool hold) {
-  if (hold == holding_ || (hold && heldByPerson_)) return;
   if (!hold) {
-    if (heldByPerson_) {
-      heldByPerson_ = false;
+    if (!holding_) {
+      heldByPerson_ = false;  // theirs stays as it is; the next session asks again
       return;
     }
     const int code = runCommand(backend_.release, kCommandTimeout);
+    holding_ = false;
     if (code != 0) {
       logger_.warning("could not release do-not-disturb: " + joined(backend_.release) + " exited " +
                       std::to_string(code) + " (left recorded; the next start tries again)");
-      holding_ = false;
       return;
     }
-    holding_ = false;
     removeRecord();
     logger_.information("do-not-disturb released (" + backend_.name + ")");
     return;
   }
+  if (holding_ || heldByPerson_) return;
   if (!backend_.query.empty()) {
     std::string out;
     const int code = runCommand(backend_.query, kCommandTimeout, &out);

@@ -226,8 +226,16 @@ TEST_F(PrivateDunst, ThePersonsOwnPauseIsLeftAsItWas) {
     EXPECT_FALSE(exists(record_));
     dnd.onState(withRuntime(RuntimeState::Review, 2));
     ASSERT_TRUE(dnd.waitUntilSettledForTest(kWait));
+    EXPECT_EQ(isPaused(), "true");
+    // They switched it off; the next session holds it (and lets it go) again.
+    ASSERT_EQ(dunstctl({"set-paused", "false"}), "");
+    dnd.onState(withRuntime(RuntimeState::Active, 3));
+    ASSERT_TRUE(dnd.waitUntilSettledForTest(kWait));
+    EXPECT_EQ(isPaused(), "true");
+    EXPECT_TRUE(exists(record_));
   }
-  EXPECT_EQ(isPaused(), "true");
+  // The exit releases this run's own hold.
+  EXPECT_EQ(isPaused(), "false");
 }
 
 TEST_F(PrivateDunst, AntiDriftsOwnDriftNotificationIsShownWhilePaused) {
