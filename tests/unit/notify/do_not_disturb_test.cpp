@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -360,6 +361,64 @@ TEST_F(PrivateDunst, TheDaemonHoldsReleasesAndRecoversFromSigkill) {
     EXPECT_FALSE(exists(record_));
     EXPECT_EQ(daemon.stop(), 0) << daemon.err();
   }
+}
+
+/// "This is on task" chosen on the daemon's desktop notification does what the
+/// page's button does. A stand-in notify command answers the action as
+/// notify-send prints it; dunst on the private bus lists "actions".
+TEST_F(PrivateDunst, ThisIsOnTaskChosenOnTheNotificationMarksTheWindow) {
+  const std::string command = directory_.path() + "/fake-notify";
+  const std::string log = directory_.path() + "/calls.log";
+  test::writeWholeFile(command, "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + log + "'\necho ontask\n");
+  ASSERT_EQ(::chmod(command.c_str(), 0700), 0);
+  test::RunningDaemon daemon(
+      ANTIDRIFTD_PATH,
+      {"-D", "server.port=0", "-D", "store.dir=" + store_, "-D", "evidence.x11=false", "-D",
+       "evidence.source=none", "-D", "ai.backend=none", "-D", "focus.do_not_disturb=off", "-D",
+       "notify.command=" + command, "-D", "server.www_dir=" + directory_.path() + "/www"},
+      daemonEnvironment());
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  std::string token = test::readWholeFile(store_ + "/token");
+  token.erase(token.find_last_not_of('\n') + 1);
+  test::RequestOptions options;
+  options.token = token;
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/commitment",
+                              R"({"next_action":"Write the report","success_condition":"sent",)"
+                              R"("timebox_minutes":30,"allowed_apps":["code"]})",
+                              options)
+                .status,
+            200);
+  test::SseRecorder sse(daemon.port());
+  ASSERT_EQ(sse.status(), 200);
+  // A known distraction (no AI): drifting, and not a hard rule.
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/evidence/window",
+                              R"({"app":"firefox","title":"Funny cats - YouTube"})", options)
+                .status,
+            202);
+  // On task once the stand-in answered "ontask": the page is on the session's
+  // allowed titles (SSE may coalesce the drifting State in between; the
+  // notification's log below proves the drift).
+  const auto markedOnTask = [](const test::SseEvent& event) {
+    if (event.event != "state") return false;
+    Poco::JSON::Parser parser;
+    const auto state = parser.parse(event.data).extract<Poco::JSON::Object::Ptr>();
+    const auto titles = state->getObject("commitment")->getArray("allowed_titles");
+    return state->getObject("drift")->getValue<std::string>("status") == "ontask" && titles &&
+           titles->size() == 1;
+  };
+  ASSERT_TRUE(sse.waitUntil(
+      [&markedOnTask](const std::vector<test::SseEvent>& events) {
+        return std::any_of(events.begin(), events.end(), markedOnTask);
+      },
+      kWait))
+      << daemon.err();
+  sse.close();
+  EXPECT_EQ(daemon.stop(), 0);
+  EXPECT_THAT(daemon.err(), HasSubstr("\"This is on task\" chosen on the desktop notification"));
+  const std::string calls = test::readWholeFile(log);
+  EXPECT_THAT(calls, HasSubstr("ontask=This is on task\n"));
+  EXPECT_THAT(calls, HasSubstr("--\nAntiDrift: you drifted\n"));
 }
 
 }  // namespace
