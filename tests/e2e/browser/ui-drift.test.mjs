@@ -195,6 +195,8 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.waitForSelector('#heads-up:not([hidden])');
     assert.equal(await page.textContent('#heads-up-text'), kNudgeMessage);
     assert.equal(await page.isHidden('#drift-banner'), true);
+    // The tab says so too, as it does for the banner (issue 17 item 2).
+    assert.equal(await page.title(), 'Heads up · AntiDrift');
     assert.deepEqual(await page.$$eval('#heads-up button', (buttons) => buttons.map((b) => b.textContent)),
       ['Dismiss']);
     screenshots.push(await screenshot(page, 'ui-drift-heads-up'));
