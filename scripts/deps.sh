@@ -14,7 +14,8 @@ if [ "$profile" = test ]; then
   # The other-user security test sends requests with curl as a second user (runuser).
   packages+=(curl)
   # The notify.desktop test: a real notification server on a private session bus.
-  packages+=(dbus dunst libnotify-bin)
+  # gdbus (libglib2.0-bin) waits for the server to own its bus name.
+  packages+=(dbus dunst libnotify-bin libglib2.0-bin)
   # The install tests: systemd-analyze verify on the user unit, dpkg-shlibdeps for cpack's .deb.
   packages+=(systemd dpkg-dev)
   # The sway evidence source end to end: a headless sway with foot windows.

@@ -400,7 +400,11 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"privacy.never_send_apps", joinApps(settings.neverSendApps)},
       {"tasks.todo_txt", settings.todoTxtPath},
       {"knowledge.profile", settings.profilePath},
-      {"notify.desktop", config.notifyDesktop ? "true" : "false"},
+      {"notify.desktop",
+       config.notifyDesktop ? (*config.notifyDesktop ? "true" : "false") : "auto"},
+      {"notify.repeat_s", std::to_string(config.notifyRepeatSecs)},
+      {"notify.heads_up", config.notifyHeadsUp ? "true" : "false"},
+      {"focus.do_not_disturb", config.doNotDisturb},
       {"notify.command", config.notifyCommand},
   };
   for (const auto& [name, pattern] : settings.blockedTitles) {
@@ -659,7 +663,31 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   result.settings.todoTxtPath = readPath(config, "tasks.todo_txt", "");
   result.settings.profilePath = readPath(config, "knowledge.profile", "");
 
-  result.notifyDesktop = readBool(config, "notify.desktop", result.notifyDesktop);
+  if (config.hasProperty("notify.desktop") && rawValue(config, "notify.desktop") != "auto") {
+    const std::string text = rawValue(config, "notify.desktop");
+    bool value = false;
+    if (!Poco::NumberParser::tryParseBool(text, value)) {
+      throw ConfigError("notify.desktop must be auto, true or false, got \"" + text + "\"");
+    }
+    result.notifyDesktop = value;
+  }
+  result.notifyRepeatSecs =
+      readInteger(config, "notify.repeat_s", result.notifyRepeatSecs, 0, 86400);
+  if (result.notifyRepeatSecs != 0 && result.notifyRepeatSecs < 30) {
+    throw ConfigError("notify.repeat_s must be 0 (off) or from 30 to 86400, got " +
+                      std::to_string(result.notifyRepeatSecs));
+  }
+  result.notifyHeadsUp = readBool(config, "notify.heads_up", result.notifyHeadsUp);
+  result.doNotDisturb = readString(config, "focus.do_not_disturb", result.doNotDisturb);
+  {
+    static const std::set<std::string> kChoices = {"auto",   "off",   "dunst", "mako",
+                                                   "swaync", "gnome", "xfce"};
+    if (kChoices.count(result.doNotDisturb) == 0) {
+      throw ConfigError(
+          "focus.do_not_disturb must be auto, off, dunst, mako, swaync, gnome or xfce, got \"" +
+          result.doNotDisturb + "\"");
+    }
+  }
   result.notifyCommand = readPath(config, "notify.command", result.notifyCommand);
   if (result.notifyCommand.empty()) {
     throw ConfigError("notify.command must not be empty");

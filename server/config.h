@@ -86,7 +86,19 @@ struct DaemonConfig {
   /// Why that source, one phrase for the log: "evidence.source = auto and $SWAYSOCK is set".
   std::string evidenceSourceReason;
   /// notify.desktop: call notifyCommand when a new drift starts (DESIGN §4).
-  bool notifyDesktop = false;
+  /// nullopt = `auto` (the default, issue 17 item 2): on when a notification
+  /// server owns org.freedesktop.Notifications on the session bus at start.
+  std::optional<bool> notifyDesktop;
+  /// notify.repeat_s: a drift that lasts is reminded every this many seconds
+  /// (issue 17 item 2); 0 = never. 30…86400 otherwise.
+  std::int64_t notifyRepeatSecs = 300;
+  /// notify.heads_up: the heads-up (DriftView::nudge) raises a desktop
+  /// notification too, once per distinct text in a session (issue 17 item 2).
+  bool notifyHeadsUp = false;
+  /// focus.do_not_disturb (issue 17 item 3): "auto" (the default: the server
+  /// on the session bus, nothing when none or unknown), "off", or a backend
+  /// name of notify::dndBackendNamed ("dunst", "mako", "swaync", "gnome", "xfce").
+  std::string doNotDisturb = "auto";
   /// notify.command: the notify-send compatible program run for a drift
   /// (looked up on $PATH; "~" expanded). Not empty.
   std::string notifyCommand = "notify-send";

@@ -35,6 +35,7 @@
 #include "server/evidence_sources.h"
 #include "server/http_api.h"
 #include "server/notify/desktop_notifier.h"
+#include "server/notify/do_not_disturb.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
 #include "server/store_lock.h"
@@ -527,15 +528,61 @@ int Daemon::serve() {
   }
 
   const AiSetup ai = loadAi();
-  // Declared before the controller, so it outlives every listener call.
+  // A do-not-disturb hold a crash left behind is undone first (issue 17 item 3).
+  notify::DoNotDisturb::releaseLeftover(config_.storeDir);
+  // The notification server on the daemon's own session bus, asked once:
+  // notify.desktop = auto and focus.do_not_disturb = auto follow it.
+  std::string serverName;
+  if (!config_.notifyDesktop.has_value() || config_.doNotDisturb == "auto") {
+    serverName = notify::notificationServerName();
+    log.information(serverName.empty() ? std::string("no notification server on the session bus")
+                                       : "notification server on the session bus: " + serverName);
+  }
+  // Declared before the controller, so they outlive every listener call.
+  std::unique_ptr<notify::DoNotDisturb> dnd;
+  {
+    const std::string name = config_.doNotDisturb == "auto"
+                                 ? notify::dndBackendForServer(serverName)
+                                 : (config_.doNotDisturb == "off" ? "" : config_.doNotDisturb);
+    if (std::optional<notify::DndBackend> backend = notify::dndBackendNamed(name)) {
+      dnd = std::make_unique<notify::DoNotDisturb>(*backend, config_.storeDir);
+      log.information("do-not-disturb during sessions through " + name +
+                      " (focus.do_not_disturb = " + config_.doNotDisturb + ")");
+    } else if (config_.doNotDisturb == "auto" && !serverName.empty()) {
+      log.information("focus.do_not_disturb = auto: no switch known for \"" + serverName +
+                      "\"; notifications are not held");
+    }
+  }
+  // Set once the controller exists, before any State reaches the notifier.
+  Controller* actionTarget = nullptr;
   std::unique_ptr<notify::DesktopNotifier> notifier;
-  if (config_.notifyDesktop) {
-    notifier = std::make_unique<notify::DesktopNotifier>(config_.notifyCommand);
-    log.information("desktop notifications on (notify.command = " + config_.notifyCommand + ")");
+  if (config_.notifyDesktop.value_or(!serverName.empty())) {
+    notify::DesktopNotifier::Options options;
+    options.repeatMs = config_.notifyRepeatSecs * 1000;
+    options.headsUp = config_.notifyHeadsUp;
+    options.actions = !serverName.empty() && notify::notificationServerHasActions();
+    options.onAction = [&actionTarget, &log](const std::string& action) {
+      if (action != notify::DesktopNotifier::kActionOnTask || actionTarget == nullptr) return;
+      const ActionResult result = actionTarget->markOnTask();
+      log.information(std::string("\"This is on task\" chosen on the desktop notification") +
+                      (result ? ": refused (" + result->message + ")" : std::string()));
+    };
+    if (dnd) {
+      notify::DoNotDisturb* hold = dnd.get();
+      options.around = [hold](const std::function<void()>& send) {
+        hold->aroundOwnNotification(send);
+      };
+      options.waitForClose = notify::dndBackendNamed(hold->backendName())->holdsOwnNotifications;
+    }
+    notifier = std::make_unique<notify::DesktopNotifier>(config_.notifyCommand, std::move(options));
+    log.information("desktop notifications on (notify.command = " + config_.notifyCommand +
+                    (config_.notifyDesktop ? ")" : ", notify.desktop = auto)"));
   }
   Controller controller(config_.settings, clock, executor, snapshots, audit, ai.backendName,
                         ai.available);
   controller.setBackend(ai.backend, ai.detail);
+  controller.setNotifyView(NotifyView{notifier != nullptr, dnd ? dnd->backendName() : ""});
+  actionTarget = &controller;
   Ticker ticker(
       clock, [&controller] { return controller.nextWakeMonotonicMs(); },
       [&controller] { controller.tick(); }, std::nullopt,
@@ -556,12 +603,15 @@ int Daemon::serve() {
   // heartbeats run only while a session is active (issue 8 item 2).
   EvidenceSources sources(config_, environment_, controller, windows);
   controller.setChangeListener(
-      [&api, &ticker, &notifier, &sources, &controller](const State& state) {
+      [&api, &ticker, &notifier, &dnd, &sources, &controller](const State& state) {
         sources.followSession();
         api.publish(state);
         ticker.wakeIfSooner(controller.nextWakeMonotonicMs());
         if (notifier) {
           notifier->onState(state);
+        }
+        if (dnd) {
+          dnd->onState(state);
         }
       });
 
@@ -576,6 +626,9 @@ int Daemon::serve() {
   const State restored = controller.state();
   sources.followSession();
   api.publish(restored);
+  if (dnd) {
+    dnd->onState(restored);  // a session resumed after a restart is held again
+  }
 
   ApiServerOptions serverOptions;
   serverOptions.address = config_.address;
@@ -624,6 +677,10 @@ int Daemon::serve() {
   // Window changes are written behind (at most Controller::kWriteBehindMs
   // late); nothing changes any more, so the last of them is written now.
   controller.flush();
+  // Nothing announces any more: the notifier stops, then the hold is
+  // released (issue 17 item 3: SIGTERM/SIGINT never leave the desktop silenced).
+  notifier.reset();
+  dnd.reset();
   log.information("stopped");
   return EXIT_OK;
 }

@@ -1,5 +1,6 @@
 #include "server/notify/desktop_notifier.h"
 
+#include <algorithm>
 #include <utility>
 
 #include <Poco/Environment.h>
@@ -9,19 +10,24 @@
 #include <Poco/Process.h>
 
 #include "antidrift/thread_name.h"
+#include "server/notify/do_not_disturb.h"
 
 namespace antidrift::notify {
 namespace {
 
 /// Poco's child exits with this when exec fails (TECH-NOTES §3.1).
 constexpr int kExecFailedExitCode = 72;
-/// How often the worker looks whether the command has ended.
-constexpr std::chrono::milliseconds kPollInterval{20};
 
 }  // namespace
 
 DesktopNotifier::DesktopNotifier(std::string command)
-    : command_(std::move(command)), logger_(Poco::Logger::get("antidrift.notify")) {
+    : DesktopNotifier(std::move(command), Options{}) {}
+
+DesktopNotifier::DesktopNotifier(std::string command, Options options)
+    : command_(std::move(command)),
+      options_(std::move(options)),
+      logger_(Poco::Logger::get("antidrift.notify")),
+      tracker_(options_.repeatMs, options_.minGap.count()) {
   worker_ = std::thread([this] {
     setCurrentThreadName("ad-notify");
     work();
@@ -43,8 +49,32 @@ std::vector<std::string> DesktopNotifier::argumentsFor(const std::string& reason
 }
 
 std::vector<std::string> DesktopNotifier::argumentsFor(const std::string& summary,
-                                                       const std::string& body) {
-  return {"-a", kAppName, summary, body};
+                                                       const std::string& body, bool actions,
+                                                       bool wait) {
+  std::vector<std::string> arguments{"-a", kAppName};
+  if (actions) {
+    arguments.insert(arguments.end(),
+                     {"-A", std::string(kActionBack) + "=Back to task", "-A",
+                      std::string(kActionOnTask) + "=This is on task", "-t", "15000"});
+  } else if (wait) {
+    arguments.insert(arguments.end(), {"-w", "-t", "15000"});
+  }
+  arguments.insert(arguments.end(), {"--", summary, body});
+  return arguments;
+}
+
+std::int64_t DesktopNotifier::nowMs() const {
+  if (options_.nowMs) return options_.nowMs();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void DesktopNotifier::queueLocked(Message message) {
+  if (pending_.size() >= kMaxPending) {
+    pending_.pop_front();
+  }
+  pending_.push_back(std::move(message));
 }
 
 void DesktopNotifier::onState(const State& state) {
@@ -54,20 +84,17 @@ void DesktopNotifier::onState(const State& state) {
       return;  // delivered late: a newer State was seen already
     }
     newestVersion_ = state.version;
-    std::optional<std::string> reason = tracker_.newDriftReason(state);
+    std::optional<std::string> reason = tracker_.newDriftReason(state, nowMs());
     std::optional<std::string> timeUp = tracker_.timeUpAction(state);
-    if ((!reason && !timeUp) || stopping_) {
+    std::optional<std::string> headsUp = tracker_.newHeadsUp(state);
+    if (stopping_) {
       return;
     }
-    const auto queue = [this](Message message) {
-      if (pending_.size() >= kMaxPending) {
-        pending_.pop_front();
-      }
-      pending_.push_back(std::move(message));
-    };
-    if (reason) queue(Message{kSummary, std::move(*reason)});
-    if (timeUp) queue(Message{kTimeUpSummary, std::move(*timeUp)});
+    if (reason) queueLocked(Message{kSummary, std::move(*reason), options_.actions});
+    if (timeUp) queueLocked(Message{kTimeUpSummary, std::move(*timeUp), false});
+    if (headsUp && options_.headsUp) queueLocked(Message{kHeadsUpSummary, std::move(*headsUp)});
   }
+  // Also when nothing was queued: the reminder's due time may have moved.
   wake_.notify_one();
 }
 
@@ -76,12 +103,33 @@ bool DesktopNotifier::waitUntilIdleForTest(std::chrono::milliseconds timeout) {
   return idle_.wait_for(lock, timeout, [this] { return pending_.empty() && !running_; });
 }
 
+bool DesktopNotifier::waitForSentForTest(std::size_t count, std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return idle_.wait_for(lock, timeout,
+                        [this, count] { return sent_ >= count && pending_.empty() && !running_; });
+}
+
 void DesktopNotifier::work() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    wake_.wait(lock, [this] { return stopping_ || !pending_.empty(); });
+    const auto ready = [this] { return stopping_ || !pending_.empty(); };
+    const std::optional<std::int64_t> due = tracker_.nextReminderMs();
+    if (due) {
+      const std::int64_t wait = std::max<std::int64_t>(0, *due - nowMs());
+      wake_.wait_for(lock, std::chrono::milliseconds(wait), ready);
+      if (!stopping_ && pending_.empty()) {
+        if (std::optional<std::string> reason = tracker_.reminder(nowMs())) {
+          queueLocked(Message{kReminderSummary, std::move(*reason), options_.actions});
+        }
+      }
+    } else {
+      wake_.wait(lock, ready);
+    }
     if (stopping_) {
       return;
+    }
+    if (pending_.empty()) {
+      continue;  // woken for a new due time, or the reminder is not due yet
     }
     const Message message = std::move(pending_.front());
     pending_.pop_front();
@@ -90,6 +138,7 @@ void DesktopNotifier::work() {
     run(message);
     lock.lock();
     running_ = false;
+    ++sent_;
     idle_.notify_all();
   }
 }
@@ -109,6 +158,14 @@ bool DesktopNotifier::commandFound() const {
 }
 
 void DesktopNotifier::run(const Message& message) {
+  if (options_.around) {
+    options_.around([this, &message] { send(message); });
+  } else {
+    send(message);
+  }
+}
+
+void DesktopNotifier::send(const Message& message) {
   if (!commandFound()) {
     if (!missingLogged_) {
       logger_.warning("notify.desktop is on but \"" + command_ +
@@ -117,26 +174,24 @@ void DesktopNotifier::run(const Message& message) {
     }
     return;
   }
-  int exitCode = 0;
-  try {
-    Poco::ProcessHandle handle =
-        Poco::Process::launch(command_, argumentsFor(message.summary, message.body));
-    const auto deadline = std::chrono::steady_clock::now() + kCommandTimeout;
-    exitCode = handle.tryWait();
-    while (exitCode == -1 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(kPollInterval);
-      exitCode = handle.tryWait();
-    }
-    if (exitCode == -1) {
-      Poco::Process::kill(handle);
-      exitCode = handle.wait();
+  std::vector<std::string> argv{command_};
+  const std::vector<std::string> arguments =
+      argumentsFor(message.summary, message.body, message.actions, options_.waitForClose);
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  std::string chosen;
+  const bool waits = message.actions || options_.waitForClose;
+  const int exitCode = runCommand(argv, waits ? kActionWait : kCommandTimeout, &chosen);
+  if (exitCode == -1) {
+    if (!waits) {
       logger_.warning("\"" + command_ + "\" did not end within " +
                       std::to_string(kCommandTimeout.count()) + " s and was killed");
-      return;
     }
-  } catch (const Poco::Exception& error) {
-    logger_.warning("cannot run \"" + command_ + "\": " + error.displayText());
-    return;
+    return;  // with actions: the person did not choose one in time
+  }
+  chosen = chosen.substr(0, chosen.find('\n'));
+  if (exitCode == 0 && message.actions && options_.onAction &&
+      (chosen == kActionOnTask || chosen == kActionBack)) {
+    options_.onAction(chosen);
   }
   if (exitCode == kExecFailedExitCode && !missingLogged_) {
     logger_.warning("\"" + command_ + "\" could not be started; no desktop notifications");

@@ -1,9 +1,12 @@
 /// @file desktop_notifier.h
 /// The daemon's desktop notifications (`notify.desktop`, `notify.command`):
-/// `notify-send -a AntiDrift "AntiDrift: you drifted" "<reason>"` once per
-/// drift episode (DESIGN §4, last paragraph) and `notify-send -a AntiDrift
-/// "AntiDrift: time is up" "<next action>"` when a timebox runs out (issue 7
-/// item 5), off the caller's thread.
+/// `notify-send -a AntiDrift -- "AntiDrift: you drifted" "<reason>"` once per
+/// drift episode (DESIGN §4, last paragraph), a reminder while the drift lasts
+/// (`notify.repeat_s`, issue 17 item 2), the heads-up when `notify.heads_up`
+/// is on, and `notify-send -a AntiDrift -- "AntiDrift: time is up" "<next
+/// action>"` when a timebox runs out (issue 7 item 5), off the caller's
+/// thread. `--` ends the options, so a reason starting with "-" stays text
+/// (issue 19 item 7).
 #pragma once
 
 #include <chrono>
@@ -11,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -39,6 +43,39 @@ class DesktopNotifier {
   static constexpr const char* kSummary = "AntiDrift: you drifted";
   /// The summary line when the timebox ran out; the body is the next action.
   static constexpr const char* kTimeUpSummary = "AntiDrift: time is up";
+  /// The summary line of a reminder of a drift that lasts.
+  static constexpr const char* kReminderSummary = "AntiDrift: still drifting";
+  /// The summary line of the heads-up (notify.heads_up).
+  static constexpr const char* kHeadsUpSummary = "AntiDrift: heads up";
+  /// Rate limit: a new drift episode within this of the last drift
+  /// notification raises none (the reminder still comes).
+  static constexpr std::chrono::seconds kMinGap{30};
+  /// With actions, notify-send waits for the person; it is ended after this.
+  static constexpr std::chrono::seconds kActionWait{20};
+  /// The action keys notify-send prints when one is chosen.
+  static constexpr const char* kActionOnTask = "ontask";
+  static constexpr const char* kActionBack = "back";
+
+  /// Everything but the command; the defaults are the old behaviour.
+  struct Options {
+    std::int64_t repeatMs = 0;                   ///< notify.repeat_s × 1000; 0 = no reminders
+    std::chrono::milliseconds minGap = kMinGap;  ///< the rate limit
+    bool headsUp = false;                        ///< notify.heads_up
+    /// Offer "Back to task" / "This is on task" (the server lists "actions"
+    /// among its capabilities); the chosen key goes to onAction, on the
+    /// notifier's thread.
+    bool actions = false;
+    std::function<void(const std::string&)> onAction;
+    /// Wraps each notification (DoNotDisturb::aroundOwnNotification, so it
+    /// reaches the person under a dunst that holds everything); none = run it.
+    std::function<void(const std::function<void()>&)> around;
+    /// notify-send waits until each notification closes (at most
+    /// kActionWait), so `around` lasts as long as it shows: under a dunst
+    /// that holds everything, the hold is taken again only then.
+    bool waitForClose = false;
+    /// Monotonic milliseconds (reminders, rate limit); none = steady_clock.
+    std::function<std::int64_t()> nowMs;
+  };
   /// Notifications waiting for the worker, at most.
   static constexpr std::size_t kMaxPending = 2;
   /// A command still running after this is killed (and reaped).
@@ -47,6 +84,8 @@ class DesktopNotifier {
   /// `command`: notify.command (a program on $PATH or a path). Starts the
   /// worker thread.
   explicit DesktopNotifier(std::string command);
+  /// The same with reminders, heads-up, actions and a wrapper (Options).
+  DesktopNotifier(std::string command, Options options);
   /// Stops the worker: pending notifications are dropped, a running command
   /// is waited for (at most kCommandTimeout).
   ~DesktopNotifier();
@@ -63,16 +102,23 @@ class DesktopNotifier {
   void onState(const State& state);
 
   /// The arguments after the command for a drift with `reason`:
-  /// {"-a", kAppName, kSummary, reason}; the reason is one argv element,
-  /// verbatim. Pure.
+  /// {"-a", kAppName, "--", kSummary, reason}; the reason is one argv
+  /// element, verbatim. Pure.
   static std::vector<std::string> argumentsFor(const std::string& reason);
-  /// The arguments for any notification: {"-a", kAppName, summary, body};
-  /// each one argv element, verbatim. Pure.
-  static std::vector<std::string> argumentsFor(const std::string& summary, const std::string& body);
+  /// The arguments for any notification: {"-a", kAppName, [actions], "--",
+  /// summary, body}; with `actions`, "-A ontask=This is on task -A
+  /// back=Back to task" (notify-send ≥ 0.7.9 then waits and prints the key
+  /// chosen) and "-t 15000"; else with `wait`, "-w -t 15000" (waits until
+  /// the notification closes). Each one argv element, verbatim. Pure.
+  static std::vector<std::string> argumentsFor(const std::string& summary, const std::string& body,
+                                               bool actions = false, bool wait = false);
 
   /// Blocks until nothing is pending or running, at most `timeout`; true
   /// when idle. For tests.
   bool waitUntilIdleForTest(std::chrono::milliseconds timeout);
+  /// Blocks until `count` commands have run in all, at most `timeout`; true
+  /// when they have. For tests.
+  bool waitForSentForTest(std::size_t count, std::chrono::milliseconds timeout);
 
  private:
   void work();
@@ -80,11 +126,16 @@ class DesktopNotifier {
   struct Message {
     std::string summary;
     std::string body;
+    bool actions = false;
   };
+  std::int64_t nowMs() const;
+  void queueLocked(Message message);
   void run(const Message& message);
+  void send(const Message& message);
   bool commandFound() const;
 
   const std::string command_;
+  const Options options_;
   Poco::Logger& logger_;
   std::mutex mutex_;
   std::condition_variable wake_;     ///< the worker: pending or stopping
@@ -94,6 +145,7 @@ class DesktopNotifier {
   std::deque<Message> pending_;      // guarded by mutex_
   bool running_ = false;             // guarded by mutex_
   bool stopping_ = false;            // guarded by mutex_
+  std::size_t sent_ = 0;             // guarded by mutex_: commands run
   bool missingLogged_ = false;       // worker thread only
   bool failureLogged_ = false;       // worker thread only
   std::thread worker_;

@@ -201,6 +201,9 @@ class CrashLoop {
     writeResponses(responses_);
     environment_["XDG_CONFIG_HOME"] = directory_.path() + "/config";
     environment_["XDG_DATA_HOME"] = directory_.path() + "/data";
+    // Never the developer's session bus: do-not-disturb (issue 17 item 3)
+    // must not pause their notification server from a killed test daemon.
+    environment_["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/antidrift-tests-no-bus";
     std::mt19937 random(options_.seed);
     std::cout << "crash_loop: " << options_.kills << " kills, seed " << options_.seed << ", delay "
               << options_.minDelayMs << "-" << options_.maxDelayMs << " ms\n";

@@ -8,7 +8,7 @@
 import { byId, setHidden, setText } from './dom.js';
 import { formatClock, formatMinutes } from './format.js';
 import { post } from './net.js';
-import { mountNotifyControl, notifyDrift } from './notify.js';
+import { mountNotifyControl, notifyDrift, setDaemonNotify } from './notify.js';
 import { mountSoundToggle } from './sound.js';
 import { latestState, serverNowMs } from './store.js';
 
@@ -120,6 +120,7 @@ export function update(state) {
     setText('drift-status',
       words && reason ? `${words} · ${reason}${when}` : (words || reason || '—'));
   }
+  setDaemonNotify(state.notify);
   updateDriftBanner(drift);
   updateHeadsUp(drift);
   const extendedSecs = Number(commitment.extended_secs) || 0;

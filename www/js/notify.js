@@ -3,11 +3,33 @@
  * person has just left) and when the timebox runs out (issue 7). The page
  * never asks unprompted: a small "Notify me" control asks for permission
  * when clicked.
+ *
+ * One notification per drift (issue 17 item 2): when the daemon raises
+ * desktop notifications itself (State notify.desktop), the page's own step
+ * aside, the control is hidden and the page says which one is on.
  */
 
 import { byId, setHidden, setText } from './dom.js';
 
 const kSupported = typeof window.Notification === 'function';
+
+/** The daemon's notification sinks from the latest State (notify.desktop, notify.do_not_disturb). */
+let daemonNotifies = false;
+let doNotDisturb = '';
+
+/**
+ * Follows State.notify: while the daemon notifies on the desktop, the page's
+ * Web Notifications are off and the status line says so; the do-not-disturb
+ * switch in use is named too.
+ */
+export function setDaemonNotify(notify) {
+  const live = Boolean(notify && notify.desktop === true);
+  const dnd = notify && typeof notify.do_not_disturb === 'string' ? notify.do_not_disturb : '';
+  if (live === daemonNotifies && dnd === doNotDisturb) return;
+  daemonNotifies = live;
+  doNotDisturb = dnd;
+  showPermission();
+}
 
 /** Wires the "Notify me" control of the active view and shows the current permission. */
 export function mountNotifyControl() {
@@ -26,21 +48,25 @@ export function mountNotifyControl() {
 /** The control while permission is undecided; one quiet line once decided. */
 function showPermission() {
   const permission = kSupported ? Notification.permission : 'unsupported';
-  setHidden(byId('notify-drift'), permission !== 'default');
+  setHidden(byId('notify-drift'), daemonNotifies || permission !== 'default');
   let text = '';
-  if (permission === 'granted') text = 'Notifications on: drift and time up';
+  if (daemonNotifies) text = 'Desktop notifications on: drift, reminders and time up';
+  else if (permission === 'granted') text = 'Browser notifications on: drift and time up';
   else if (permission === 'denied') text = 'Notifications blocked in this browser';
+  if (doNotDisturb) {
+    text += `${text ? ' · ' : ''}other apps' notifications held until the session ends (${doNotDisturb})`;
+  }
   setText('notify-status', text);
   setHidden(byId('notify-status'), text === '');
 }
 
 /**
  * Raises one notification for a new drift with the daemon's reason (shown
- * verbatim: notification bodies are plain text). Nothing without permission.
- * Clicking it brings this tab forward.
+ * verbatim: notification bodies are plain text). Nothing without permission,
+ * nor while the daemon notifies on the desktop. Clicking it brings this tab forward.
  */
 export function notifyDrift(reason) {
-  if (!kSupported || Notification.permission !== 'granted') return;
+  if (daemonNotifies || !kSupported || Notification.permission !== 'granted') return;
   const notification = new Notification('Drifting · AntiDrift', {
     body: reason,
     tag: 'antidrift-drift',
@@ -57,7 +83,7 @@ export function notifyDrift(reason) {
  * Clicking it brings this tab forward, where the review waits.
  */
 export function notifyTimeUp(nextAction) {
-  if (!kSupported || Notification.permission !== 'granted') return;
+  if (daemonNotifies || !kSupported || Notification.permission !== 'granted') return;
   const notification = new Notification(`Time is up: ${nextAction}`, {
     body: 'Review the session in AntiDrift.',
     tag: 'antidrift-time-up',

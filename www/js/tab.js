@@ -49,6 +49,9 @@ function titlePrefix(state) {
   if (state.runtime === 'planning') return 'Planning';
   if (state.runtime === 'review') return 'Review';
   if (state.runtime === 'active' && state.commitment) {
+    // The heads-up (issue 17 item 2) shows in the title as the banner does.
+    const nudge = state.drift && typeof state.drift.nudge === 'string' ? state.drift.nudge.trim() : '';
+    if (nudge !== '') return 'Heads up';
     const deadline = state.commitment.deadline;
     const remainingSecs = typeof deadline === 'number'
       ? Math.max(0, (deadline - serverNowMs()) / 1000) : Number(state.commitment.remaining_secs) || 0;

@@ -120,6 +120,11 @@ void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavai
   }
 }
 
+void Controller::setNotifyView(NotifyView view) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  notifyView_ = std::move(view);
+}
+
 std::int64_t Controller::sessionNowLocked() const {
   if (runtime_ != RuntimeState::Active || !commitment_) return clock_.nowUtcMs();
   return commitment_->startedAtMs +
@@ -989,8 +994,12 @@ State Controller::stateLocked() const {
   state.evidence.away = away_;
   if (runtime_ == RuntimeState::Active) {
     const drift::DriftView& view = drift_.view();
-    state.drift = DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge,
-                            view.app, view.blocked, view.judgeAtMs};
+    state.drift = DriftView{std::string(drift::toString(view.status)),
+                            view.reason,
+                            view.nudge,
+                            view.app,
+                            view.blocked,
+                            view.judgeAtMs};
   }
   state.stats = stats_.stats();
   if (runtime_ == RuntimeState::Review) state.timeline = timeline_.spans();
@@ -999,6 +1008,7 @@ State Controller::stateLocked() const {
   state.review = reviewAnswer_;
   state.lastCarryForward = lastCarryForward_;
   state.ai = AiView{aiBackendName_, aiAvailable_, aiDetail_};
+  state.notify = notifyView_;
   if (runtime_ == RuntimeState::Planning) {
     state.defaultAllowedApps = normaliseApps(settings_.defaultAllowedApps);
     state.appChoices = appChoicesLocked();

@@ -202,6 +202,10 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
   ai->set("available", state.ai.available);
   ai->set("detail", state.ai.detail);
   json->set("ai", ai);
+  Poco::JSON::Object::Ptr notify = new Poco::JSON::Object;
+  notify->set("desktop", state.notify.desktop);
+  notify->set("do_not_disturb", state.notify.doNotDisturb);
+  json->set("notify", notify);
   return json;
 }
 

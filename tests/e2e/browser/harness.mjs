@@ -60,6 +60,9 @@ export async function startDaemon(extraSettings = {}, { configFile } = {}) {
   const env = { ...process.env, XDG_CONFIG_HOME: makeTempDir('antidrift-ui-config-') };
   delete env.ANTIDRIFT_AI_BACKEND;
   delete env.DISPLAY;
+  // Nor notify on, or pause, the developer's own notification server
+  // (notify.desktop and focus.do_not_disturb default to auto, issue 17).
+  delete env.DBUS_SESSION_BUS_ADDRESS;
 
   const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

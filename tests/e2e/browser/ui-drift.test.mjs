@@ -124,7 +124,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
     // Notifications are allowed already: no "Notify me" control, one quiet line.
     assert.equal(await page.isHidden('#notify-drift'), true);
-    assert.equal(await page.textContent('#notify-status'), 'Notifications on: drift and time up');
+    assert.equal(await page.textContent('#notify-status'), 'Browser notifications on: drift and time up');
 
     await observe('code', 'report.md - Visual Studio Code');
     await page.waitForSelector('#drift-status[data-status="ontask"]');
@@ -196,6 +196,8 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.waitForSelector('#heads-up:not([hidden])');
     assert.equal(await page.textContent('#heads-up-text'), kNudgeMessage);
     assert.equal(await page.isHidden('#drift-banner'), true);
+    // The tab says so too, as it does for the banner (issue 17 item 2).
+    assert.equal(await page.title(), 'Heads up · AntiDrift');
     assert.deepEqual(await page.$$eval('#heads-up button', (buttons) => buttons.map((b) => b.textContent)),
       ['Dismiss']);
     screenshots.push(await screenshot(page, 'ui-drift-heads-up'));

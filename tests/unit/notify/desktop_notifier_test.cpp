@@ -46,8 +46,9 @@ struct FakeNotifyCommand {
 };
 
 TEST(DesktopNotifier, ArgumentsAreTheAppNameTheSummaryAndTheReasonAsOneElement) {
-  EXPECT_THAT(DesktopNotifier::argumentsFor("a; $(rm -rf ~) \"b\""),
-              ElementsAre("-a", "AntiDrift", "AntiDrift: you drifted", "a; $(rm -rf ~) \"b\""));
+  EXPECT_THAT(
+      DesktopNotifier::argumentsFor("a; $(rm -rf ~) \"b\""),
+      ElementsAre("-a", "AntiDrift", "--", "AntiDrift: you drifted", "a; $(rm -rf ~) \"b\""));
 }
 
 TEST(DesktopNotifier, RunsTheCommandOncePerEpisodeWithArgvVerbatim) {
@@ -55,7 +56,9 @@ TEST(DesktopNotifier, RunsTheCommandOncePerEpisodeWithArgvVerbatim) {
   const std::string& command = fake.command;
   const std::string& log = fake.log;
 
-  DesktopNotifier notifier(command);
+  DesktopNotifier::Options noRateLimit;
+  noRateLimit.minGap = std::chrono::milliseconds(0);
+  DesktopNotifier notifier(command, noRateLimit);
   notifier.onState(drifting(1, "steam is blocked during focus; $(echo not run)"));
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
   notifier.onState(drifting(1, "steam is blocked during focus; $(echo not run)"));
@@ -64,8 +67,8 @@ TEST(DesktopNotifier, RunsTheCommandOncePerEpisodeWithArgvVerbatim) {
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
 
   EXPECT_THAT(test::readLines(log),
-              ElementsAre("-a", "AntiDrift", "AntiDrift: you drifted",
-                          "steam is blocked during focus; $(echo not run)", "-a", "AntiDrift",
+              ElementsAre("-a", "AntiDrift", "--", "AntiDrift: you drifted",
+                          "steam is blocked during focus; $(echo not run)", "-a", "AntiDrift", "--",
                           "AntiDrift: you drifted", "second"));
 }
 
@@ -88,7 +91,7 @@ TEST(DesktopNotifier, AStateDeliveredLateIsIgnored) {
   notifier.onState(again);
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
   EXPECT_THAT(test::readLines(log),
-              ElementsAre("-a", "AntiDrift", "AntiDrift: you drifted", "once"));
+              ElementsAre("-a", "AntiDrift", "--", "AntiDrift: you drifted", "once"));
 }
 
 TEST(DesktopNotifier, SaysTimeIsUpWhenTheTimeboxRunsOut) {
@@ -109,7 +112,65 @@ TEST(DesktopNotifier, SaysTimeIsUpWhenTheTimeboxRunsOut) {
   notifier.onState(expired);
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
   EXPECT_THAT(test::readLines(log),
-              ElementsAre("-a", "AntiDrift", "AntiDrift: time is up", "Draft the report"));
+              ElementsAre("-a", "AntiDrift", "--", "AntiDrift: time is up", "Draft the report"));
+}
+
+TEST(DesktopNotifier, ADriftThatLastsIsRemindedUntilItEnds) {
+  const FakeNotifyCommand fake;
+  DesktopNotifier::Options options;
+  options.repeatMs = 50;
+  DesktopNotifier notifier(fake.command, options);
+  notifier.onState(drifting(1, "YouTube"));
+  ASSERT_TRUE(notifier.waitForSentForTest(3, kWait));
+  State onTask = drifting(1, "YouTube");
+  onTask.drift.status = "ontask";
+  notifier.onState(onTask);
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  const std::vector<std::string> lines = test::readLines(fake.log);
+  ASSERT_GE(lines.size(), 15u);
+  EXPECT_THAT(std::vector<std::string>(lines.begin(), lines.begin() + 15),
+              ElementsAre("-a", "AntiDrift", "--", "AntiDrift: you drifted", "YouTube", "-a",
+                          "AntiDrift", "--", "AntiDrift: still drifting", "YouTube", "-a",
+                          "AntiDrift", "--", "AntiDrift: still drifting", "YouTube"));
+}
+
+TEST(DesktopNotifier, ActionsAreOfferedAndTheChosenOneIsReported) {
+  FakeNotifyCommand fake;
+  // Prints the key of "This is on task", as notify-send does when it is clicked.
+  test::writeWholeFile(fake.command,
+                       "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + fake.log + "'\necho ontask\n");
+  std::vector<std::string> chosen;
+  DesktopNotifier::Options options;
+  options.actions = true;
+  options.onAction = [&chosen](const std::string& key) { chosen.push_back(key); };
+  DesktopNotifier notifier(fake.command, options);
+  notifier.onState(drifting(1, "-u critical"));
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  EXPECT_THAT(
+      test::readLines(fake.log),
+      ElementsAre("-a", "AntiDrift", "-A", "back=Back to task", "-A", "ontask=This is on task",
+                  "-t", "15000", "--", "AntiDrift: you drifted", "-u critical"));
+  EXPECT_THAT(chosen, ElementsAre("ontask"));
+}
+
+TEST(DesktopNotifier, TheHeadsUpNotifiesOnlyWhenAskedAndOncePerText) {
+  const FakeNotifyCommand fake;
+  State heads = drifting(0, "");
+  heads.drift.status = "ontask";
+  heads.drift.nudge = "Three videos in a row";
+  {
+    DesktopNotifier off(fake.command);
+    off.onState(heads);
+    ASSERT_TRUE(off.waitUntilIdleForTest(kWait));
+  }
+  DesktopNotifier::Options options;
+  options.headsUp = true;
+  DesktopNotifier notifier(fake.command, options);
+  notifier.onState(heads);
+  notifier.onState(heads);
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  EXPECT_THAT(test::readLines(fake.log),
+              ElementsAre("-a", "AntiDrift", "--", "AntiDrift: heads up", "Three videos in a row"));
 }
 
 TEST(DesktopNotifier, AMissingCommandNeitherThrowsNorBlocks) {

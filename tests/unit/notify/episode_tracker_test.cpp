@@ -83,5 +83,52 @@ TEST(EpisodeTrackerTimeUp, CompletedAbandonedAndRestoredSessionsAreNotAnnounced)
   EXPECT_FALSE(restarted.timeUpAction(sessionIn(RuntimeState::Review, "s3", Outcome::Expired)));
 }
 
+TEST(EpisodeTracker, ALastingDriftIsRemindedEveryRepeatAndStopsWhenItEnds) {
+  EpisodeTracker tracker(/*repeatMs=*/300'000, /*minGapMs=*/30'000);
+  EXPECT_EQ(tracker.nextReminderMs(), std::nullopt);
+  EXPECT_EQ(tracker.newDriftReason(drifting("a", 1, "YouTube"), 1'000), "YouTube");
+  EXPECT_EQ(tracker.nextReminderMs(), 301'000);
+  EXPECT_EQ(tracker.reminder(300'999), std::nullopt);
+  EXPECT_EQ(tracker.reminder(301'000), "YouTube");
+  EXPECT_EQ(tracker.nextReminderMs(), 601'000);
+  State onTask = drifting("a", 1, "YouTube");
+  onTask.drift.status = "ontask";
+  EXPECT_EQ(tracker.newDriftReason(onTask, 400'000), std::nullopt);
+  EXPECT_EQ(tracker.nextReminderMs(), std::nullopt);
+  EXPECT_EQ(tracker.reminder(900'000), std::nullopt);
+}
+
+TEST(EpisodeTracker, RepeatZeroNeverReminds) {
+  EpisodeTracker tracker(0, 0);
+  EXPECT_EQ(tracker.newDriftReason(drifting("a", 1, "r"), 0), "r");
+  EXPECT_EQ(tracker.nextReminderMs(), std::nullopt);
+  EXPECT_EQ(tracker.reminder(10'000'000), std::nullopt);
+}
+
+TEST(EpisodeTracker, ANewEpisodeInsideTheRateLimitIsNotReportedButReminded) {
+  EpisodeTracker tracker(300'000, 30'000);
+  EXPECT_EQ(tracker.newDriftReason(drifting("a", 1, "first"), 0), "first");
+  EXPECT_EQ(tracker.newDriftReason(drifting("a", 2, "second"), 10'000), std::nullopt);
+  EXPECT_EQ(tracker.newDriftReason(drifting("a", 3, "third"), 40'000), "third");
+  EXPECT_EQ(tracker.newDriftReason(drifting("a", 4, "fourth"), 50'000), std::nullopt);
+  // The rate-limited episode is still reminded, with its own reason.
+  EXPECT_EQ(tracker.reminder(340'000), "fourth");
+}
+
+TEST(EpisodeTracker, AHeadsUpIsReportedOncePerTextAndSession) {
+  EpisodeTracker tracker;
+  State state = drifting("a", 0, "");
+  state.drift.status = "ontask";
+  EXPECT_EQ(tracker.newHeadsUp(state), std::nullopt);
+  state.drift.nudge = "Three videos in a row";
+  EXPECT_EQ(tracker.newHeadsUp(state), "Three videos in a row");
+  EXPECT_EQ(tracker.newHeadsUp(state), std::nullopt);
+  state.drift.nudge = "Another one";
+  EXPECT_EQ(tracker.newHeadsUp(state), "Another one");
+  State next = drifting("b", 0, "");
+  next.drift.nudge = "Another one";
+  EXPECT_EQ(tracker.newHeadsUp(next), "Another one");
+}
+
 }  // namespace
 }  // namespace antidrift::notify

@@ -4,3 +4,6 @@
 target_link_libraries(${target} PRIVATE antidrift_server X11::X11)
 add_dependencies(${target} antidrift_testwin)
 target_compile_definitions(${target} PRIVATE TESTWIN_PATH="$<TARGET_FILE:antidrift_testwin>")
+# do_not_disturb_test.cpp runs the antidriftd binary against a private dunst.
+add_dependencies(${target} antidriftd)
+target_compile_definitions(${target} PRIVATE ANTIDRIFTD_PATH="$<TARGET_FILE:antidriftd>")

@@ -250,8 +250,11 @@ TEST_F(ConfigTest, DriftNudgePrivacyAndNotifyDefaultsAreThoseOfSettings) {
   EXPECT_EQ(config.settings.nudgeDebounceSecs, 300);
   EXPECT_EQ(config.settings.redactPatterns, defaults.redactPatterns);
   EXPECT_EQ(config.settings.neverSendApps, defaults.neverSendApps);
-  EXPECT_FALSE(config.notifyDesktop);
+  EXPECT_EQ(config.notifyDesktop, std::nullopt);  // auto (issue 17 item 2)
   EXPECT_EQ(config.notifyCommand, "notify-send");
+  EXPECT_EQ(config.notifyRepeatSecs, 300);
+  EXPECT_FALSE(config.notifyHeadsUp);
+  EXPECT_EQ(config.doNotDisturb, "auto");
 }
 
 TEST_F(ConfigTest, ReadsDriftNudgePrivacyAndNotifyKeys) {
@@ -266,6 +269,9 @@ TEST_F(ConfigTest, ReadsDriftNudgePrivacyAndNotifyKeys) {
   config_->setString("privacy.never_send_apps", "Signal");
   config_->setString("notify.desktop", "true");
   config_->setString("notify.command", "/usr/local/bin/my-notify");
+  config_->setString("notify.repeat_s", "0");
+  config_->setString("notify.heads_up", "true");
+  config_->setString("focus.do_not_disturb", "mako");
 
   const DaemonConfig config = read();
   EXPECT_THAT(config.settings.blockedApps, ElementsAre("steam", "discord"));
@@ -279,8 +285,11 @@ TEST_F(ConfigTest, ReadsDriftNudgePrivacyAndNotifyKeys) {
   EXPECT_EQ(config.settings.redactPatterns.at("ticket"), "JIRA-\\d+");
   EXPECT_EQ(config.settings.redactPatterns.size(), 3u);  // email and digits stay
   EXPECT_THAT(config.settings.neverSendApps, ElementsAre("signal"));
-  EXPECT_TRUE(config.notifyDesktop);
+  EXPECT_EQ(config.notifyDesktop, std::optional<bool>(true));
   EXPECT_EQ(config.notifyCommand, "/usr/local/bin/my-notify");
+  EXPECT_EQ(config.notifyRepeatSecs, 0);
+  EXPECT_TRUE(config.notifyHeadsUp);
+  EXPECT_EQ(config.doNotDisturb, "mako");
 }
 
 TEST_F(ConfigTest, ASetListReplacesItsDefaultEvenWhenEmpty) {
@@ -315,7 +324,15 @@ TEST_F(ConfigTest, DebouncesAreNonNegativeIntegersAndNotifyIsChecked) {
   EXPECT_THAT(errorOf(), HasSubstr("nudge.debounce_s must be an integer from 0"));
   config_->setString("nudge.debounce_s", "5");
   config_->setString("notify.desktop", "maybe");
-  EXPECT_THAT(errorOf(), HasSubstr("notify.desktop must be true or false"));
+  EXPECT_THAT(errorOf(), HasSubstr("notify.desktop must be auto, true or false"));
+  config_->setString("notify.desktop", "auto");
+  config_->setString("notify.repeat_s", "10");
+  EXPECT_THAT(errorOf(), HasSubstr("notify.repeat_s must be 0 (off) or from 30 to 86400"));
+  config_->setString("notify.repeat_s", "60");
+  config_->setString("focus.do_not_disturb", "kde");
+  EXPECT_THAT(errorOf(), HasSubstr("focus.do_not_disturb must be auto, off, dunst"));
+  config_->setString("focus.do_not_disturb", "off");
+  EXPECT_EQ(read().doNotDisturb, "off");
   config_->setString("notify.desktop", "yes");
   config_->setString("notify.command", " ");
   EXPECT_THAT(errorOf(), HasSubstr("notify.command must not be empty"));

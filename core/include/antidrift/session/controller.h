@@ -129,6 +129,11 @@ class Controller {
   /// Controller.
   void setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason = "");
 
+  /// What the daemon's notification sinks do (State::notify; issue 17 items
+  /// 2 and 3), copied into every State from now on. Announces nothing; call
+  /// before restore().
+  void setNotifyView(NotifyView view);
+
   /// Loads the snapshot (DESIGN §9 "Restart"): an active session resumes with
   /// drift state reset; one whose deadline passed while the daemon was down
   /// goes to review as `expired`. A session in review whose id is already
@@ -369,6 +374,7 @@ class Controller {
   std::string aiBackendName_;
   bool aiAvailable_;
   std::string aiDetail_;
+  NotifyView notifyView_;  // guarded by mutex_
   std::shared_ptr<Backend> backend_;
 
   mutable std::mutex mutex_;

@@ -54,6 +54,16 @@ struct AiView {
   std::string detail;      ///< when not available: why, and what to do; else ""
 };
 
+/// The daemon's notification sinks (issue 17 items 2 and 3), fixed at start.
+struct NotifyView {
+  /// The daemon raises desktop notifications (notify.desktop on, or auto with
+  /// a server on the session bus): the page's own Web Notification steps aside.
+  bool desktop = false;
+  /// The do-not-disturb switch held during a session ("dunst", "mako",
+  /// "swaync", "gnome", "xfce"); "" = none.
+  std::string doNotDisturb;
+};
+
 /// The planning coach (seed 003): status "idle" | "pending" | "ready" | "error".
 struct CoachView {
   std::string status = "idle";
@@ -96,6 +106,7 @@ struct State {
   ReviewAnswer review;  ///< review only: what the person said (issue 7)
   std::string lastCarryForward;
   AiView ai;
+  NotifyView notify;                            ///< every runtime
   std::vector<std::string> defaultAllowedApps;  ///< planning only: drift.allowed_apps, normalised
   /// planning only: apps seen in the last minutes, then apps of recent
   /// sessions, most recent first, no duplicates (issue 6 item 8).
