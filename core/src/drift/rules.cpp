@@ -67,6 +67,8 @@ WindowKind Rules::classify(const Observation& obs) const {
 
 std::optional<std::string> Rules::blockedReason(const Observation& obs) const {
   if (blockedApps_.count(obs.app) > 0) return obs.app + " is blocked during focus";
+  // A private window's title was dropped on entry; its raw title was matched then.
+  if (!obs.blockedTitle.empty()) return obs.blockedTitle;
   if (blockedTitles_.empty()) return std::nullopt;
   const std::string title = text::normalizeUnicode(obs.title);  // valid UTF-8
   for (const TitlePattern& pattern : blockedTitles_) {
@@ -144,9 +146,29 @@ bool Rules::neverSend(std::string_view app) const {
 bool isPrivateWindow(std::string_view app, std::string_view title) {
   const std::string normalisedApp = normaliseApp(app);
   if (normalisedApp == "tor browser" || normalisedApp == "torbrowser") return true;
+  // Each browser's own marker, where only the browser writes it: after its
+  // name at the very end of the window title (issue 19 item 3). A page's
+  // title cannot reach there, so "I went incognito - YouTube — Mozilla
+  // Firefox" is an ordinary window.
   const std::string folded = text::foldCase(title);
-  for (const char* marker : {"private browsing", "incognito", "inprivate"}) {
-    if (folded.find(marker) != std::string::npos) return true;
+  if (folded == text::foldCase(kPrivateWindowTitle)) return true;  // already replaced
+  static constexpr std::string_view kBrowsers[] = {
+      "mozilla firefox", "firefox",   "firefox developer edition",
+      "firefox nightly", "librewolf", "waterfox",
+      "google chrome",   "chromium",  "brave",
+      "vivaldi",         "opera",     "microsoft edge"};
+  static constexpr std::string_view kMarkers[] = {" private browsing", " (private browsing)",
+                                                  " (incognito)", " (private)", " (inprivate)"};
+  for (const std::string_view browser : kBrowsers) {
+    for (const std::string_view marker : kMarkers) {
+      const std::string suffix = std::string(browser) + std::string(marker);
+      if (endsWith(folded, suffix)) return true;
+    }
+  }
+  // Edge: "Page - [InPrivate] - Microsoft Edge" (its profile's place).
+  for (const std::string_view edge : {std::string_view("[inprivate] - microsoft edge"),
+                                      std::string_view("inprivate - microsoft edge")}) {
+    if (endsWith(folded, edge)) return true;
   }
   return false;
 }

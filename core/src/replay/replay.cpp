@@ -118,6 +118,8 @@ class Session {
       obs.title = sanitizeTitle(event.title);
       obs.privateWindow = web.privateWindow || drift::isPrivateWindow(obs.app, obs.title);
       if (obs.privateWindow) {
+        // The hard rules see the raw title before it is dropped (issue 19 item 3).
+        if (auto blocked = engine_.rules().blockedReason(obs)) obs.blockedTitle = *blocked;
         obs.title = std::string(drift::kPrivateWindowTitle);
       } else {
         obs.domain = web.domain;

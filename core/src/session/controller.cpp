@@ -695,6 +695,8 @@ void Controller::recordWindow(Observation raw) {
   // site of its page (issue 16 item 4: an incognito tab marks it private).
   obs.privateWindow = raw.privateWindow || drift::isPrivateWindow(obs.app, obs.title);
   if (obs.privateWindow) {
+    // The hard rules see the raw title before it is dropped (issue 19 item 3).
+    if (auto blocked = drift_.rules().blockedReason(obs)) obs.blockedTitle = *blocked;
     obs.title = std::string(drift::kPrivateWindowTitle);
   } else {
     obs.domain = sanitizeText(raw.domain, kMaxDomainBytes);

@@ -195,10 +195,19 @@ TEST(IsPrivateWindow, SpotsEachBrowsersPrivateMode) {
   EXPECT_TRUE(isPrivateWindow("firefox", "Bank - Mozilla Firefox (Private\u00A0Browsing)"));
   EXPECT_TRUE(isPrivateWindow("chromium", "New Tab - Chromium (Incognito)"));
   EXPECT_TRUE(isPrivateWindow("microsoft-edge", "Bank - [InPrivate] - Microsoft Edge"));
-  EXPECT_TRUE(isPrivateWindow("firefox", "INCOGNITO"));
   EXPECT_TRUE(isPrivateWindow("Tor Browser", "Anything"));
   EXPECT_TRUE(isPrivateWindow("torbrowser", ""));
   EXPECT_TRUE(isPrivateWindow(normaliseApp("Tor Browser"), "Anything"));
+}
+
+TEST(IsPrivateWindow, APagesOwnWordsAreNotTheBrowsersMarker) {
+  // Issue 19 item 3: a title cannot make its window private, and so unjudged.
+  EXPECT_FALSE(isPrivateWindow("firefox", "INCOGNITO"));
+  EXPECT_FALSE(
+      isPrivateWindow("firefox", "I went incognito for 24 hours - YouTube — Mozilla Firefox"));
+  EXPECT_FALSE(isPrivateWindow("firefox", "Private Browsing explained — Mozilla Firefox"));
+  EXPECT_FALSE(isPrivateWindow("chromium", "What InPrivate means - Chromium"));
+  EXPECT_TRUE(isPrivateWindow("chromium", "I went incognito - YouTube - Chromium (Incognito)"));
 }
 
 TEST(IsPrivateWindow, LeavesOrdinaryWindowsAlone) {

@@ -107,6 +107,20 @@ TEST_F(DriftFlowTest, ABlockedTitleDriftsInAnyApp) {
   EXPECT_EQ(backend_->calls("judge"), 0u);
 }
 
+TEST_F(DriftFlowTest, APrivateWindowIsBlockedByItsRawTitleBeforeItIsDropped) {
+  // Issue 19 item 3: dropping the title must not switch the hard rules off.
+  settings_.blockedTitles = {{"video", "youtube|netflix"}};
+  start();
+  see("firefox", "Funny clip - YouTube — Mozilla Firefox Private Browsing");
+  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().reason, "the title matches the blocked pattern \"video\"");
+  EXPECT_TRUE(drift().blocked);
+  const State state = controller_->state();
+  ASSERT_TRUE(state.evidence.current);
+  EXPECT_EQ(state.evidence.current->title, "Private browsing window");
+  EXPECT_EQ(backend_->calls("judge"), 0u);
+}
+
 TEST_F(DriftFlowTest, AnAllowedAppIsOnTaskWithNoJudgeCall) {
   start();
   see("Code - Insiders", "index.js — chango.dev");

@@ -50,9 +50,11 @@ class Rules {
   WindowKind classify(const Observation& obs) const;
 
   /// A hard rule that fires (DESIGN §4 step 1): "<app> is blocked during
-  /// focus" for an app in blockedApps, else "the title matches the blocked
-  /// pattern \"<name>\"" for the first blockedTitles pattern (in name order)
-  /// found in the title (in text::normalizeUnicode form); nullopt otherwise.
+  /// focus" for an app in blockedApps, else `obs.blockedTitle` (a private
+  /// window's raw title matched on entry, issue 19 item 3), else "the title
+  /// matches the blocked pattern \"<name>\"" for the first blockedTitles
+  /// pattern (in name order) found in the title (in text::normalizeUnicode
+  /// form); nullopt otherwise.
   /// `obs.app` is already normalised. Never throws for any title.
   std::optional<std::string> blockedReason(const Observation& obs) const;
 
@@ -90,10 +92,15 @@ class Rules {
   AppSet neverSendApps_;
 };
 
-/// True for a private-browsing window: the title contains "Private Browsing",
-/// "Incognito" or "InPrivate" (case-insensitive, in text::foldCase form), or
-/// the app (raw or normalised) is Tor Browser ("tor browser", "torbrowser").
-/// Issue 6 item 5. Pure; thread-safe; never throws.
+/// True for a private-browsing window, by each browser's own marker where only
+/// the browser writes it (issue 19 item 3; issue 6 item 5): the title (in
+/// text::foldCase form) ends in a browser's name followed by " Private
+/// Browsing", " (Private Browsing)", " (Incognito)", " (Private)" or
+/// " (InPrivate)" ("… — Mozilla Firefox Private Browsing", "… - Chromium
+/// (Incognito)"), or in "[InPrivate] - Microsoft Edge"; or the title is
+/// kPrivateWindowTitle; or the app (raw or normalised) is Tor Browser. A word
+/// in a page's own title ("I went incognito - YouTube — Mozilla Firefox") is
+/// not a marker. Pure; thread-safe; never throws.
 bool isPrivateWindow(std::string_view app, std::string_view title);
 
 /// What replaces a private window's title on entry (never stored, shown,

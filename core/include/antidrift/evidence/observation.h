@@ -28,6 +28,10 @@ struct Observation {
   /// it): the Controller treats it as drift::isPrivateWindow() does — its
   /// title replaced, no domain (issue 6 item 5, issue 16 item 4).
   bool privateWindow = false;
+  /// A private window whose raw title matched drift.blocked_titles before
+  /// the title was dropped: the hard rule's reason (issue 19 item 3); "" else.
+  /// Set by the Controller and the replay on entry, never by a source.
+  std::string blockedTitle{};
 };
 
 /// Makes raw text safe for display and storage: each invalid UTF-8 sequence
