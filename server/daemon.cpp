@@ -615,8 +615,9 @@ int Daemon::serve() {
   ticker.stop();
   runWhileEndingChildren([&executor] { executor.shutdown(); }, kChildTerminateGrace);
   // Window changes are written behind (at most Controller::kWriteBehindMs
-  // late); nothing changes any more, so the last of them is written now.
-  controller.flush();
+  // late) and time is credited at the next change; nothing changes any more,
+  // so the session is credited up to the stop and written now (issue 17 item 4).
+  controller.flushForShutdown();
   log.information("stopped");
   return EXIT_OK;
 }

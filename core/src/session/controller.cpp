@@ -185,6 +185,20 @@ void Controller::flush() {
   if (persistDueMono_) persistLocked();
 }
 
+void Controller::flushForShutdown() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (runtime_ != RuntimeState::Active || !commitment_) {
+    if (persistDueMono_) persistLocked();
+    return;
+  }
+  noteSuspendLocked();
+  const std::int64_t stoppedAt = std::min(sessionNowLocked(), commitment_->deadlineMs);
+  stats_.settle(stoppedAt);
+  timeline_.extendTo(stoppedAt);
+  stats_.addDriftMs(drift_.close(stoppedAt));
+  persistLocked();
+}
+
 State Controller::changedLocked(Persist persist) {
   ++version_;
   if (persist == Persist::Yes) persistLocked();
@@ -980,8 +994,12 @@ State Controller::stateLocked() const {
   state.evidence.away = away_;
   if (runtime_ == RuntimeState::Active) {
     const drift::DriftView& view = drift_.view();
-    state.drift = DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge,
-                            view.app, view.blocked, view.judgeAtMs};
+    state.drift = DriftView{std::string(drift::toString(view.status)),
+                            view.reason,
+                            view.nudge,
+                            view.app,
+                            view.blocked,
+                            view.judgeAtMs};
   }
   state.stats = stats_.stats();
   if (runtime_ == RuntimeState::Review) state.timeline = timeline_.spans();
