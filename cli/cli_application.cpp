@@ -196,6 +196,7 @@ void CliApplication::printHelp() {
 
 void CliApplication::readConfiguration() {
   const ConfigEnvironment environment = ConfigEnvironment::fromProcess();
+  inBuildTree_ = !runsInstalled(environment);
   std::string path = configFile_;
   if (path.empty()) {
     path = defaultConfigFile(environment).value_or("");
@@ -208,6 +209,7 @@ void CliApplication::readConfiguration() {
 
 Endpoint CliApplication::endpoint() const {
   Endpoint endpoint;
+  if (inBuildTree_) endpoint.startHint = "scripts/start.sh";
   if (url_) {
     Poco::URI uri;
     try {

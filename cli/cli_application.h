@@ -86,6 +86,9 @@ class CliApplication : public Poco::Util::Application {
   /// Options given, by full name, to refuse those a command does not take.
   std::set<std::string> given_;
   DaemonConfig config_;
+  /// This CLI runs from the build tree: its hints name scripts/start.sh, else
+  /// the installed commands (server/config.h runsInstalled; issue 17 item 4).
+  bool inBuildTree_ = false;
 };
 
 }  // namespace antidrift::cli

@@ -516,6 +516,10 @@ Poco::AutoPtr<AbstractConfiguration> loadConfigurationFile(const std::string& pa
   }
 }
 
+bool runsInstalled(const ConfigEnvironment& env) {
+  return isInstalled(env);
+}
+
 std::string defaultWwwDir(const ConfigEnvironment& env) {
   return isInstalled(env) ? installPrefix(env) + "share/antidrift/www" : ANTIDRIFT_WWW_DIR;
 }

@@ -217,11 +217,17 @@ void Daemon::handleHelp(const std::string&, const std::string&) {
   helpRequested_ = true;
   Poco::Util::HelpFormatter formatter(options());
   formatter.setCommand(commandName());
-  formatter.setUsage("[OPTIONS]");
+  formatter.setUsage("[OPTIONS]\n       " + commandName() + " replay FILE [REPLAY OPTIONS]");
   formatter.setHeader(
       "AntiDrift focus daemon: serves the UI and API on http://127.0.0.1:7717 by default.");
+  // Issue 17 item 4: the one-shot replay is a command of this binary too.
   formatter.setFooter(
-      "Configuration keys are documented in antidrift.properties.example and docs/API.md.");
+      "`" + commandName() +
+      " replay FILE` runs a recorded day (an ActivityWatch export or a JSONL of observations) "
+      "through the drift engine without a daemon; `" +
+      commandName() +
+      " replay --help` lists its options. Configuration keys are documented in "
+      "antidrift.properties.example and docs/API.md.");
   formatter.format(std::cout);
   stopOptionsProcessing();
 }

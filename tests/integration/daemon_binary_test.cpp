@@ -260,6 +260,7 @@ TEST_F(DaemonBinaryTest, HelpListsTheOptions) {
   EXPECT_EQ(result.exitCode, 0);
   EXPECT_THAT(result.out, HasSubstr("--config"));
   EXPECT_THAT(result.out, HasSubstr("--verify-audit"));
+  EXPECT_THAT(result.out, HasSubstr("replay FILE"));  // issue 17 item 4
   EXPECT_THAT(result.out, HasSubstr("--define"));
 }
 
