@@ -192,7 +192,7 @@ void Daemon::defineOptions(Poco::Util::OptionSet& options) {
   options.addOption(
       Option("export-history", "",
              "write every session of the verified audit chain to stdout as FORMAT (jsonl, csv "
-             "or markdown) and exit; a broken chain is reported on stderr (exit 1)")
+             "or markdown, also md) and exit; a broken chain is reported on stderr (exit 1)")
           .required(false)
           .repeatable(false)
           .argument("FORMAT")
@@ -377,7 +377,7 @@ int Daemon::verifyAudit() {
 int Daemon::exportHistoryToStdout() {
   const std::optional<ExportFormat> format = parseExportFormat(*exportFormat_);
   if (!format) {
-    std::cerr << "antidriftd: --export-history takes jsonl, csv or markdown, not \""
+    std::cerr << "antidriftd: --export-history takes jsonl, csv or markdown (md), not \""
               << *exportFormat_ << "\"" << std::endl;
     return EXIT_USAGE;
   }

@@ -383,7 +383,7 @@ void HttpApi::getHistoryExport(Exchange& exchange) {
   for (const auto& [name, value] : exchange.query) {
     if (name == "format") format = parseExportFormat(value);
   }
-  if (!format) throw http::BadRequest("format must be jsonl, csv or markdown");
+  if (!format) throw http::BadRequest("format must be jsonl, csv or markdown (md)");
   const VerifiedHistory history =
       options_.auditPath.empty() ? VerifiedHistory{} : readVerifiedHistory(options_.auditPath);
   if (!history.verification.ok) {
