@@ -487,6 +487,8 @@ describe('AntiDrift UI when the daemon goes away', () => {
     await page.waitForFunction(() => document.documentElement.dataset.connection === 'open');
     assert.equal(await page.textContent('#connection'), '');
     await waitForView(page, 'active');
+    // The click's "Lost contact … Try again" is over once contact is back (issue 17 item 4).
+    assert.equal(await page.$eval('#view .error', (element) => element.hidden), true);
     assert.equal(await greyed(), 'none');
     assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
     assert.equal((await daemon.post('/evidence/window', { app: 'qterminal', title: 'make' })).status, 202);
