@@ -27,6 +27,8 @@ const kDriftWords = {
 
 /** The daemon's reason for a window that says nothing (empty, lock screen, away): one calm state. */
 const kWindowUnknown = 'window unknown';
+/** The daemon's reason while AntiDrift's own page is in front: neutral time (issue 17 item 4). */
+const kOwnPage = 'this is AntiDrift';
 
 /** The last State rendered was drifting (or the view opened on a drift): no new notification. */
 let driftAnnounced = false;
@@ -108,6 +110,9 @@ export function update(state) {
   if (drift.status === 'unknown' && reason === kWindowUnknown) {
     driftStatus.dataset.status = 'window-unknown';
     setText('drift-status', 'Window unknown');
+  } else if (drift.status === 'unknown' && reason === kOwnPage) {
+    driftStatus.dataset.status = 'neutral';
+    setText('drift-status', 'Neutral · this is AntiDrift, not counted either way');
   } else {
     driftStatus.dataset.status = String(drift.status || '');
     const words = kDriftWords[drift.status] || '';
