@@ -24,7 +24,8 @@ import {
 
 const kJudgeReason = 'Cat videos have nothing to do with the quarterly report.';
 const kNudgeMessage = 'These titles are about holiday photos, not the quarterly report.';
-const kOffTaskTitle = 'Cat videos compilation - YouTube — Mozilla Firefox';
+// Not a known distraction (data/distractions.txt), so the judge decides.
+const kOffTaskTitle = 'Cat videos compilation - CatClips — Mozilla Firefox';
 const kNudgeTitle = 'holiday-photos.md - Visual Studio Code';
 
 function writeResponses(dir) {
