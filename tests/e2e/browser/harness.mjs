@@ -37,10 +37,11 @@ export function makeTempDir(prefix) {
  * (and no `ai.backend` default, so the file chooses the backend). A
  * `store.dir` among the settings is used (and kept by stop()) instead of a
  * fresh one, so a test can restart a daemon on the same store, token and
- * `server.port`. Resolves once it printed its listening line; rejects if it
- * exits first or takes longer than 20 s.
+ * `server.port`. `env` adds to (or replaces in) the daemon's environment,
+ * e.g. a PATH without a CLI. Resolves once it printed its listening line;
+ * rejects if it exits first or takes longer than 20 s.
  */
-export async function startDaemon(extraSettings = {}, { configFile } = {}) {
+export async function startDaemon(extraSettings = {}, { configFile, env: extraEnv = {} } = {}) {
   const bin = process.env.ANTIDRIFT_BIN;
   if (!bin) throw new Error('ANTIDRIFT_BIN is not set (path of the antidriftd binary)');
   if (!fs.existsSync(bin)) throw new Error(`ANTIDRIFT_BIN=${bin} does not exist`);
@@ -60,6 +61,7 @@ export async function startDaemon(extraSettings = {}, { configFile } = {}) {
   const env = { ...process.env, XDG_CONFIG_HOME: makeTempDir('antidrift-ui-config-') };
   delete env.ANTIDRIFT_AI_BACKEND;
   delete env.DISPLAY;
+  Object.assign(env, extraEnv);
 
   const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
