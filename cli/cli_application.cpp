@@ -52,7 +52,11 @@ const std::map<std::string, std::set<std::string>> kCommandOptions = {
     {"history", {"json", "count"}},
     {"watch", {"json", "format", "refresh"}},
     {"verify", {"json"}},
+    {"review", {"json", "note"}},
 };
+
+/// The answers of `review` (POST /review "success"; issue 17 item 4).
+const std::set<std::string> kReviewAnswers = {"yes", "partly", "no"};
 
 /// Routes of the commands that are one POST with an empty body.
 const std::map<std::string, std::string> kTransitionRoutes = {
@@ -125,6 +129,9 @@ void CliApplication::defineOptions(Poco::Util::OptionSet& options) {
   options.addOption(Option("apps", "", "start: allowed apps (window classes), comma-separated")
                         .argument("LIST")
                         .callback(callback));
+  options.addOption(Option("note", "", "review: a note with the answer (optional)")
+                        .argument("TEXT")
+                        .callback(callback));
   options.addOption(Option("count", "n", "history: how many sessions, 1..100 (default 10)")
                         .argument("N")
                         .callback(callback));
@@ -161,6 +168,8 @@ void CliApplication::onOption(const std::string& name, const std::string& value)
     minutes_ = value;
   } else if (name == "apps") {
     apps_ = value;
+  } else if (name == "note") {
+    note_ = value;
   } else if (name == "count") {
     count_ = value;
   } else if (name == "refresh") {
@@ -173,20 +182,27 @@ void CliApplication::printHelp() {
   formatter.setCommand(commandName());
   formatter.setUsage("[OPTIONS] COMMAND");
   formatter.setHeader(
+      // Every line fits 78 columns: HelpFormatter wraps a longer one at
+      // column 0, which broke the columns (issue 17 item 4).
       "The command-line client of the AntiDrift daemon. Commands:\n"
-      "  status [--format waybar|i3blocks|polybar]   runtime, next action, time left, drift\n"
-      "  plan                                         enter planning\n"
-      "  start --next TEXT --done TEXT --minutes N [--apps a,b]   start a session\n"
-      "  complete | abandon | end                     finish, give up, record and lock\n"
-      "  ontask | refocus                             the drift banner's two answers\n"
-      "  history [-n N]                               recent sessions, newest first\n"
-      "  watch                                        one line per change, until Ctrl-C\n"
+      "  status [--format waybar|i3blocks|polybar]\n"
+      "                            runtime, next action, time left, drift\n"
+      "  plan                      enter planning\n"
+      "  start --next TEXT --done TEXT --minutes N [--apps a,b]\n"
+      "                            start a session\n"
+      "  complete | abandon | end  finish, give up, record and lock\n"
+      "  review yes|partly|no [--note TEXT]\n"
+      "                            answer the review: was it met?\n"
+      "  ontask | refocus          the drift banner's two answers\n"
+      "  history [-n N]            recent sessions, newest first\n"
+      "  watch                     one line per change, until Ctrl-C\n"
       "  watch --format waybar|i3blocks|polybar [--refresh N]\n"
-      "      for a status bar: one line per change in its format, the\n"
-      "      countdown every N s (60) and each second of the last minute,\n"
-      "      \"AntiDrift off\" while the daemon is gone (then reconnects);\n"
-      "      ends on SIGTERM or when the bar closes its output\n"
-      "  verify                                       check the audit chain in store.dir\n"
+      "                            for a status bar: one line per change in its\n"
+      "                            format, the countdown every N s (60) and each\n"
+      "                            second of the last minute, \"AntiDrift off\"\n"
+      "                            while the daemon is gone (then reconnects);\n"
+      "                            ends on SIGTERM or when the bar closes its output\n"
+      "  verify                    check the audit chain in store.dir\n"
       "Options:");
   formatter.setFooter(
       "Exit codes: 0 ok, 1 refused by the daemon (or a broken chain), 64 usage, 69 daemon not "
@@ -196,6 +212,7 @@ void CliApplication::printHelp() {
 
 void CliApplication::readConfiguration() {
   const ConfigEnvironment environment = ConfigEnvironment::fromProcess();
+  inBuildTree_ = !runsInstalled(environment);
   std::string path = configFile_;
   if (path.empty()) {
     path = defaultConfigFile(environment).value_or("");
@@ -208,6 +225,7 @@ void CliApplication::readConfiguration() {
 
 Endpoint CliApplication::endpoint() const {
   Endpoint endpoint;
+  if (inBuildTree_) endpoint.startHint = "scripts/start.sh";
   if (url_) {
     Poco::URI uri;
     try {
@@ -286,7 +304,7 @@ int CliApplication::main(const std::vector<std::string>& args) {
   }
   if (args.empty()) {
     return usageError(
-        "a command is needed (status, plan, start, complete, abandon, end, ontask, "
+        "a command is needed (status, plan, start, complete, abandon, review, end, ontask, "
         "refocus, history, watch, verify)");
   }
   const std::string& command = args.front();
@@ -294,7 +312,13 @@ int CliApplication::main(const std::vector<std::string>& args) {
   if (known == kCommandOptions.end()) {
     return usageError("unknown command \"" + command + "\"");
   }
-  if (args.size() > 1) {
+  if (command == "review") {
+    if (args.size() != 2 || kReviewAnswers.count(args[1]) == 0) {
+      return usageError("review takes one answer: yes, partly or no" +
+                        (args.size() > 1 ? ", got \"" + args[1] + "\"" : std::string()));
+    }
+    reviewAnswer_ = args[1];
+  } else if (args.size() > 1) {
     return usageError(command + " takes no argument \"" + args[1] + "\"");
   }
   for (const std::string& option : given_) {
@@ -342,6 +366,12 @@ int CliApplication::runCommand(const std::string& command, DaemonClient& client)
   if (command == "watch") {
     return watch(client);
   }
+  if (command == "review") {
+    Object body;
+    body.set("success", reviewAnswer_);
+    if (note_) body.set("note", *note_);
+    return transition(client, "/review", compact(body));
+  }
   return transition(client, kTransitionRoutes.at(command));
 }
 
@@ -378,7 +408,8 @@ int CliApplication::status(DaemonClient& client) {
   return printState(reply.body);
 }
 
-int CliApplication::transition(DaemonClient& client, const std::string& path) {
+int CliApplication::transition(DaemonClient& client, const std::string& path,
+                               const std::string& body) {
   std::string token;
   try {
     token = readToken();
@@ -386,7 +417,7 @@ int CliApplication::transition(DaemonClient& client, const std::string& path) {
     std::cerr << "antidrift: " << error.what() << std::endl;
     return EXIT_NOPERM;
   }
-  const Reply reply = client.post(path, "{}", token);
+  const Reply reply = client.post(path, body, token);
   if (reply.status != 200) {
     return refused(reply);
   }

@@ -57,7 +57,9 @@ class CliApplication : public Poco::Util::Application {
 
   int runCommand(const std::string& command, DaemonClient& client);
   int status(DaemonClient& client);
-  int transition(DaemonClient& client, const std::string& path);
+  /// POSTs `body` (default `{}`) to `path` with the token and prints the
+  /// State answered; a refusal is exit 1 with the daemon's message.
+  int transition(DaemonClient& client, const std::string& path, const std::string& body = "{}");
   int start(DaemonClient& client);
   int history(DaemonClient& client);
   int watch(DaemonClient& client);
@@ -82,10 +84,15 @@ class CliApplication : public Poco::Util::Application {
   std::optional<std::string> minutes_;
   std::optional<std::string> apps_;
   std::optional<std::string> count_;
+  std::optional<std::string> note_;  ///< review --note
+  std::string reviewAnswer_;         ///< review's argument: yes, partly or no
   std::optional<std::string> refresh_;
   /// Options given, by full name, to refuse those a command does not take.
   std::set<std::string> given_;
   DaemonConfig config_;
+  /// This CLI runs from the build tree: its hints name scripts/start.sh, else
+  /// the installed commands (server/config.h runsInstalled; issue 17 item 4).
+  bool inBuildTree_ = false;
 };
 
 }  // namespace antidrift::cli

@@ -17,8 +17,8 @@ using Poco::Net::HTTPRequest;
 using Poco::Net::HTTPResponse;
 
 std::string notRunning(const Endpoint& endpoint) {
-  return "antidriftd is not running on " + endpoint.url() +
-         " (start it with scripts/start.sh or systemctl --user start antidrift)";
+  return "antidriftd is not running on " + endpoint.url() + " (start it with " +
+         endpoint.startHint + ")";
 }
 
 /// Runs `exchange` and turns "no answer" into DaemonUnreachable.

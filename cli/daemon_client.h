@@ -28,6 +28,10 @@ class DaemonUnreachable : public std::runtime_error {
 struct Endpoint {
   std::string host = "127.0.0.1";  ///< an IP address or loopback name
   std::uint16_t port = 7717;
+  /// How to start the daemon, named in "antidriftd is not running … (start
+  /// it with …)": the installed commands by default; the CLI of a build tree
+  /// names scripts/start.sh (issue 17 item 4).
+  std::string startHint = "systemctl --user start antidrift, or run antidriftd";
   /// "http://host:port" ("[::1]" for an IPv6 address).
   std::string url() const;
 };

@@ -53,6 +53,12 @@ std::string cutCharacters(const std::string& text, std::size_t characters) {
   return text;
 }
 
+/// The planned length of a commitment in seconds: the timebox and every
+/// extension (`POST /extend`; issue 17 item 4).
+long long plannedSeconds(const Object& commitment) {
+  return integerField(commitment, "timebox_secs") + integerField(commitment, "extended_secs");
+}
+
 /// "12:34 left" part of an active State, "" otherwise.
 std::string remainingText(const Object& state) {
   const Object::Ptr commitment = objectField(state, "commitment");
@@ -71,7 +77,7 @@ int elapsedPercent(const Object& state) {
   if (runtime != "active" || !commitment) {
     return 0;
   }
-  const long long total = integerField(*commitment, "timebox_secs");
+  const long long total = plannedSeconds(*commitment);
   const long long remaining = integerField(*commitment, "remaining_secs");
   if (total <= 0) {
     return 0;
@@ -233,7 +239,7 @@ std::string describeState(const Object& state) {
     out << "done when: " << stringField(*commitment, "success_condition") << "\n";
     if (runtime == "active") {
       out << "remaining: " << remainingText(state) << " of "
-          << formatDuration(integerField(*commitment, "timebox_secs")) << "\n";
+          << formatDuration(plannedSeconds(*commitment)) << "\n";
     }
   }
   if (runtime == "active") {

@@ -520,6 +520,23 @@ Poco::AutoPtr<AbstractConfiguration> loadConfigurationFile(const std::string& pa
   }
 }
 
+std::string nearestName(const std::string& name, const std::vector<std::string>& candidates) {
+  std::string nearest;
+  std::size_t best = std::string::npos;
+  for (const std::string& candidate : candidates) {
+    const std::size_t distance = editDistance(name, candidate);
+    if (distance < best) {
+      best = distance;
+      nearest = candidate;
+    }
+  }
+  return nearest;
+}
+
+bool runsInstalled(const ConfigEnvironment& env) {
+  return isInstalled(env);
+}
+
 std::string defaultWwwDir(const ConfigEnvironment& env) {
   return isInstalled(env) ? installPrefix(env) + "share/antidrift/www" : ANTIDRIFT_WWW_DIR;
 }

@@ -142,6 +142,18 @@ Poco::AutoPtr<Poco::Util::AbstractConfiguration> loadConfigurationFile(const std
 /// $XDG_DATA_HOME (absolute) nor $HOME is set. Pure.
 std::string defaultStoreDir(const ConfigEnvironment& env);
 
+/// The entry of `candidates` nearest to `name` by edit distance (Levenshtein,
+/// bytes; the first of equals), "" when `candidates` is empty: the "did you
+/// mean" of an unknown configuration key or request field (issue 17 item 4).
+/// Pure.
+std::string nearestName(const std::string& name, const std::vector<std::string>& candidates);
+
+/// True for a binary outside the build tree it was built in (`env.executableDir`
+/// is neither the build directory nor ""): it uses the installed layout, and
+/// what it tells a person to run names installed commands, not scripts/ of
+/// the source tree (issue 10 item 3, issue 17 item 4). Pure.
+bool runsInstalled(const ConfigEnvironment& env);
+
 /// Built-in default of server.www_dir: the source tree's www/ for the
 /// binary in the build tree (`env.executableDir` is the build directory or
 /// ""), else `<executableDir>/../share/antidrift/www` — the installed layout

@@ -194,7 +194,7 @@ void Daemon::defineOptions(Poco::Util::OptionSet& options) {
   options.addOption(
       Option("export-history", "",
              "write every session of the verified audit chain to stdout as FORMAT (jsonl, csv "
-             "or markdown) and exit; a broken chain is reported on stderr (exit 1)")
+             "or markdown, also md) and exit; a broken chain is reported on stderr (exit 1)")
           .required(false)
           .repeatable(false)
           .argument("FORMAT")
@@ -219,14 +219,15 @@ void Daemon::handleHelp(const std::string&, const std::string&) {
   helpRequested_ = true;
   Poco::Util::HelpFormatter formatter(options());
   formatter.setCommand(commandName());
-  formatter.setUsage("[OPTIONS]");
+  formatter.setUsage("[OPTIONS]\n       " + commandName() + " replay FILE [REPLAY OPTIONS]");
   formatter.setHeader(
       "AntiDrift focus daemon: serves the UI and API on http://127.0.0.1:7717 by default.");
+  // Issue 17 item 4: the one-shot replay is a command of this binary too.
   formatter.setFooter(
       "Configuration keys are documented in antidrift.properties.example and docs/API.md.\n"
       "Subcommands (the first argument; no daemon starts), each with --help:\n"
-      "  antidriftd replay FILE ...  replay a recorded day, scored with --labels\n"
-      "  antidriftd label FILE ...   list a recorded day's windows to label\n");
+      "  " + commandName() + " replay FILE ...  replay a recorded day, scored with --labels\n"
+      "  " + commandName() + " label FILE ...   list a recorded day's windows to label\n");
   formatter.format(std::cout);
   stopOptionsProcessing();
 }
@@ -376,7 +377,7 @@ int Daemon::verifyAudit() {
 int Daemon::exportHistoryToStdout() {
   const std::optional<ExportFormat> format = parseExportFormat(*exportFormat_);
   if (!format) {
-    std::cerr << "antidriftd: --export-history takes jsonl, csv or markdown, not \""
+    std::cerr << "antidriftd: --export-history takes jsonl, csv or markdown (md), not \""
               << *exportFormat_ << "\"" << std::endl;
     return EXIT_USAGE;
   }
@@ -675,8 +676,9 @@ int Daemon::serve() {
   ticker.stop();
   runWhileEndingChildren([&executor] { executor.shutdown(); }, kChildTerminateGrace);
   // Window changes are written behind (at most Controller::kWriteBehindMs
-  // late); nothing changes any more, so the last of them is written now.
-  controller.flush();
+  // late) and time is credited at the next change; nothing changes any more,
+  // so the session is credited up to the stop and written now (issue 17 item 4).
+  controller.flushForShutdown();
   // Nothing announces any more: the notifier stops, then the hold is
   // released (issue 17 item 3: SIGTERM/SIGINT never leave the desktop silenced).
   notifier.reset();

@@ -108,18 +108,26 @@ const HttpApi::Route HttpApi::kRoutes[] = {
     {"GET", "/healthz", &HttpApi::getHealth, Access::Read},
     {"GET", "/history", &HttpApi::getHistory, Access::Read},
     {"GET", "/history/export", &HttpApi::getHistoryExport, Access::Read},
-    {"POST", "/extend", &HttpApi::postExtend, Access::Token},
-    {"POST", "/review", &HttpApi::postReview, Access::Token},
+    {"POST", "/extend", &HttpApi::postExtend, Access::Token, {"minutes"}},
+    {"POST", "/review", &HttpApi::postReview, Access::Token, {"success", "note"}},
     {"POST", "/planning", &HttpApi::postPlanning, Access::Token},
     {"POST", "/planning/cancel", &HttpApi::postPlanningCancel, Access::Token},
-    {"POST", "/commitment", &HttpApi::postCommitment, Access::Token},
+    {"POST",
+     "/commitment",
+     &HttpApi::postCommitment,
+     Access::Token,
+     {"next_action", "success_condition", "timebox_minutes", "timebox_secs", "allowed_apps"}},
     {"POST", "/complete", &HttpApi::postComplete, Access::Token},
     {"POST", "/abandon", &HttpApi::postAbandon, Access::Token},
     {"POST", "/drift/refocus", &HttpApi::postDriftRefocus, Access::Token},
     {"POST", "/drift/ontask", &HttpApi::postDriftOnTask, Access::Token},
     {"POST", "/end", &HttpApi::postEnd, Access::Token},
-    {"POST", "/evidence/window", &HttpApi::postEvidenceWindow, Access::Token},
-    {"POST", "/coach", &HttpApi::postCoach, Access::Token},
+    {"POST",
+     "/evidence/window",
+     &HttpApi::postEvidenceWindow,
+     Access::Token,
+     {"app", "title", "at"}},
+    {"POST", "/coach", &HttpApi::postCoach, Access::Token, {"intent"}},
     {"*", "/api/0/", &HttpApi::activityWatch, Access::ActivityWatch},
 };
 
@@ -275,6 +283,7 @@ void HttpApi::dispatch(Exchange& exchange) {
       return;
     }
     exchange.json = http::parseObject(exchange.body.text);
+    http::refuseUnknownFields(*exchange.json, route->fields);
   } else if (route->access == Access::ActivityWatch) {
     if (const auto rejection = guard_.checkActivityWatch(headers, method == "POST")) {
       http::sendError(response, rejection->status, rejection->message);
@@ -374,7 +383,7 @@ void HttpApi::getHistoryExport(Exchange& exchange) {
   for (const auto& [name, value] : exchange.query) {
     if (name == "format") format = parseExportFormat(value);
   }
-  if (!format) throw http::BadRequest("format must be jsonl, csv or markdown");
+  if (!format) throw http::BadRequest("format must be jsonl, csv or markdown (md)");
   const VerifiedHistory history =
       options_.auditPath.empty() ? VerifiedHistory{} : readVerifiedHistory(options_.auditPath);
   if (!history.verification.ok) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <Poco/Logger.h>
 #include <Poco/Net/HTTPRequestHandlerFactory.h>
@@ -113,6 +114,9 @@ class HttpApi {
     const char* path;
     Handler handler;
     Access access;
+    /// The body's fields a Token route takes; any other is a 400 naming
+    /// the nearest (issue 17 item 4).
+    std::vector<std::string> fields = {};
   };
   static const Route kRoutes[];
 

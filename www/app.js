@@ -16,9 +16,9 @@
  */
 
 import * as active from './js/active.js';
-import { byId } from './js/dom.js';
+import { byId, clearError, errorElement } from './js/dom.js';
 import * as locked from './js/locked.js';
-import { connect, loadState, onConnection, onState } from './js/net.js';
+import { connect, kUnreachable, loadState, onConnection, onState } from './js/net.js';
 import * as planning from './js/planning.js';
 import * as review from './js/review.js';
 import { acceptNewer, forgetVersion, latestState } from './js/store.js';
@@ -84,6 +84,12 @@ function setConnection(status) {
   element.dataset.status = status === 'open' ? 'ok' : 'problem';
   document.documentElement.dataset.connection = status;
   setTabConnection(status);
+  // Back in contact: "… did not reach it. Try again once it is back" is
+  // over (issue 17 item 4); any other error line stays until the next action.
+  if (status === 'open') {
+    const errorLine = errorElement();
+    if (errorLine && errorLine.textContent === kUnreachable) clearError(errorLine);
+  }
 }
 
 onState(accept);

@@ -1,5 +1,6 @@
 #include "server/http/body.h"
 
+#include <algorithm>
 #include <istream>
 
 #include <Poco/Exception.h>
@@ -13,6 +14,7 @@
 #include <Poco/TextConverter.h>
 #include <Poco/UTF8Encoding.h>
 
+#include "server/config.h"
 #include "server/http/responses.h"
 
 namespace antidrift::http {
@@ -211,6 +213,19 @@ std::optional<std::int64_t> optionalInteger(const Poco::JSON::Object& body,
     return value.convert<Poco::Int64>();
   } catch (const Poco::Exception&) {
     throw BadRequest(field + " must be an integer");
+  }
+}
+
+void refuseUnknownFields(const Poco::JSON::Object& object, const std::vector<std::string>& known) {
+  std::vector<std::string> names;
+  object.getNames(names);
+  for (const std::string& name : names) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    if (known.empty()) {
+      throw BadRequest("unknown field \"" + name + "\"; this request takes no fields");
+    }
+    throw BadRequest("unknown field \"" + name + "\"; did you mean \"" + nearestName(name, known) +
+                     "\"?");
   }
 }
 

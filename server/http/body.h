@@ -102,6 +102,13 @@ std::string requireString(const Poco::JSON::Object& object, const std::string& f
 std::optional<std::int64_t> optionalInteger(const Poco::JSON::Object& object,
                                             const std::string& field);
 
+/// Refuses a body with a field not in `known` (issue 17 item 4: a typo such
+/// as `allowed_app` must not silently lose what it carried). Throws
+/// BadRequest `unknown field "allowed_app"; did you mean "allowed_apps"?`
+/// (the nearest known field, config-style), or `unknown field "x"; this
+/// request takes no fields` when `known` is empty. Pure.
+void refuseUnknownFields(const Poco::JSON::Object& object, const std::vector<std::string>& known);
+
 /// The array of strings `field` of `object`, nullopt when absent or null.
 /// Throws BadRequest "<field> must be an array of strings" otherwise. Pure.
 std::optional<std::vector<std::string>> optionalStringArray(const Poco::JSON::Object& object,

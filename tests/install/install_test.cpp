@@ -3,6 +3,8 @@
 // tree, systemd-analyze accepts the user unit, and the .deb built by cpack
 // holds everything and its extracted daemon serves the page.
 #include <algorithm>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -106,6 +108,42 @@ TEST_F(InstallTest, TheInstalledDaemonFindsItsPageAndPluginsBesideItself) {
   EXPECT_EQ(verify.out + verify.err, "");
 }
 
+// Issue 17 item 4: what an installed user reads points at what is installed
+// and names what they can run.
+TEST_F(InstallTest, TheInstalledReadmeLinksOnlyInstalledFilesAndTheCommandsNameInstalledOnes) {
+  const std::string prefix = directory_.path() + "/prefix";
+  const ChildResult install =
+      run(CMAKE_COMMAND_PATH, {"--install", ANTIDRIFT_BUILD_DIR, "--prefix", prefix});
+  ASSERT_EQ(install.exitCode, 0) << install.out << install.err;
+  const std::string docDir = prefix + "/share/doc/antidrift/";
+  const std::string readme = test::readWholeFile(docDir + "README.md");
+  // Every relative Markdown link, "](path)" or "](path#anchor)".
+  const std::regex link(R"(\]\(([^)#:\s]+)(#[^)]*)?\))");
+  std::set<std::string> targets;
+  for (auto it = std::sregex_iterator(readme.begin(), readme.end(), link);
+       it != std::sregex_iterator(); ++it) {
+    targets.insert((*it)[1].str());
+  }
+  ASSERT_TRUE(targets.count("docs/API.md") && targets.count("packaging/README.md"))
+      << "the README's links were not found";
+  for (const std::string& target : targets) {
+    EXPECT_TRUE(Poco::File(docDir + target).exists()) << "the README links " << target;
+  }
+  EXPECT_TRUE(Poco::File(docDir + "plugins/fake/README.md").exists());
+
+  // The daemon's --help names replay; the CLI's hint names installed commands.
+  const ChildResult help = run(prefix + "/bin/antidriftd", {"--help"});
+  EXPECT_EQ(help.exitCode, 0);
+  EXPECT_THAT(help.out, HasSubstr("antidriftd replay FILE"));
+  const ChildResult status =
+      run(prefix + "/bin/antidrift",
+          {"-D", "server.port=1", "-D", "store.dir=" + directory_.path() + "/store", "status"});
+  EXPECT_EQ(status.exitCode, 69);
+  EXPECT_THAT(status.err, HasSubstr("(start it with systemctl --user start antidrift, or run "
+                                    "antidriftd)"));
+  EXPECT_THAT(status.err, ::testing::Not(HasSubstr("scripts/")));
+}
+
 TEST_F(InstallTest, TheDebianPackageHoldsEverythingAndItsDaemonServesThePage) {
   const std::string output = directory_.path() + "/deb";
   const ChildResult cpack = run(CPACK_COMMAND_PATH, {"-G", "DEB", "-B", output, "--config",
@@ -129,6 +167,8 @@ TEST_F(InstallTest, TheDebianPackageHoldsEverythingAndItsDaemonServesThePage) {
         " ./usr/share/antidrift/www/index.html\n", " ./usr/share/antidrift/distractions.txt\n",
         " ./usr/share/doc/antidrift/copyright\n",
         " ./usr/share/doc/antidrift/antidrift.properties.example\n",
+        " ./usr/share/doc/antidrift/docs/API.md\n",
+        " ./usr/share/doc/antidrift/packaging/README.md\n",
         " ./usr/lib/systemd/user/antidrift.service\n",
         " ./etc/xdg/autostart/antidrift.desktop\n"}) {
     EXPECT_THAT(contents.out, HasSubstr(file));

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -215,8 +216,9 @@ TEST_F(CliTest, ADaemonThatIsNotRunningIsExit69WithHowToStartIt) {
   const ChildResult result = cli({"-D", "server.port=1", "-D", "store.dir=" + store_, "status"});
   EXPECT_EQ(result.exitCode, 69);
   EXPECT_EQ(result.out, "");
+  // The CLI of the build tree names the script of the source tree (issue 17 item 4).
   EXPECT_THAT(result.err, HasSubstr("antidriftd is not running on http://127.0.0.1:1 (start it "
-                                    "with scripts/start.sh or systemctl --user start antidrift)"));
+                                    "with scripts/start.sh)"));
 
   // A bar gets a line it can show instead of an error.
   const ChildResult bar =
@@ -307,9 +309,23 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   EXPECT_THAT(complete.out, StartsWith("runtime: review\n"));
   EXPECT_THAT(complete.out, HasSubstr("outcome: completed\n"));
 
+  // The review's answer and note from the terminal (issue 17 item 4).
+  const ChildResult review = cli({"review", "partly", "--note", "Intro half done", "--json"});
+  EXPECT_EQ(review.exitCode, 0) << review.err;
+  const auto answered = parseObject(review.out)->getObject("review");
+  ASSERT_TRUE(answered) << review.out;
+  EXPECT_EQ(answered->getValue<std::string>("success"), "partly");
+  EXPECT_EQ(answered->getValue<std::string>("note"), "Intro half done");
+  EXPECT_EQ(cli({"review", "yes"}).exitCode, 0);
+
   const ChildResult end = cli({"end"});
   EXPECT_EQ(end.exitCode, 0) << end.err;
   EXPECT_EQ(end.out, "runtime: locked\n");
+
+  // Outside review the daemon refuses the answer: its sentence and exit 1.
+  const ChildResult late = cli({"review", "no"});
+  EXPECT_EQ(late.exitCode, 1);
+  EXPECT_THAT(late.err, HasSubstr("antidrift: "));
 
   const ChildResult history = cli({"history"});
   EXPECT_EQ(history.exitCode, 0) << history.err;
@@ -372,6 +388,10 @@ TEST_F(CliTest, BadUsageIsExit64) {
                                              {"start", "--next", "x"},
                                              {"start", "--next", "x", "--minutes", "ten"},
                                              {"history", "-n", "many"},
+                                             {"review"},
+                                             {"review", "maybe"},
+                                             {"review", "yes", "extra"},
+                                             {"status", "--note", "x"},
                                              {"status", "--bogus"},
                                              {"-D", "novalue", "status"}}) {
     const ChildResult result = cli(args);
@@ -381,6 +401,13 @@ TEST_F(CliTest, BadUsageIsExit64) {
   const ChildResult help = cli({"--help"});
   EXPECT_EQ(help.exitCode, 0);
   EXPECT_THAT(help.out, HasSubstr("status [--format waybar|i3blocks|polybar]"));
+  // Issue 17 item 4: no line is wrapped by the formatter, so the columns stay.
+  EXPECT_THAT(help.out, HasSubstr("\n  plan                      enter planning\n"));
+  EXPECT_THAT(help.out, HasSubstr("\n  review yes|partly|no [--note TEXT]\n"));
+  std::istringstream lines(help.out);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_LE(line.size(), 80u) << line;
+  }
 }
 
 TEST_F(CliTest, AnUnreadableTokenIsExit77AndUrlWithTokenFileWorks) {

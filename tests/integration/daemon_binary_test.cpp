@@ -17,11 +17,14 @@
 #include <gtest/gtest.h>
 
 #include <Poco/AutoPtr.h>
+#include <Poco/DateTimeFormat.h>
+#include <Poco/DateTimeFormatter.h>
 #include <Poco/File.h>
 #include <Poco/JSON/Parser.h>
 #include <Poco/Pipe.h>
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
+#include <Poco/Timestamp.h>
 #include <Poco/Util/PropertyFileConfiguration.h>
 
 #include "antidrift/settings.h"
@@ -258,6 +261,7 @@ TEST_F(DaemonBinaryTest, HelpListsTheOptions) {
   EXPECT_EQ(result.exitCode, 0);
   EXPECT_THAT(result.out, HasSubstr("--config"));
   EXPECT_THAT(result.out, HasSubstr("--verify-audit"));
+  EXPECT_THAT(result.out, HasSubstr("replay FILE"));  // issue 17 item 4
   EXPECT_THAT(result.out, HasSubstr("--define"));
   // The subcommands (issue 16 item 1).
   EXPECT_THAT(result.out, HasSubstr("antidriftd replay FILE ..."));
@@ -372,6 +376,79 @@ TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
     EXPECT_EQ(again, token);
     EXPECT_EQ(daemon.stop(), 0) << daemon.err();
   }
+}
+
+// Issue 17 item 4: a clean stop credits the session up to the stop and writes
+// it before exit. One window arrives and nothing changes after it, so every
+// millisecond in its bucket (and of its drifting) was credited at the stop:
+// before, both stayed 0 ("Drift episodes 1 · Drifting 0:00").
+TEST_F(DaemonBinaryTest, SigtermCreditsTheSessionUpToTheStopAndARestartKeepsIt) {
+  const std::vector<std::string> args = {"-D", "server.port=0",
+                                         "-D", "store.dir=" + store_,
+                                         "-D", "evidence.x11=false",
+                                         "-D", "evidence.source=none",
+                                         "-D", "ai.backend=none",
+                                         "-D", "drift.blocked_apps=steam",
+                                         "-D", "server.www_dir=" + directory_.path() + "/www"};
+  std::int64_t observedAtMs = 0;
+  std::int64_t stoppedByMs = 0;
+  {
+    RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
+    ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+    std::string token = test::readWholeFile(store_ + "/token");
+    token.erase(token.find_last_not_of('\n') + 1);
+    test::RequestOptions options;
+    options.token = token;
+    ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+    ASSERT_EQ(test::sendRequest(
+                  daemon.port(), "POST", "/commitment",
+                  R"({"next_action":"Stop cleanly","success_condition":"","timebox_minutes":30})",
+                  options)
+                  .status,
+              200);
+    const std::string bucket = "/api/0/buckets/aw-watcher-window_test";
+    ASSERT_EQ(test::sendRequest(daemon.port(), "POST", bucket,
+                                R"({"client":"aw-watcher-window","hostname":"test",)"
+                                R"("type":"currentwindow"})")
+                  .status,
+              200);
+    observedAtMs = Poco::Timestamp().epochMicroseconds() / 1000;
+    const std::string now = Poco::DateTimeFormatter::format(
+        Poco::Timestamp(), Poco::DateTimeFormat::ISO8601_FRAC_FORMAT);
+    const test::Reply beat = test::sendRequest(
+        daemon.port(), "POST", bucket + "/heartbeat?pulsetime=2.0",
+        R"({"timestamp":")" + now + R"(","duration":0,"data":{"app":"steam","title":"Store"}})");
+    ASSERT_EQ(beat.status, 200) << beat.body;
+    const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
+    ASSERT_EQ(state->getObject("drift")->getValue<std::string>("status"), "drifting");
+
+    ASSERT_EQ(::kill(daemon.pid(), SIGTERM), 0);
+    EXPECT_EQ(daemon.waitForExit(), 0) << daemon.err();
+    stoppedByMs = Poco::Timestamp().epochMicroseconds() / 1000;
+  }
+  Poco::JSON::Parser parser;
+  const auto snapshot = parser.parse(test::readWholeFile(store_ + "/snapshot.json"))
+                            .extract<Poco::JSON::Object::Ptr>();
+  const auto stats = snapshot->getObject("stats");
+  const std::int64_t steamMs = stats->getObject("buckets_ms")->getValue<Poco::Int64>("steam");
+  EXPECT_GT(steamMs, 0) << "the window's time up to the stop was not credited";
+  EXPECT_LE(steamMs, stoppedByMs - observedAtMs + 1'000);
+  EXPECT_EQ(stats->getValue<Poco::Int64>("drift_episodes"), 1);
+  EXPECT_GT(stats->getValue<Poco::Int64>("drift_ms"), 0) << "the open drifting time was lost";
+  EXPECT_LE(stats->getValue<Poco::Int64>("drift_ms"), steamMs);
+
+  // The restarted daemon resumes from it: the time up to the stop is there,
+  // and the time it was down is not added.
+  RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
+  EXPECT_EQ(state->getValue<std::string>("runtime"), "active");
+  EXPECT_EQ(state->getObject("stats")->getValue<Poco::Int64>("drift_episodes"), 1);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.err();
+  const auto again = parser.parse(test::readWholeFile(store_ + "/snapshot.json"))
+                         .extract<Poco::JSON::Object::Ptr>();
+  EXPECT_EQ(again->getObject("stats")->getObject("buckets_ms")->getValue<Poco::Int64>("steam"),
+            steamMs);
 }
 
 TEST_F(DaemonBinaryTest, TheTimeboxExpiresOnItsOwnAndStreamsTheChange) {

@@ -385,6 +385,30 @@ TEST_F(HttpSessionTest, WrongTypesAndInvalidValuesAre400NamingTheField) {
   EXPECT_EQ(runtime(), "planning");
 }
 
+// Issue 17 item 4: a typo is refused with the nearest known field, not
+// silently dropped (the person's apps were lost without a word).
+TEST_F(HttpSessionTest, AnUnknownFieldIs400NamingTheNearestAndChangesNothing) {
+  enterPlanning();
+  const Reply typo = post(
+      "/commitment",
+      R"({"next_action":"a","success_condition":"s","timebox_minutes":10,"allowed_app":["code"]})");
+  EXPECT_EQ(typo.status, 400);
+  EXPECT_EQ(typo.field("error"), R"(unknown field "allowed_app"; did you mean "allowed_apps"?)");
+  EXPECT_EQ(runtime(), "planning");
+  EXPECT_EQ(post("/planning/cancel", R"({"force":true})").field("error"),
+            R"(unknown field "force"; this request takes no fields)");
+  EXPECT_EQ(runtime(), "planning");
+  EXPECT_THAT(post("/evidence/window", R"({"app":"code","title":"x","tilte":"y"})").field("error"),
+              HasSubstr(R"(did you mean "title"?)"));
+  EXPECT_EQ(get("/state").json()->getObject("evidence")->has("current"), false);
+  // Every field a route documents is still taken.
+  EXPECT_EQ(post("/evidence/window", R"({"app":"code","title":"x","at":0})").status, 202);
+  EXPECT_EQ(post("/commitment", R"({"next_action":"a","success_condition":"s","timebox_secs":60,)"
+                                R"("timebox_minutes":1,"allowed_apps":["code"]})")
+                .status,
+            200);
+}
+
 TEST_F(HttpSessionTest, EvidenceFieldsAreTypeChecked) {
   EXPECT_EQ(post("/evidence/window", R"({"app":1,"title":"x"})").status, 400);
   EXPECT_THAT(post("/evidence/window", R"({"title":"x"})").field("error"), HasSubstr("app"));

@@ -27,17 +27,45 @@ const kDriftWords = {
 
 /** The daemon's reason for a window that says nothing (empty, lock screen, away): one calm state. */
 const kWindowUnknown = 'window unknown';
+/** The daemon's reason while AntiDrift's own page is in front: neutral time (issue 17 item 4). */
+const kOwnPage = 'this is AntiDrift';
 
 /** The last State rendered was drifting (or the view opened on a drift): no new notification. */
 let driftAnnounced = false;
-/** Heads-up message the person dismissed; it shows again once the message changes or returns. */
+/** sessionStorage key of the heads-up message the person dismissed (issue 17 item 4). */
+const kDismissedNudgeKey = 'antidrift.headsUpDismissed';
+
+/** The dismissed heads-up message kept for this tab, '' when none (or storage is off). */
+function readDismissedNudge() {
+  try {
+    return window.sessionStorage.getItem(kDismissedNudgeKey) || '';
+  } catch (error) {
+    return '';
+  }
+}
+
+/** Keeps `message` as the dismissed heads-up across a reload of this tab; '' forgets it. */
+function keepDismissedNudge(message) {
+  try {
+    if (message) window.sessionStorage.setItem(kDismissedNudgeKey, message);
+    else window.sessionStorage.removeItem(kDismissedNudgeKey);
+  } catch (error) {
+    // Storage off: the dismissal lasts until the page is reloaded.
+  }
+}
+
+/**
+ * Heads-up message the person dismissed; it shows again once the message
+ * changes or returns. Kept in sessionStorage, so a reload of the tab does
+ * not bring it back.
+ */
 let dismissedNudge = '';
 
 /** Wires the freshly cloned active template. */
 export function mount(state) {
   // A page opened while already drifting shows the banner but raises no notification.
   driftAnnounced = Boolean(state && state.drift && state.drift.status === 'drifting');
-  dismissedNudge = '';
+  dismissedNudge = readDismissedNudge();
   wireDriftTiers();
   mountNotifyControl();
   mountSoundToggle('sound-at-end');
@@ -108,6 +136,9 @@ export function update(state) {
   if (drift.status === 'unknown' && reason === kWindowUnknown) {
     driftStatus.dataset.status = 'window-unknown';
     setText('drift-status', 'Window unknown');
+  } else if (drift.status === 'unknown' && reason === kOwnPage) {
+    driftStatus.dataset.status = 'neutral';
+    setText('drift-status', 'Neutral · this is AntiDrift, not counted either way');
   } else {
     driftStatus.dataset.status = String(drift.status || '');
     const words = kDriftWords[drift.status] || '';
@@ -122,7 +153,9 @@ export function update(state) {
   }
   setDaemonNotify(state.notify);
   updateDriftBanner(drift);
-  updateHeadsUp(drift);
+  // "On task" beside a heads-up must not read as all clear (issue 17 item 4).
+  const headsUp = String(updateHeadsUp(drift));
+  if (driftStatus.dataset.headsUp !== headsUp) driftStatus.dataset.headsUp = headsUp;
   const extendedSecs = Number(commitment.extended_secs) || 0;
   setText('extended', extendedSecs > 0 ? `· extended by ${formatMinutes(extendedSecs)}` : '');
   setHidden(byId('extended'), extendedSecs <= 0);
@@ -144,7 +177,9 @@ function wireDriftTiers() {
   action('drift-end', '/abandon');
   byId('heads-up-dismiss').addEventListener('click', () => {
     dismissedNudge = byId('heads-up-text').textContent;
+    keepDismissedNudge(dismissedNudge);
     setHidden(byId('heads-up'), true);
+    byId('drift-status').dataset.headsUp = 'false';
   });
 }
 
@@ -172,15 +207,20 @@ function updateDriftBanner(drift) {
 /**
  * The soft tier (DESIGN §5, seed 000 "Surfacing"): when not drifting and
  * drift.nudge is non-empty, a muted "Heads up" line with Dismiss only.
- * Dismissal is client-side and keyed on the message text: a different
- * message, or the same one after it cleared, shows again.
+ * Dismissal is client-side and keyed on the message text, kept in
+ * sessionStorage over a reload: a different message, or the same one after
+ * it cleared, shows again. Returns whether the heads-up shows.
  */
 function updateHeadsUp(drift) {
   const nudge = typeof drift.nudge === 'string' ? drift.nudge.trim() : '';
-  if (nudge !== dismissedNudge) dismissedNudge = '';
+  if (dismissedNudge && nudge !== dismissedNudge) {
+    dismissedNudge = '';
+    keepDismissedNudge('');
+  }
   const show = drift.status !== 'drifting' && nudge !== '' && nudge !== dismissedNudge;
   if (show) setText('heads-up-text', nudge);
   setHidden(byId('heads-up'), !show);
+  return show;
 }
 
 /** Countdown and progress bar, computed locally from the last State; js/ticker.js runs it on each second. */

@@ -4,6 +4,8 @@
  * each view template carries. Everything is written with textContent.
  */
 
+import { carryLine } from './format.js';
+
 /** The element with this id, or null. */
 export const byId = (id) => document.getElementById(id);
 
@@ -44,7 +46,7 @@ export function clearError(element) {
 export function updateCarry(id, text) {
   const element = byId(id);
   if (!element) return;
-  const line = typeof text === 'string' ? text.trim() : '';
+  const line = carryLine(text);
   const span = element.querySelector('.carry-text');
   if (span.textContent !== line) span.textContent = line;
   setHidden(element, line === '');

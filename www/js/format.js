@@ -72,3 +72,14 @@ export const kSuccessWords = {
   partly: 'Partly met',
   no: 'Not met',
 };
+
+/**
+ * A carry-forward shown after "Next time:" or "Last time:", without a
+ * trailing "next time" of its own ("Start smaller next time." → "Start
+ * smaller."): the line must not say it twice (issue 17 item 4). Pure.
+ */
+export function carryLine(text) {
+  const line = typeof text === 'string' ? text.trim() : '';
+  const cut = line.replace(/[\s,;:–—-]*\bnext time\b\s*([.!]?)$/i, '$1').trim();
+  return cut === '' || cut === '.' || cut === '!' ? line : cut;
+}

@@ -9,7 +9,9 @@
 
 import { focusedMinutesChart, onTaskShareChart, sanitizeDays } from './charts.js';
 import { byId, setHidden } from './dom.js';
-import { formatDuration, formatShare, formatWhen, kOutcomeWords, kSuccessWords } from './format.js';
+import {
+  carryLine, formatDuration, formatShare, formatWhen, kOutcomeWords, kSuccessWords,
+} from './format.js';
 import { finiteOr } from './svg.js';
 import { sanitizeSpans, timelineFigure, timelineLegend } from './timeline.js';
 
@@ -89,7 +91,7 @@ function historyItem(session) {
   if (note) item.append(paragraph('session-note small', `Note: ${note}`));
   const recap = textOf(session.recap);
   if (recap) item.append(paragraph('session-recap', recap));
-  const carry = textOf(session.carry_forward);
+  const carry = carryLine(textOf(session.carry_forward));
   if (carry) item.append(paragraph('session-carry muted small', `Next time: ${carry}`));
 
   const figure = timelineFigure(session.timeline, {

@@ -100,7 +100,11 @@ function updateAiVisibility(state) {
   let why = detail;
   if (!why && backend === 'none') why = 'No AI backend is configured (ai.backend = none).';
   else if (!why) why = `The ${backend} backend is not available.`;
-  else if (backend !== 'none') why = `${backend}: ${detail}`;
+  // The backend's name once: a detail that starts with it ("claude not found
+  // on PATH: …") is not prefixed again (issue 17 item 4).
+  else if (backend !== 'none' && !detail.toLowerCase().startsWith(backend.toLowerCase())) {
+    why = `${backend}: ${detail}`;
+  }
   setText('ai-detail', aiOn ? '' : why);
 }
 

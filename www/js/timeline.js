@@ -15,6 +15,7 @@ export const kSpanStatusWords = {
   drifting: 'Drifting',
   unknown: 'Not judged',
   away: 'Away',
+  neutral: 'AntiDrift itself',
 };
 
 /** Width of the strip in SVG units; the strip is stretched to its box. */

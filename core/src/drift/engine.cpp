@@ -25,6 +25,8 @@ std::string_view toString(DriftStatus status) {
 namespace {
 
 constexpr std::string_view kWindowUnknown = "window unknown";
+/// The reason while AntiDrift's own page is in front (issue 17 item 4).
+constexpr std::string_view kOwnPage = "this is AntiDrift";
 
 bool contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
@@ -114,7 +116,12 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   switch (rules_.classify(obs)) {
     case WindowKind::OwnPage:
       // The person looks at AntiDrift itself (e.g. to press a banner button):
-      // neither focus nor drift, and the banner stays where it is.
+      // neither focus nor drift. The banner stays where it is; any other
+      // verdict was the previous window's, so the view says where they are
+      // and the time is neutral (issue 17 item 4).
+      if (view_.status == DriftStatus::Drifting) return decision;
+      pendingSinceMono_.reset();
+      setView(decision, DriftStatus::Unknown, std::string(kOwnPage), "", obs.atMs);
       return decision;
     case WindowKind::Unreadable:
     case WindowKind::LockScreen:
@@ -443,6 +450,7 @@ SpanStatus spanStatusOf(const DriftView& view, bool away) {
   if (away) return SpanStatus::Away;
   if (view.status == DriftStatus::OnTask) return SpanStatus::OnTask;
   if (view.status == DriftStatus::Drifting) return SpanStatus::Drifting;
+  if (view.reason == kOwnPage) return SpanStatus::Neutral;
   return SpanStatus::Unknown;
 }
 

@@ -15,13 +15,15 @@ std::string_view toString(SpanStatus status) {
       return "unknown";
     case SpanStatus::Away:
       return "away";
+    case SpanStatus::Neutral:
+      return "neutral";
   }
   return "unknown";
 }
 
 std::optional<SpanStatus> parseSpanStatus(std::string_view text) {
-  for (SpanStatus status :
-       {SpanStatus::OnTask, SpanStatus::Drifting, SpanStatus::Unknown, SpanStatus::Away}) {
+  for (SpanStatus status : {SpanStatus::OnTask, SpanStatus::Drifting, SpanStatus::Unknown,
+                            SpanStatus::Away, SpanStatus::Neutral}) {
     if (toString(status) == text) return status;
   }
   return std::nullopt;

@@ -192,6 +192,20 @@ void Controller::flush() {
   if (persistDueMono_) persistLocked();
 }
 
+void Controller::flushForShutdown() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (runtime_ != RuntimeState::Active || !commitment_) {
+    if (persistDueMono_) persistLocked();
+    return;
+  }
+  noteSuspendLocked();
+  const std::int64_t stoppedAt = std::min(sessionNowLocked(), commitment_->deadlineMs);
+  stats_.settle(stoppedAt);
+  timeline_.extendTo(stoppedAt);
+  stats_.addDriftMs(drift_.close(stoppedAt));
+  persistLocked();
+}
+
 State Controller::changedLocked(Persist persist) {
   ++version_;
   if (persist == Persist::Yes) persistLocked();

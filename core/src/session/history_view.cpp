@@ -192,7 +192,8 @@ Poco::JSON::Object::Ptr historyJson(const std::vector<SessionSummary>& sessions,
 std::optional<ExportFormat> parseExportFormat(std::string_view text) {
   if (text == "jsonl") return ExportFormat::Jsonl;
   if (text == "csv") return ExportFormat::Csv;
-  if (text == "markdown") return ExportFormat::Markdown;
+  // "md" too: the download is named .md (issue 17 item 4).
+  if (text == "markdown" || text == "md") return ExportFormat::Markdown;
   return std::nullopt;
 }
 

@@ -37,10 +37,11 @@ export function makeTempDir(prefix) {
  * (and no `ai.backend` default, so the file chooses the backend). A
  * `store.dir` among the settings is used (and kept by stop()) instead of a
  * fresh one, so a test can restart a daemon on the same store, token and
- * `server.port`. Resolves once it printed its listening line; rejects if it
- * exits first or takes longer than 20 s.
+ * `server.port`. `env` adds to (or replaces in) the daemon's environment,
+ * e.g. a PATH without a CLI. Resolves once it printed its listening line;
+ * rejects if it exits first or takes longer than 20 s.
  */
-export async function startDaemon(extraSettings = {}, { configFile } = {}) {
+export async function startDaemon(extraSettings = {}, { configFile, env: extraEnv = {} } = {}) {
   const bin = process.env.ANTIDRIFT_BIN;
   if (!bin) throw new Error('ANTIDRIFT_BIN is not set (path of the antidriftd binary)');
   if (!fs.existsSync(bin)) throw new Error(`ANTIDRIFT_BIN=${bin} does not exist`);
@@ -63,6 +64,7 @@ export async function startDaemon(extraSettings = {}, { configFile } = {}) {
   // Nor notify on, or pause, the developer's own notification server
   // (notify.desktop and focus.do_not_disturb default to auto, issue 17).
   delete env.DBUS_SESSION_BUS_ADDRESS;
+  Object.assign(env, extraEnv);
 
   const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

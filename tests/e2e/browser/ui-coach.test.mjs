@@ -215,3 +215,32 @@ describe('AntiDrift UI with the fake AI backend', () => {
     await cancelPlanningAndClose(page);
   });
 });
+
+// Issue 17 item 4: a claude CLI that is not installed is named once —
+// "claude: claude not found …" said it twice.
+describe('AntiDrift UI with the claude backend and no claude CLI', () => {
+  const suite = useDaemonAndBrowser('antidrift-ui-noclaude-', (workDir) => {
+    const pluginDir = process.env.ANTIDRIFT_PLUGIN_DIR;
+    if (!pluginDir) throw new Error('ANTIDRIFT_PLUGIN_DIR is not set (folder with antidrift-claude.so)');
+    const configFile = path.join(workDir, 'antidrift.properties');
+    fs.writeFileSync(configFile, [
+      '# written by ui-coach.test.mjs',
+      'ai.backend = claude',
+      `ai.plugin_dir = ${pluginDir}`,
+      '',
+    ].join('\n'));
+    // A PATH without claude on it, as on a machine where it was never installed.
+    const emptyBin = path.join(workDir, 'bin');
+    fs.mkdirSync(emptyBin);
+    return { options: { configFile, env: { PATH: emptyBin } } };
+  });
+
+  test('planning says why the AI is off without repeating the backend', async () => {
+    const page = await openPlanningPage(suite);
+    await page.waitForSelector('#ai-off:not([hidden])');
+    const detail = (await page.textContent('#ai-detail')).trim();
+    assert.match(detail, /^claude not found on PATH: /);
+    assert.doesNotMatch(detail, /claude: claude/);
+    await cancelPlanningAndClose(page);
+  });
+});

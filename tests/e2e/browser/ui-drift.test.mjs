@@ -200,6 +200,17 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     assert.equal(await page.title(), 'Heads up · AntiDrift');
     assert.deepEqual(await page.$$eval('#heads-up button', (buttons) => buttons.map((b) => b.textContent)),
       ['Dismiss']);
+    // Not grey on grey beside "On task": a tinted box, and the Focus line points at it (issue 17 item 4).
+    const headsUpLook = await page.$eval('#heads-up', (element) => {
+      const style = getComputedStyle(element);
+      return { background: style.backgroundColor, border: style.borderLeftWidth };
+    });
+    const plainLook = await page.$eval('.evidence', (element) => getComputedStyle(element).backgroundColor);
+    assert.notEqual(headsUpLook.background, plainLook);
+    assert.equal(headsUpLook.border, '4px');
+    assert.equal(await page.getAttribute('#drift-status', 'data-heads-up'), 'true');
+    assert.match(await page.$eval('#drift-status', (element) => getComputedStyle(element, '::after').content),
+      /see the heads-up/);
     screenshots.push(await screenshot(page, 'ui-drift-heads-up'));
     await page.click('#heads-up-dismiss');
     await page.waitForSelector('#heads-up', { state: 'hidden' });
@@ -208,6 +219,12 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await observe('code', 'report.md - Visual Studio Code');
     await waitForVersionAbove(page, before);
     assert.equal(await page.isHidden('#heads-up'), true);
+    // A reload of the tab keeps it dismissed (sessionStorage, keyed on the message).
+    await page.reload();
+    await waitForView(page, 'active');
+    await page.waitForFunction(() => document.getElementById('window-app').textContent === 'code');
+    assert.equal(await page.isHidden('#heads-up'), true);
+    assert.equal(await page.getAttribute('#drift-status', 'data-heads-up'), 'false');
 
     // End session from the banner: review, abandoned, with the numbers.
     await observe('games', 'Solitaire');

@@ -24,6 +24,9 @@ import {
 } from './harness.mjs';
 
 const kRecap = 'You drafted the outline; one detour into the browser.';
+// The reviewer ends with "next time"; the page, which writes "Next time:"
+// before it, shows it once (issue 17 item 4).
+const kCarryAnswered = 'Close the browser before you start next time.';
 const kCarry = 'Close the browser before you start.';
 const kFirst = { next_action: 'Outline the migration guide', success_condition: 'Five headings written' };
 const kSecond = { next_action: 'Write the slowpoke section', success_condition: 'One page' };
@@ -35,7 +38,7 @@ function writeResponses(dir) {
     { role: 'reviewer', match: 'slowpoke', text: JSON.stringify({ recap: 'late', carry_forward: 'late' }),
       delay_ms: 8000 },
     // Slow enough that "Writing a recap…" is on screen for a moment.
-    { role: 'reviewer', text: JSON.stringify({ recap: kRecap, carry_forward: kCarry }), delay_ms: 1500 },
+    { role: 'reviewer', text: JSON.stringify({ recap: kRecap, carry_forward: kCarryAnswered }), delay_ms: 1500 },
     { role: 'judge', match: 'YouTube', text: '{"on_task": false, "reason": "A video does not move the guide."}' },
     { role: 'judge', text: '{"on_task": true, "reason": "fine"}' },
     { role: 'nudge', text: '{"on_track": true}' },
@@ -126,6 +129,7 @@ describe('Reflection and history with the fake AI backend', () => {
     await page.waitForSelector('#recap[data-status="ready"]');
     assert.equal(await page.textContent('#recap-text'), kRecap);
     assert.equal(await page.textContent('#recap-carry .carry-text'), kCarry);
+    assert.equal(await page.textContent('#recap-carry'), `Next time: ${kCarry}`);
     await checkTimelineAndBars(page, 'code');
     assert.ok(await page.isVisible('#review-timeline rect.timeline-span[data-status="drifting"]'),
       'the drift shows in the strip');
@@ -187,6 +191,9 @@ describe('Reflection and history with the fake AI backend', () => {
     assert.match(rows[1].numbers, /^Planned 15 min · actual \d+ (s|min) · \d+% on task · Partly met$/, rows[1].numbers);
     assert.match(rows[1].text, /Note: Headings done, intro missing/);
     assert.ok(rows[1].text.includes(kRecap), 'the recap is in the history');
+    assert.ok(rows[1].text.includes(`Next time: ${kCarry}`), rows[1].text);
+    assert.ok(!/next time\W*$/i.test(kCarry) && !rows[1].text.includes(kCarryAnswered),
+      'the history says "next time" once');
     assert.ok(rows.every((row) => row.strip), 'each session has its timeline strip');
     await page.waitForSelector('#history-days:not([hidden])');
     const todayBar = await page.$$eval('#focused-chart svg .chart-bar', (bars) => bars.length);

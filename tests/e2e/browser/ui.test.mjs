@@ -487,6 +487,15 @@ describe('AntiDrift UI when the daemon goes away', () => {
     await page.waitForFunction(() => document.documentElement.dataset.connection === 'open');
     assert.equal(await page.textContent('#connection'), '');
     await waitForView(page, 'active');
+    // The click's "Lost contact … Try again" is over once contact is back (issue 17 item 4).
+    assert.equal(await page.$eval('#view .error', (element) => element.hidden), true);
+    // The person is looking at this very page: evidence is OK, and the Focus
+    // line says so — neutral, not the restart's "Not judged · evidence is
+    // unavailable" beside "OK · seeing your windows" (issue 17 item 4).
+    assert.equal((await daemon.post('/evidence/window', { app: 'chromium', title: 'AntiDrift - Chromium' })).status, 202);
+    await page.waitForSelector('#health[data-health="ok"]');
+    await page.waitForSelector('#drift-status[data-status="neutral"]');
+    assert.doesNotMatch(await page.textContent('#drift-status'), /Not judged|evidence is/);
     assert.equal(await greyed(), 'none');
     assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
     assert.equal((await daemon.post('/evidence/window', { app: 'qterminal', title: 'make' })).status, 202);

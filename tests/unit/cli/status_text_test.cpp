@@ -59,6 +59,18 @@ TEST(StatusText, WaybarGetsOneJsonLineWithTextTooltipClassAndPercentage) {
   EXPECT_THAT(bar->getValue<std::string>("tooltip"), HasSubstr("remaining: 15:00 of 25:00"));
 }
 
+// Issue 17 item 4: after `POST /extend` the time left can pass the timebox;
+// the total is timebox + extensions, so "27:00 of 25:00" and a percentage
+// stuck at 0 cannot appear.
+TEST(StatusText, AnExtensionCountsInTheTotalAndThePercentage) {
+  const auto state = parse(R"({"runtime":"active","commitment":{"next_action":"Write",
+      "success_condition":"Sent","timebox_secs":1500,"extended_secs":300,"remaining_secs":1620},
+      "drift":{"status":"ontask"}})");
+  EXPECT_THAT(describeState(*state), HasSubstr("remaining: 27:00 of 30:00\n"));
+  const auto bar = parse(barOutput(*state, BarFormat::Waybar));
+  EXPECT_EQ(bar->getValue<int>("percentage"), 10);  // 180 of 1800 s gone
+}
+
 TEST(StatusText, I3blocksGetsFullTextShortTextAndColour) {
   EXPECT_EQ(barOutput(*activeState(), BarFormat::I3blocks),
             "15:00 Write the intro\ndrifting\n#ff5555\n");

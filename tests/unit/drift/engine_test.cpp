@@ -552,7 +552,7 @@ TEST_F(EngineTest, ALockScreenIsWindowUnknownAndNeverJudged) {
   EXPECT_FALSE(decision.episodeStarted);
 }
 
-TEST_F(EngineTest, AntiDriftsOwnPageChangesNothing) {
+TEST_F(EngineTest, AntiDriftsOwnPageKeepsTheBannerWhileDrifting) {
   (void)see("Steam", "Library");
   const DriftView before = engine().view();
   const Decision decision = see("Firefox", "AntiDrift — Mozilla Firefox");
@@ -560,6 +560,26 @@ TEST_F(EngineTest, AntiDriftsOwnPageChangesNothing) {
   EXPECT_FALSE(decision.judge);
   EXPECT_EQ(engine().view().status, before.status);
   EXPECT_EQ(engine().view().reason, before.reason);
+}
+
+// Issue 17 item 4: looking at AntiDrift is neutral time, shown as such — not
+// the previous window's verdict, not "Not judged", not drift.
+TEST_F(EngineTest, AntiDriftsOwnPageIsNeutralOutsideADrift) {
+  (void)see("Code - Insiders", "index.js");
+  ASSERT_EQ(engine().view().status, DriftStatus::OnTask);
+  const Decision decision = see("Firefox", "AntiDrift — Mozilla Firefox");
+  EXPECT_TRUE(decision.changed);
+  EXPECT_FALSE(decision.judge);
+  EXPECT_FALSE(decision.episodeStarted);
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_EQ(engine().view().reason, "this is AntiDrift");
+  EXPECT_EQ(spanStatusOf(engine().view(), false), SpanStatus::Neutral);
+  EXPECT_EQ(spanStatusOf(engine().view(), true), SpanStatus::Away);
+  // An evidence problem's reason does not outlive the next look at the page.
+  (void)engine().suspend("evidence is stale", utc_);
+  EXPECT_EQ(spanStatusOf(engine().view(), false), SpanStatus::Unknown);
+  (void)see("Chromium", "AntiDrift - Chromium");
+  EXPECT_EQ(engine().view().reason, "this is AntiDrift");
 }
 
 TEST_F(EngineTest, SuspendIsUnknownAndDropsAPendingCall) {

@@ -27,6 +27,20 @@ TEST(HttpBody, AnEmptyObjectBodyIsAnEmptyObject) {
   EXPECT_EQ(object->size(), 0u);
 }
 
+// Issue 17 item 4: unknown fields are refused with the nearest known one.
+TEST(HttpBody, UnknownFieldsAreRefusedNamingTheNearestKnownField) {
+  const auto body = parseObject(R"({"next_action":"a","allowed_app":["code"]})");
+  try {
+    refuseUnknownFields(*body, {"next_action", "success_condition", "allowed_apps"});
+    ADD_FAILURE() << "allowed_app was taken";
+  } catch (const BadRequest& error) {
+    EXPECT_STREQ(error.what(), R"(unknown field "allowed_app"; did you mean "allowed_apps"?)");
+  }
+  EXPECT_NO_THROW(refuseUnknownFields(*body, {"next_action", "allowed_app"}));
+  EXPECT_NO_THROW(refuseUnknownFields(*parseObject("{}"), {}));
+  EXPECT_THROW(refuseUnknownFields(*parseObject(R"({"x":1})"), {}), BadRequest);
+}
+
 TEST(HttpBody, ObjectShapeRefusesArraysAndScalars) {
   for (const char* text : {"[1]", "\"x\"", "null", "3"}) {
     EXPECT_EQ(problemOf(text, BodyShape::Object), "the request body must be a JSON object") << text;

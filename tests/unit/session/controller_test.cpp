@@ -591,6 +591,39 @@ TEST_F(ControllerTest, FlushWritesAPendingWriteBehindAndATransitionCarriesIt) {
   EXPECT_EQ(snapshots_.saves, afterStart + 2);
 }
 
+// Issue 17 item 4: a clean stop credits the window in front and the open
+// drifting time up to the stop, and writes them; a restart does not credit
+// the time the daemon was down.
+TEST_F(ControllerTest, FlushForShutdownCreditsTheSessionUpToTheStopAndWritesIt) {
+  settings_.blockedApps = {"steam"};
+  makeController();
+  toActive();
+  controller_->recordWindow(window("steam", "Store"));
+  ASSERT_EQ(controller_->state().drift.status, "drifting");
+  clock_.advance(20'000);
+  const int before = snapshots_.saves;
+  controller_->flushForShutdown();
+  ASSERT_EQ(snapshots_.saves, before + 1);
+  EXPECT_EQ(snapshots_.last().stats.bucketsMs.at("steam"), 20'000);
+  EXPECT_EQ(snapshots_.last().stats.driftEpisodes, 1);
+  EXPECT_EQ(snapshots_.last().stats.driftMs, 20'000);
+
+  clock_.advance(60'000);  // the daemon is down
+  makeController();
+  controller_->restore();
+  ASSERT_EQ(runtime(), RuntimeState::Active);
+  clock_.advance(5'000);
+  controller_->recordWindow(window("steam", "Store"));
+  EXPECT_EQ(controller_->state().stats.bucketsMs.at("steam"), 20'000);
+  EXPECT_EQ(controller_->state().stats.driftMs, 20'000);
+}
+
+TEST_F(ControllerTest, FlushForShutdownOutsideASessionWritesOnlyWhatIsPending) {
+  const int before = snapshots_.saves;
+  controller_->flushForShutdown();
+  EXPECT_EQ(snapshots_.saves, before);
+}
+
 TEST_F(ControllerTest, CommitmentTextIsSanitisedAndTrimmedBeforeValidation) {
   ASSERT_FALSE(controller_->enterPlanning());
   CommitmentRequest request = validRequest();

@@ -75,6 +75,10 @@ TEST(HistoryView, TheLocalOffsetDecidesTheDate) {
 TEST(HistoryView, ExportFormats) {
   EXPECT_EQ(parseExportFormat("csv"), ExportFormat::Csv);
   EXPECT_FALSE(parseExportFormat("CSV"));
+  // Issue 17 item 4: the file is named .md, so "md" names the format too.
+  EXPECT_EQ(parseExportFormat("markdown"), ExportFormat::Markdown);
+  EXPECT_EQ(parseExportFormat("md"), ExportFormat::Markdown);
+  EXPECT_EQ(exportExtension(*parseExportFormat("md")), "md");
   EXPECT_EQ(exportContentType(ExportFormat::Jsonl), "application/x-ndjson");
   SessionSummary summary = session(kJuneFirst10h, 60, 120);
   summary.nextAction = "=HYPERLINK(\"x\") | pipe\nline";

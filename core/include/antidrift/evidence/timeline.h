@@ -20,9 +20,10 @@ enum class SpanStatus {
   Drifting,  ///< drift status drifting (the banner was up)
   Unknown,   ///< judging, unknown, evidence not ok
   Away,      ///< the person was away (evidence.idle_after_s)
+  Neutral,   ///< AntiDrift's own page was in front: neither focus nor drift (issue 17 item 4)
 };
 
-/// "ontask" | "drifting" | "unknown" | "away". Pure.
+/// "ontask" | "drifting" | "unknown" | "away" | "neutral". Pure.
 std::string_view toString(SpanStatus status);
 /// The inverse of toString; nullopt for any other text. Pure.
 std::optional<SpanStatus> parseSpanStatus(std::string_view text);

@@ -58,7 +58,8 @@ Poco::JSON::Object::Ptr historyJson(const std::vector<SessionSummary>& sessions,
 
 /// The export formats of `antidriftd --export-history` and GET /history/export.
 enum class ExportFormat { Jsonl, Csv, Markdown };
-/// "jsonl" | "csv" | "markdown" → the format; nullopt for anything else. Pure.
+/// "jsonl" | "csv" | "markdown" (or "md", the file's extension; issue 17
+/// item 4) → the format; nullopt for anything else. Pure.
 std::optional<ExportFormat> parseExportFormat(std::string_view text);
 /// The Content-Type of a format: application/x-ndjson, text/csv; charset=utf-8,
 /// text/markdown; charset=utf-8. Pure.
