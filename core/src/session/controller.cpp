@@ -324,7 +324,12 @@ std::string Controller::restore() {
   }
   if (runtime_ == RuntimeState::Active) {
     const std::int64_t wallNow = clock_.nowUtcMs();
-    const std::int64_t remainingMs = commitment_->deadlineMs - wallNow;
+    // Never more than the session's own length, even if the wall clock went
+    // back or the start lies ahead: a restored session always expires
+    // (issue 19 item 6, review L6).
+    const std::int64_t remainingMs =
+        std::min(commitment_->deadlineMs - wallNow,
+                 (commitment_->timeboxSecs + commitment_->extendedSecs) * 1000);
     // Monotonic time does not survive a restart: the session's clock picks
     // up from the wall clock (the time down is not credited: stats resume).
     sessionMonoStart_ =
