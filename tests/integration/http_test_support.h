@@ -52,6 +52,8 @@ struct RequestOptions {
   std::optional<std::string> origin;  ///< Origin, none when unset
   std::optional<std::string> host;    ///< Host; default "127.0.0.1:<port>"
   bool chunked = false;               ///< send the body chunked, without Content-Length
+  /// Further headers, sent as given (e.g. Sec-Fetch-Site).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 /// Sends one request on a new connection and reads the whole answer.
@@ -79,6 +81,9 @@ inline Reply sendRequest(std::uint16_t port, const std::string& method, const st
   }
   if (options.origin) {
     request.set("Origin", *options.origin);
+  }
+  for (const auto& [name, value] : options.headers) {
+    request.add(name, value);
   }
   std::ostream& out = session.sendRequest(request);
   out << body;
