@@ -710,7 +710,22 @@ void Controller::recordWindow(Observation raw) {
   const drift::DriftView driftBefore = drift_.view();
   current_ = obs;
   lastObservationMono_ = clock_.monotonicMs();
-  if (obs.app != "unknown") recentApps_[obs.app] = lastObservationMono_;
+  if (obs.app != "unknown") {
+    recentApps_[obs.app] = lastObservationMono_;
+    // Only the last kRecentAppsMs are ever offered: drop older entries so a
+    // watcher that invents classes cannot grow the map (issue 19 item 7).
+    if (recentApps_.size() > kMaxSessionApps) {
+      const std::int64_t since = lastObservationMono_ - kRecentAppsMs;
+      for (auto it = recentApps_.begin(); it != recentApps_.end();) {
+        it = it->second < since ? recentApps_.erase(it) : std::next(it);
+      }
+      while (recentApps_.size() > kMaxSessionApps) {  // many within the window: the oldest go
+        recentApps_.erase(
+            std::min_element(recentApps_.begin(), recentApps_.end(),
+                             [](const auto& a, const auto& b) { return a.second < b.second; }));
+      }
+    }
+  }
   const bool active = runtime_ == RuntimeState::Active;
   if (active) {
     stats_.observe(obs);
@@ -985,8 +1000,12 @@ State Controller::stateLocked() const {
   state.evidence.away = away_;
   if (runtime_ == RuntimeState::Active) {
     const drift::DriftView& view = drift_.view();
-    state.drift = DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge,
-                            view.app, view.blocked, view.judgeAtMs};
+    state.drift = DriftView{std::string(drift::toString(view.status)),
+                            view.reason,
+                            view.nudge,
+                            view.app,
+                            view.blocked,
+                            view.judgeAtMs};
   }
   state.stats = stats_.stats();
   if (runtime_ == RuntimeState::Review) state.timeline = timeline_.spans();
