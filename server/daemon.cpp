@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -506,6 +508,11 @@ int Daemon::serve() {
   // size, and a break is still logged. Cancelled and joined on the way out.
   std::atomic<bool> stopAuditCheck{false};
   std::thread auditCheck([path = audit.path(), &stopAuditCheck] {
+    // Lowest CPU priority for this thread only (Linux: nice is per thread):
+    // on a 1 GB log the check is minutes of one core (docs/PERFORMANCE.md).
+    if (::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19) != 0) {
+      // Best effort: the check runs at normal priority.
+    }
     const AuditVerification verification = AuditLog::verify(path, &stopAuditCheck);
     if (!verification.ok && !stopAuditCheck) {
       const std::string where = verification.firstBadLine

@@ -9,8 +9,10 @@
 #include <iostream>
 #include <string>
 
+#include <Poco/DigestEngine.h>
 #include <Poco/File.h>
 #include <Poco/FileStream.h>
+#include <Poco/SHA2Engine.h>
 
 #include "antidrift/store/audit_log.h"
 
@@ -53,18 +55,36 @@ int main(int argc, char** argv) {
   const std::string directory = argv[1];
   const std::int64_t bytes = std::atoll(argv[2]) * 1024 * 1024;
   Poco::File(directory).createDirectories();
+  // One record's text with placeholders for prev and hash: each record is
+  // then string substitution plus one SHA-256, not a JSON build (the chain
+  // is real: every prev is the previous record's hash).
+  const std::string prevMark(64, 'p');
+  const std::string hashMark(64, 'q');
+  SessionSummary summary = sampleSummary(0);
+  summary.prev = prevMark;
+  const std::string canonical = canonicalJson(summary);
+  summary.hash = hashMark;
+  const std::string line = toJsonLine(summary) + "\n";
+  const std::size_t canonicalPrev = canonical.find(prevMark);
+  const std::size_t linePrev = line.find(prevMark);
+  const std::size_t lineHash = line.find(hashMark);
   Poco::FileOutputStream out(directory + "/audit.jsonl");
   std::string prev = kGenesisHash;
   std::int64_t written = 0;
   std::int64_t records = 0;
+  std::string text = canonical;
+  std::string record = line;
   while (written < bytes) {
-    SessionSummary summary = sampleSummary(records++);
-    summary.prev = prev;
-    summary.hash = computeHash(summary);
-    prev = summary.hash;
-    const std::string line = toJsonLine(summary) + "\n";
-    out << line;
-    written += static_cast<std::int64_t>(line.size());
+    text.replace(canonicalPrev, 64, prev);
+    Poco::SHA2Engine engine(Poco::SHA2Engine::SHA_256);
+    engine.update(text);
+    const std::string hash = Poco::DigestEngine::digestToHex(engine.digest());
+    record.replace(linePrev, 64, prev);
+    record.replace(lineHash, 64, hash);
+    out << record;
+    written += static_cast<std::int64_t>(record.size());
+    ++records;
+    prev = hash;
   }
   out.close();
   std::cout << "wrote " << records << " chained records, " << written << " bytes, to " << directory
