@@ -284,15 +284,15 @@ int CliApplication::refused(const Reply& reply) {
   } catch (const Poco::Exception&) {
     sentence = "antidriftd answered HTTP " + std::to_string(reply.status);
   }
-  std::cerr << "antidrift: " << sentence << std::endl;
+  std::cerr << "antidrift: " << terminalSafe(sentence) << std::endl;
   return kExitRefused;
 }
 
 int CliApplication::printState(const std::string& body) {
   if (json_) {
-    std::cout << body << std::endl;
+    std::cout << terminalSafe(body) << std::endl;
   } else {
-    std::cout << describeState(*parseObject(body)) << std::flush;
+    std::cout << terminalSafe(describeState(*parseObject(body))) << std::flush;
   }
   return EXIT_OK;
 }
@@ -344,7 +344,7 @@ int CliApplication::main(const std::vector<std::string>& args) {
     std::cerr << "antidrift: configuration error: " << error.what() << std::endl;
     return EXIT_CONFIG;
   } catch (const DaemonUnreachable& error) {
-    std::cerr << "antidrift: " << error.what() << std::endl;
+    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
     return EXIT_UNAVAILABLE;
   } catch (const Poco::Exception& error) {
     std::cerr << "antidrift: unexpected answer from antidriftd: " << error.displayText()
@@ -394,15 +394,15 @@ int CliApplication::status(DaemonClient& client) {
       throw;
     }
     // A bar shows "AntiDrift off" rather than an error or nothing.
-    std::cerr << "antidrift: " << error.what() << std::endl;
-    std::cout << offlineBarOutput(*bar) << std::flush;
+    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
+    std::cout << terminalSafe(offlineBarOutput(*bar)) << std::flush;
     return EXIT_OK;
   }
   if (reply.status != 200) {
     return refused(reply);
   }
   if (bar) {
-    std::cout << barOutput(*parseObject(reply.body), *bar) << std::flush;
+    std::cout << terminalSafe(barOutput(*parseObject(reply.body), *bar)) << std::flush;
     return EXIT_OK;
   }
   return printState(reply.body);
@@ -414,7 +414,7 @@ int CliApplication::transition(DaemonClient& client, const std::string& path,
   try {
     token = readToken();
   } catch (const std::runtime_error& error) {
-    std::cerr << "antidrift: " << error.what() << std::endl;
+    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
     return EXIT_NOPERM;
   }
   const Reply reply = client.post(path, body, token);
@@ -451,7 +451,7 @@ int CliApplication::start(DaemonClient& client) {
   try {
     token = readToken();
   } catch (const std::runtime_error& error) {
-    std::cerr << "antidrift: " << error.what() << std::endl;
+    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
     return EXIT_NOPERM;
   }
   // A session starts from planning (DESIGN §2); enter it when locked, and
@@ -488,7 +488,7 @@ int CliApplication::history(DaemonClient& client) {
     return refused(reply);
   }
   if (json_) {
-    std::cout << reply.body << std::endl;
+    std::cout << terminalSafe(reply.body) << std::endl;
     return EXIT_OK;
   }
   const Poco::JSON::Array::Ptr sessions = parseObject(reply.body)->getArray("sessions");
@@ -497,7 +497,7 @@ int CliApplication::history(DaemonClient& client) {
     return EXIT_OK;
   }
   for (std::size_t i = 0; i < sessions->size(); ++i) {
-    std::cout << historyLine(*sessions->getObject(static_cast<unsigned>(i))) << "\n";
+    std::cout << terminalSafe(historyLine(*sessions->getObject(static_cast<unsigned>(i)))) << "\n";
   }
   std::cout << std::flush;
   return EXIT_OK;
@@ -539,14 +539,14 @@ int CliApplication::watch(DaemonClient& client) {
           return true;
         }
         if (json_) {
-          std::cout << event.data << std::endl;
+          std::cout << terminalSafe(event.data) << std::endl;
           return true;
         }
         const Object::Ptr state = parseObject(event.data);
         const std::string key = summaryKey(*state);
         if (key != lastKey) {
           lastKey = key;
-          std::cout << summaryLine(*state) << std::endl;
+          std::cout << terminalSafe(summaryLine(*state)) << std::endl;
         }
         return true;
       },

@@ -38,12 +38,56 @@ Reply guarded(const Endpoint& endpoint, Exchange&& exchange) {
   }
 }
 
-Reply readReply(HTTPClientSession& session) {
+/// The body of `in`, at most kMaxReplyBytes: a larger one is refused before
+/// it is buffered (issue 19 item 7, review L7).
+std::string readBounded(std::istream& in, const Endpoint& endpoint) {
+  std::string body;
+  char buffer[8192];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    body.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (body.size() > kMaxReplyBytes) {
+      throw DaemonUnreachable("the answer from " + endpoint.url() + " is over " +
+                              std::to_string(kMaxReplyBytes / 1024) +
+                              " KiB; refused (is it antidriftd?)");
+    }
+  }
+  return body;
+}
+
+/// One line of `in` without its '\n', at most kMaxEventLineBytes; false at
+/// the end of the stream. Throws DaemonUnreachable for a longer line.
+bool readLineBounded(std::istream& in, std::string& line, const Endpoint& endpoint) {
+  line.clear();
+  std::streambuf* buffer = in.rdbuf();
+  for (;;) {
+    int c = std::char_traits<char>::eof();
+    try {
+      c = buffer->sbumpc();
+    } catch (...) {
+      // As std::getline does: a read error (a timeout) marks the stream bad.
+      in.setstate(std::ios::badbit);
+      return false;
+    }
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !line.empty();
+    }
+    if (c == '\n') return true;
+    line += static_cast<char>(c);
+    if (line.size() > kMaxEventLineBytes) {
+      throw DaemonUnreachable("an event line from " + endpoint.url() + " is over " +
+                              std::to_string(kMaxEventLineBytes / 1024) +
+                              " KiB; refused (is it antidriftd?)");
+    }
+  }
+}
+
+Reply readReply(HTTPClientSession& session, const Endpoint& endpoint) {
   HTTPResponse response;
   std::istream& in = session.receiveResponse(response);
   Reply reply;
   reply.status = static_cast<int>(response.getStatus());
-  Poco::StreamCopier::copyToString(in, reply.body);
+  reply.body = readBounded(in, endpoint);
   return reply;
 }
 
@@ -63,7 +107,7 @@ Reply DaemonClient::get(const std::string& pathAndQuery) const {
     session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
     HTTPRequest request(HTTPRequest::HTTP_GET, pathAndQuery, Poco::Net::HTTPMessage::HTTP_1_1);
     session.sendRequest(request);
-    return readReply(session);
+    return readReply(session, endpoint_);
   });
 }
 
@@ -77,7 +121,7 @@ Reply DaemonClient::post(const std::string& path, const std::string& body,
     request.setContentLength64(static_cast<Poco::Int64>(body.size()));
     request.set("X-AntiDrift-Token", token);
     session.sendRequest(request) << body;
-    return readReply(session);
+    return readReply(session, endpoint_);
   });
 }
 
@@ -138,7 +182,7 @@ Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& 
     Reply reply;
     reply.status = static_cast<int>(response.getStatus());
     if (reply.status != HTTPResponse::HTTP_OK) {
-      Poco::StreamCopier::copyToString(in, reply.body);
+      reply.body = readBounded(in, endpoint_);
       return reply;
     }
     // Keep-alive comments arrive every server.sse_keepalive_s; silence longer
@@ -148,7 +192,7 @@ Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& 
       return reply;
     }
     ServerEvent event;
-    for (std::string line; std::getline(in, line);) {
+    for (std::string line; readLineBounded(in, line, endpoint_);) {
       if (!line.empty() && line.back() == '\r') {
         line.pop_back();
       }
@@ -169,6 +213,11 @@ Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& 
           event.data += '\n';
         }
         event.data += line.substr(line.size() > 5 && line[5] == ' ' ? 6 : 5);
+        if (event.data.size() > kMaxEventLineBytes) {
+          throw DaemonUnreachable("an event from " + endpoint_.url() + " is over " +
+                                  std::to_string(kMaxEventLineBytes / 1024) +
+                                  " KiB; refused (is it antidriftd?)");
+        }
       }
     }
     if (in.bad() && !(cancel && cancel->cancelled())) {

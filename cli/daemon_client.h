@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -15,6 +16,13 @@
 #include <Poco/Net/StreamSocket.h>
 
 namespace antidrift::cli {
+
+/// Largest answer body the CLI reads from the daemon, bytes (issue 19 item 7,
+/// review L7). antidriftd's largest answer, `/history?n=200` with 200-span
+/// timelines, stays near 3 MiB; an impostor cannot make the CLI buffer more.
+inline constexpr std::size_t kMaxReplyBytes = 8 * 1024 * 1024;
+/// Largest line, and largest event, the CLI reads from `/events`, bytes.
+inline constexpr std::size_t kMaxEventLineBytes = 256 * 1024;
 
 /// The daemon did not answer at all: connection refused, no route, or no
 /// answer within the timeout. `what()` is one sentence for people, e.g.

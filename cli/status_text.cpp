@@ -333,4 +333,22 @@ std::string historyLine(const Object& summary) {
          stringField(summary, "next_action");
 }
 
+std::string terminalSafe(const std::string& text) {
+  std::string safe;
+  safe.reserve(text.size());
+  for (std::size_t index = 0; index < text.size(); ++index) {
+    const unsigned char c = static_cast<unsigned char>(text[index]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) continue;
+    if (c == 0xC2 && index + 1 < text.size()) {
+      const unsigned char next = static_cast<unsigned char>(text[index + 1]);
+      if (next >= 0x80 && next <= 0x9F) {
+        ++index;  // a C1 control
+        continue;
+      }
+    }
+    safe += static_cast<char>(c);
+  }
+  return safe;
+}
+
 }  // namespace antidrift::cli

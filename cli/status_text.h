@@ -82,6 +82,13 @@ std::string offlineBarOutput(BarFormat format);
 /// next action, separated by two spaces. Pure apart from the time zone.
 std::string historyLine(const Poco::JSON::Object& summary);
 
+/// `text` safe to write to a terminal (issue 19 item 7, review L7): every
+/// C0 control character except '\n' and '\t', DEL, and every C1 control
+/// (U+0080–U+009F, UTF-8 C2 80–C2 9F) removed, so an answer from an
+/// impostor can neither move the cursor nor send escape sequences (OSC 52
+/// clipboard writes, title changes). Other bytes pass unchanged. Pure.
+std::string terminalSafe(const std::string& text);
+
 /// "MM:SS" for under an hour, else "H:MM:SS"; negative counts as 0. Pure.
 std::string formatDuration(long long seconds);
 

@@ -233,6 +233,10 @@ void HttpApi::dispatch(Exchange& exchange) {
   } catch (const Poco::Exception&) {
     throw http::BadRequest("the request URI is malformed");
   }
+  if (const auto rejection = guard_.checkFetchSite(headers, exchange.path)) {
+    http::sendError(response, rejection->status, rejection->message);
+    return;
+  }
 
   const std::string& method = request.getMethod();
   const Route* route = nullptr;

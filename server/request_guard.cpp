@@ -95,8 +95,10 @@ RequestHeaders RequestHeaders::from(const Poco::Net::HTTPRequest& request) {
   headers.contentType = copy("Content-Type");
   headers.token = copy(kTokenHeader);
   headers.authorization = copy(kAuthorizationHeader);
+  headers.fetchSite = copy("Sec-Fetch-Site");
+  headers.fetchMode = copy("Sec-Fetch-Mode");
   for (const char* name : {"Host", "Origin", "Content-Type", "Content-Length", "Transfer-Encoding",
-                           kTokenHeader, kAuthorizationHeader}) {
+                           "Sec-Fetch-Site", kTokenHeader, kAuthorizationHeader}) {
     int count = 0;
     for (const auto& [header, value] : request) {
       count += Poco::icompare(header, name) == 0 ? 1 : 0;
@@ -190,6 +192,21 @@ std::optional<GuardRejection> RequestGuard::checkHost(const RequestHeaders& head
     return reject(403, "the Host header must name this machine (127.0.0.1, localhost or [::1])");
   }
   return std::nullopt;
+}
+
+std::optional<GuardRejection> RequestGuard::checkFetchSite(const RequestHeaders& headers,
+                                                           std::string_view path) const {
+  if (!headers.fetchSite) {
+    return std::nullopt;
+  }
+  const std::string site = lowerCase(trim(*headers.fetchSite));
+  if (site != "cross-site" && site != "same-site") {
+    return std::nullopt;
+  }
+  if (path == "/" && headers.fetchMode && lowerCase(trim(*headers.fetchMode)) == "navigate") {
+    return std::nullopt;  // a link to the page opens it
+  }
+  return reject(403, "requests from other sites are not allowed (Sec-Fetch-Site: " + site + ")");
 }
 
 std::optional<GuardRejection> RequestGuard::checkMutating(const RequestHeaders& headers) const {

@@ -28,15 +28,17 @@ struct RequestHeaders {
   std::optional<std::string> contentType;    ///< Content-Type
   std::optional<std::string> token;          ///< X-AntiDrift-Token
   std::optional<std::string> authorization;  ///< Authorization (e.g. "Bearer <token>")
+  std::optional<std::string> fetchSite;      ///< Sec-Fetch-Site (browsers only)
+  std::optional<std::string> fetchMode;      ///< Sec-Fetch-Mode (browsers only)
   /// Why the request is ambiguous, a sentence, if it is: one of Host,
-  /// Origin, Content-Type, Content-Length, Transfer-Encoding,
+  /// Origin, Content-Type, Content-Length, Transfer-Encoding, Sec-Fetch-Site,
   /// X-AntiDrift-Token and Authorization sent more than once (one copy may pass a check the
   /// other fails), or both Content-Length and Transfer-Encoding (the body
   /// could be framed two ways: request smuggling). Refused with 400 and
   /// the connection closed (issue 9 item 8).
   std::optional<std::string> ambiguity;
 
-  /// Copies the five headers out of a Poco request. Thread-safe.
+  /// Copies the headers above out of a Poco request. Thread-safe.
   static RequestHeaders from(const Poco::Net::HTTPRequest& request);
 };
 
@@ -58,6 +60,17 @@ class RequestGuard {
   /// A missing Host is refused too.
   /// An ambiguous request (RequestHeaders::ambiguity) is 400.
   std::optional<GuardRejection> checkHost(const RequestHeaders& headers) const;
+
+  /// Every request, once its path is known (issue 19 item 7, review L2): a
+  /// request a browser marks `Sec-Fetch-Site: cross-site` or `same-site`
+  /// (another site, or another port on this machine) is refused with 403,
+  /// so no web page can make the daemon read the audit log in a loop
+  /// (`/history/export`) or probe it. `same-origin`, `none` (typed URL,
+  /// bookmark) and no header at all (the CLI, watchers, older browsers)
+  /// pass. One exception: a top-level navigation (`Sec-Fetch-Mode:
+  /// navigate`) to `/`, so a link to the page still opens it. Pure.
+  std::optional<GuardRejection> checkFetchSite(const RequestHeaders& headers,
+                                               std::string_view path) const;
 
   /// Mutating requests (every POST), in this order: an Origin, when sent,
   /// must be `http://<Host>` (403); the token must be presented (401) in

@@ -80,9 +80,22 @@ long readPid(int fd) {
 StoreLockAttempt StoreLock::tryAcquire(const std::string& directory) {
   ensureDirectory(directory);
   const std::string path = directory + "/" + kFileName;
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  // Never through a symbolic link: a planted `lock -> ~/.bashrc` would be
+  // truncated and overwritten with our pid (issue 19 item 6, review L1).
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
+    if (errno == ELOOP) {
+      throw std::runtime_error("lock file " + path +
+                               " is a symbolic link: refusing to follow it (store files are "
+                               "never followed)");
+    }
     throw ioError("cannot open", path, errno);
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid()) {
+    ::close(fd);
+    throw std::runtime_error("lock file " + path +
+                             " is not a regular file of this user: refusing to use it");
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;

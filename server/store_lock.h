@@ -38,7 +38,9 @@ class StoreLock {
   /// of this user's with group or other bits to 0700 (logged as a warning on
   /// `antidrift.store`; issue 17 item 1). On success writes this process's
   /// pid into the file. Throws std::runtime_error naming the path when the
-  /// directory belongs to another user, or when the directory or file cannot
+  /// directory belongs to another user, when the lock file is a symbolic link
+  /// (never followed: O_NOFOLLOW), not a regular file or not this user's
+  /// (issue 19 item 6), or when the directory or file cannot
   /// be created, opened or locked for a reason other than another holder.
   static StoreLockAttempt tryAcquire(const std::string& directory);
 

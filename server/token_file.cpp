@@ -1,19 +1,18 @@
 #include "server/token_file.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
 #include <Poco/DigestEngine.h>
 #include <Poco/File.h>
-#include <Poco/RandomStream.h>
 #include <Poco/String.h>
 
 namespace antidrift {
@@ -72,18 +71,45 @@ void writeToken(const std::string& path, const std::string& token) {
     ::unlink(temporary.c_str());
     throw ioError("cannot rename the token file to", path);
   }
+  // The rename is durable only once the directory is synced (review L10).
+  const std::string directory = path.substr(0, path.rfind('/'));
+  const int dir =
+      ::open(directory.empty() ? "/" : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) {
+    throw ioError("cannot open directory", directory);
+  }
+  const bool dirSynced = ::fsync(dir) == 0;
+  ::close(dir);
+  if (!dirSynced) {
+    throw ioError("cannot fsync directory", directory);
+  }
 }
 
 }  // namespace
 
-std::string TokenFile::generate() {
-  Poco::RandomInputStream random;
+std::string TokenFile::generate(const EntropySource& source) {
   Poco::DigestEngine::Digest bytes(kRandomBytes);
-  random.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (random.gcount() != static_cast<std::streamsize>(bytes.size())) {
-    throw std::runtime_error("cannot read random bytes for the token");
+  std::size_t filled = 0;
+  while (filled < bytes.size()) {
+    const long count = source(bytes.data() + filled, bytes.size() - filled);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) {
+      // Fail closed (issue 19 item 7, review L10): never a weaker fallback.
+      throw std::runtime_error(std::string("cannot get random bytes for the token from the kernel "
+                                           "(getrandom): ") +
+                               (count < 0 ? std::strerror(errno) : "no bytes"));
+    }
+    filled += static_cast<std::size_t>(count);
   }
   return Poco::DigestEngine::digestToHex(bytes);
+}
+
+std::string TokenFile::generate() {
+  // getrandom(2), not Poco::RandomInputStream: Poco falls back to a
+  // time-seeded SHA-1 when /dev/urandom cannot be opened (review L10).
+  return generate([](unsigned char* buffer, std::size_t length) -> long {
+    return static_cast<long>(::getrandom(buffer, length, 0));
+  });
 }
 
 TokenFileResult TokenFile::loadOrCreate(const std::string& directory) {
@@ -91,28 +117,48 @@ TokenFileResult TokenFile::loadOrCreate(const std::string& directory) {
   const std::string path = directory + "/" + kFileName;
   TokenFileResult result;
 
-  struct stat info {};
-  if (::stat(path.c_str(), &info) == 0) {
-    std::ifstream in(path);
-    if (!in) {
-      throw ioError("cannot read", path);
+  // Never through a symbolic link, and only a regular file of ours
+  // (issue 19 item 6, review L1).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    struct stat info {};
+    std::string content;
+    bool ok = ::fstat(fd, &info) == 0;
+    if (ok && (!S_ISREG(info.st_mode) || info.st_uid != ::geteuid())) {
+      ::close(fd);
+      throw std::runtime_error("token file " + path +
+                               " is not a regular file of this user: refusing to use it");
     }
-    std::ostringstream content;
-    content << in.rdbuf();
-    const std::string token = Poco::trim(content.str());
-    if (isValidToken(token)) {
+    char buffer[256];
+    for (ssize_t count = 0; ok && (count = ::read(fd, buffer, sizeof buffer)) != 0;) {
+      if (count < 0) {
+        ok = errno == EINTR;
+        continue;
+      }
+      if (content.size() < 4096) content.append(buffer, static_cast<std::size_t>(count));
+    }
+    const std::string token = Poco::trim(content);
+    if (ok && isValidToken(token)) {
       if ((info.st_mode & 077) != 0) {
-        if (::chmod(path.c_str(), 0600) != 0) {
+        if (::fchmod(fd, 0600) != 0) {
+          ::close(fd);
           throw ioError("cannot set mode 0600 on", path);
         }
         result.permissionsTightened = true;
       }
+      ::close(fd);
       result.token = token;
       return result;
     }
+    ::close(fd);
+    if (!ok) throw ioError("cannot read", path);
     result.replacedInvalid = true;
+  } else if (errno == ELOOP) {
+    throw std::runtime_error("token file " + path +
+                             " is a symbolic link: refusing to follow it (store files are never "
+                             "followed)");
   } else if (errno != ENOENT) {
-    throw ioError("cannot stat", path);
+    throw ioError("cannot open", path);
   }
 
   result.token = generate();

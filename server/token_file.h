@@ -3,6 +3,8 @@
 /// request must send (DESIGN §10).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
 namespace antidrift {
@@ -26,15 +28,27 @@ class TokenFile {
 
   /// Returns the token of `<directory>/token`. Creates the directory (0700)
   /// when missing. A missing, empty or invalid file (not ≥ 32 hex characters
-  /// after trimming) is replaced by 32 random bytes (Poco::RandomInputStream)
-  /// as 64 hex characters, written to a temporary file with mode 0600,
-  /// fsynced and renamed into place. An existing file with group/other
-  /// permissions is chmod-ed to 0600. Throws std::runtime_error naming the
-  /// path on I/O failure.
+  /// after trimming) is replaced by generate(), written to a temporary file
+  /// with mode 0600, fsynced, renamed into place and the directory fsynced.
+  /// An existing file with group/other permissions is tightened to 0600.
+  /// The file is never read through a symbolic link (O_NOFOLLOW) and must be
+  /// a regular file of this user (issue 19 item 6). Throws
+  /// std::runtime_error naming the path on I/O failure, a symbolic link,
+  /// another user's file, or no kernel randomness.
   static TokenFileResult loadOrCreate(const std::string& directory);
 
-  /// A fresh random token: 64 lower-case hex characters. Thread-safe.
+  /// Fills `buffer` with up to `length` random bytes; returns how many, or
+  /// -1 with errno set (the shape of getrandom(2)).
+  using EntropySource = std::function<long(unsigned char* buffer, std::size_t length)>;
+
+  /// A fresh random token: 32 bytes of getrandom(2) as 64 lower-case hex
+  /// characters. Throws std::runtime_error when the kernel gives none: never
+  /// a weaker fallback (issue 19 item 7, review L10). Thread-safe.
   static std::string generate();
+  /// generate() from `source` (tests inject a failing one). Short reads are
+  /// retried; 0 bytes or an error other than EINTR throws. Thread-safe when
+  /// `source` is.
+  static std::string generate(const EntropySource& source);
 };
 
 }  // namespace antidrift

@@ -9,6 +9,9 @@
 
 #include "server/sway/sway_source.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -71,9 +74,12 @@ bool namesSocketOf(IpcServer server, const std::string& fileName) {
   return fileName.size() > prefix.size() && fileName.rfind(prefix, 0) == 0;
 }
 
-bool isSocket(const std::filesystem::path& path) {
-  std::error_code error;
-  return std::filesystem::is_socket(path, error);
+/// A socket this user owns (lstat: a symbolic link is not followed). With
+/// sway's /tmp fallback another user's `sway-ipc.*.sock` could sit beside
+/// ours and feed us fake windows (issue 19 item 7, review L9).
+bool isOwnSocket(const std::filesystem::path& path) {
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) == 0 && S_ISSOCK(info.st_mode) && info.st_uid == ::geteuid();
 }
 
 /// Milliseconds from `now` to `deadline` for poll(2), clamped to [0, one day].
@@ -98,7 +104,7 @@ IpcSocketLocation IpcSocketLocation::fromEnvironment(IpcServer server) {
 
 std::vector<std::string> ipcSocketCandidates(IpcServer server, const IpcSocketLocation& location) {
   std::vector<std::string> candidates;
-  if (!location.configuredPath.empty() && isSocket(location.configuredPath)) {
+  if (!location.configuredPath.empty() && isOwnSocket(location.configuredPath)) {
     candidates.push_back(location.configuredPath);
   }
   std::vector<std::filesystem::path> folders;
@@ -118,7 +124,7 @@ std::vector<std::string> ipcSocketCandidates(IpcServer server, const IpcSocketLo
     std::filesystem::directory_iterator entries(folder, error);
     for (; !error && entries != std::filesystem::directory_iterator(); entries.increment(error)) {
       const std::filesystem::path& path = entries->path();
-      if (!namesSocketOf(server, path.filename().string()) || !isSocket(path)) {
+      if (!namesSocketOf(server, path.filename().string()) || !isOwnSocket(path)) {
         continue;
       }
       std::error_code timeError;

@@ -33,8 +33,9 @@ struct IpcSocketLocation {
 
 /// The paths to try, best first: `location.configuredPath` when it names an existing socket,
 /// then every socket of `server`'s naming pattern in the configured path's folder and in the
-/// runtime directory (for i3 its `i3` subfolder), newest first, without repeats. Reads the
-/// file system only; never throws (unreadable folders are skipped). Thread-safe.
+/// runtime directory (for i3 its `i3` subfolder), newest first, without repeats. Only sockets
+/// this user owns count, the configured one included (lstat; issue 19 item 7, review L9). Reads
+/// the file system only; never throws (unreadable folders are skipped). Thread-safe.
 std::vector<std::string> ipcSocketCandidates(IpcServer server, const IpcSocketLocation& location);
 
 /// What the source reports, always from its own thread.

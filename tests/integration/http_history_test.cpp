@@ -164,6 +164,43 @@ TEST_F(HttpHistoryTest, HistoryAnswersTheDocumentedViewNotTheAuditLines) {
   EXPECT_EQ(get("/history/export").status, 400);
 }
 
+TEST_F(HttpHistoryTest, CrossSiteFetchMetadataIs403) {
+  // Issue 19 item 7 (review L2): no web page can loop /history/export.
+  startSession();
+  ASSERT_EQ(post("/complete").status, 200);
+  daemon_->executor().runAll();
+  ASSERT_EQ(post("/end").status, 200);
+  const auto withSite = [this](const std::string& path, const std::string& site,
+                               const std::string& mode) {
+    RequestOptions options;
+    options.headers = {{"Sec-Fetch-Site", site}, {"Sec-Fetch-Mode", mode}};
+    return test::sendRequest(daemon_->port(), "GET", path, "", options);
+  };
+  for (const std::string site : {"cross-site", "same-site", "Cross-Site"}) {
+    for (const std::string path : {"/history/export?format=jsonl", "/events", "/state"}) {
+      const Reply refused = withSite(path, site, "no-cors");
+      EXPECT_EQ(refused.status, 403) << site << " " << path;
+      EXPECT_THAT(refused.field("error"), HasSubstr("other sites")) << site << " " << path;
+      EXPECT_THAT(refused.body, Not(HasSubstr("Draft"))) << site << " " << path;
+    }
+    // A link from another site still opens the page itself, never a route.
+    // (This daemon serves no www directory, so / is 404: past the check.)
+    const Reply page = withSite("/", site, "navigate");
+    EXPECT_NE(page.status, 403) << site;
+    EXPECT_THAT(page.body, Not(HasSubstr("other sites"))) << site;
+    EXPECT_EQ(withSite("/history/export?format=jsonl", site, "navigate").status, 403) << site;
+  }
+  for (const std::string site : {"same-origin", "none"}) {
+    const Reply served = withSite("/history/export?format=jsonl", site, "cors");
+    EXPECT_EQ(served.status, 200) << site;
+    EXPECT_THAT(served.body, HasSubstr("Draft")) << site;
+  }
+  EXPECT_EQ(get("/history/export?format=jsonl").status, 200);  // the CLI sends none
+  RequestOptions twice;
+  twice.headers = {{"Sec-Fetch-Site", "same-origin"}, {"Sec-Fetch-Site", "cross-site"}};
+  EXPECT_EQ(test::sendRequest(daemon_->port(), "GET", "/state", "", twice).status, 400);
+}
+
 TEST_F(HttpHistoryTest, TheExportLeavesOutRecordsAfterABrokenLink) {
   for (int index = 0; index < 3; ++index) {
     startSession();

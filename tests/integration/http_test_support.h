@@ -53,6 +53,8 @@ struct RequestOptions {
   std::optional<std::string> host;           ///< Host; default "127.0.0.1:<port>"
   std::optional<std::string> authorization;  ///< Authorization, none when unset
   bool chunked = false;                      ///< send the body chunked, without Content-Length
+  /// Further headers, sent as given (e.g. Sec-Fetch-Site).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 /// Sends one request on a new connection and reads the whole answer.
@@ -83,6 +85,9 @@ inline Reply sendRequest(std::uint16_t port, const std::string& method, const st
   }
   if (options.authorization) {
     request.set("Authorization", *options.authorization);
+  }
+  for (const auto& [name, value] : options.headers) {
+    request.add(name, value);
   }
   std::ostream& out = session.sendRequest(request);
   out << body;

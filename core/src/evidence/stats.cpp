@@ -41,7 +41,7 @@ void StatsAccumulator::credit(std::int64_t untilMs) {
   if (away_) {
     stats_.awayMs += gap;  // the person was away: never a bucket, never dropped
   } else if (last_) {
-    stats_.bucketsMs[last_->app] += std::min(gap, idleAfterMs_);
+    stats_.bucketsMs[bucketFor(stats_.bucketsMs, last_->app)] += std::min(gap, idleAfterMs_);
   }
   creditedUntilMs_ = untilMs;
 }

@@ -1,5 +1,7 @@
 #include "antidrift/evidence/timeline.h"
 
+#include "antidrift/evidence/stats.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -36,8 +38,9 @@ void Timeline::credit(std::int64_t untilMs) {
   TimelineSpan& last = spans_.back();
   if (untilMs <= last.endMs) return;
   const std::int64_t gap = untilMs - last.endMs;
-  if (last.status == SpanStatus::OnTask) split_[last.app].onTaskMs += gap;
-  if (last.status == SpanStatus::Drifting) split_[last.app].driftingMs += gap;
+  // Bounded like the stats' buckets (issue 19 item 7): further apps are "other".
+  if (last.status == SpanStatus::OnTask) split_[bucketFor(split_, last.app)].onTaskMs += gap;
+  if (last.status == SpanStatus::Drifting) split_[bucketFor(split_, last.app)].driftingMs += gap;
   last.endMs = untilMs;
 }
 

@@ -345,7 +345,12 @@ std::string Controller::restore() {
   }
   if (runtime_ == RuntimeState::Active) {
     const std::int64_t wallNow = clock_.nowUtcMs();
-    const std::int64_t remainingMs = commitment_->deadlineMs - wallNow;
+    // Never more than the session's own length, even if the wall clock went
+    // back or the start lies ahead: a restored session always expires
+    // (issue 19 item 6, review L6).
+    const std::int64_t remainingMs =
+        std::min(commitment_->deadlineMs - wallNow,
+                 (commitment_->timeboxSecs + commitment_->extendedSecs) * 1000);
     // Monotonic time does not survive a restart: the session's clock picks
     // up from the wall clock (the time down is not credited: stats resume).
     sessionMonoStart_ =
@@ -734,7 +739,22 @@ void Controller::recordWindow(Observation raw) {
   const drift::DriftView driftBefore = drift_.view();
   current_ = obs;
   lastObservationMono_ = clock_.monotonicMs();
-  if (obs.app != "unknown") recentApps_[obs.app] = lastObservationMono_;
+  if (obs.app != "unknown") {
+    recentApps_[obs.app] = lastObservationMono_;
+    // Only the last kRecentAppsMs are ever offered: drop older entries so a
+    // watcher that invents classes cannot grow the map (issue 19 item 7).
+    if (recentApps_.size() > kMaxSessionApps) {
+      const std::int64_t since = lastObservationMono_ - kRecentAppsMs;
+      for (auto it = recentApps_.begin(); it != recentApps_.end();) {
+        it = it->second < since ? recentApps_.erase(it) : std::next(it);
+      }
+      while (recentApps_.size() > kMaxSessionApps) {  // many within the window: the oldest go
+        recentApps_.erase(
+            std::min_element(recentApps_.begin(), recentApps_.end(),
+                             [](const auto& a, const auto& b) { return a.second < b.second; }));
+      }
+    }
+  }
   const bool active = runtime_ == RuntimeState::Active;
   if (active) {
     stats_.observe(obs);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -96,23 +97,6 @@ std::string capText(const std::string& text, std::size_t maxChars) {
   return valid;
 }
 
-/// The lines of `content`: split on '\n'; a final '\n' ends the last line
-/// rather than starting an empty one.
-std::vector<std::string> splitLines(const std::string& content) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < content.size()) {
-    const std::size_t end = content.find('\n', start);
-    if (end == std::string::npos) {
-      lines.push_back(content.substr(start));
-      break;
-    }
-    lines.push_back(content.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
 std::optional<SessionSummary> tryParse(const std::string& line) {
   try {
     return summaryFromJsonLine(line);
@@ -121,48 +105,127 @@ std::optional<SessionSummary> tryParse(const std::string& line) {
   }
 }
 
-/// Offset where the torn last line of `content` starts, or content.size()
-/// when the last line is complete: it ends in '\n' and parses (DESIGN §9).
-std::size_t tornLineStart(const std::string& content) {
-  if (content.empty()) {
-    return 0;
+/// Reads exactly `length` bytes of `fd` at `offset` into `out` (resized).
+/// Throws std::runtime_error naming `path` on a read error or a short file.
+void preadExactly(int fd, off_t offset, std::size_t length, std::string& out,
+                  const std::string& path) {
+  out.resize(length);
+  std::size_t done = 0;
+  while (done < length) {
+    const ssize_t count = ::pread(fd, &out[done], length - done, offset + static_cast<off_t>(done));
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) {
+      if (count == 0) errno = EIO;
+      throw std::runtime_error(fileio::systemError("read", path));
+    }
+    done += static_cast<std::size_t>(count);
   }
-  if (content.back() != '\n') {
-    const std::size_t newline = content.rfind('\n');
-    return newline == std::string::npos ? 0 : newline + 1;
-  }
-  const std::size_t lineEnd = content.size() - 1;
-  const std::size_t newline = lineEnd == 0 ? std::string::npos : content.rfind('\n', lineEnd - 1);
-  const std::size_t lineStart = newline == std::string::npos ? 0 : newline + 1;
-  if (tryParse(content.substr(lineStart, lineEnd - lineStart))) {
-    return content.size();
-  }
-  return lineStart;
 }
 
-/// Hash of the last record of `content` that parses; genesis when none does.
-std::string lastHashOf(const std::string& content) {
-  const std::vector<std::string> lines = splitLines(content);
-  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-    if (const std::optional<SessionSummary> summary = tryParse(*it)) {
-      return summary->hash;
+/// Offset just after the last '\n' before `end` in `fd` (0 when none),
+/// reading backwards in kBackwardBlockBytes blocks and at most `limit`
+/// bytes; std::nullopt when no '\n' lies within `limit` bytes of `end`.
+std::optional<off_t> lineStartBefore(int fd, off_t end, std::size_t limit,
+                                     const std::string& path) {
+  std::string block;
+  off_t position = end;
+  std::size_t scanned = 0;
+  while (position > 0) {
+    if (scanned >= limit) return std::nullopt;
+    const std::size_t length = static_cast<std::size_t>(
+        std::min<off_t>(position, static_cast<off_t>(kBackwardBlockBytes)));
+    position -= static_cast<off_t>(length);
+    preadExactly(fd, position, length, block, path);
+    if (const void* found = ::memrchr(block.data(), '\n', length)) {
+      return position + (static_cast<const char*>(found) - block.data()) + 1;
+    }
+    scanned += length;
+  }
+  return 0;
+}
+
+/// Calls `onLine(line, complete)` for every line of the open file `fd`
+/// from its start, reading kBackwardBlockBytes at a time, so memory stays
+/// bounded by kMaxAuditLineBytes whatever the file's size (issue 19 item 6).
+/// `complete` is false for a last line with no '\n'. A line over
+/// kMaxAuditLineBytes is passed as std::nullopt (it cannot be a record).
+template <typename OnLine>
+void forEachLine(int fd, const std::string& path, OnLine onLine) {
+  std::string block(kBackwardBlockBytes, '\0');
+  std::string line;
+  bool oversize = false;
+  for (;;) {
+    const ssize_t count = ::read(fd, &block[0], block.size());
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) throw std::runtime_error(fileio::systemError("read", path));
+    if (count == 0) break;
+    std::size_t start = 0;
+    const std::size_t length = static_cast<std::size_t>(count);
+    while (start < length) {
+      const void* found = std::memchr(block.data() + start, '\n', length - start);
+      const std::size_t end =
+          found ? static_cast<std::size_t>(static_cast<const char*>(found) - block.data()) : length;
+      if (!oversize) {
+        if (line.size() + (end - start) > kMaxAuditLineBytes) {
+          oversize = true;
+          line.clear();
+          line.shrink_to_fit();
+        } else {
+          line.append(block, start, end - start);
+        }
+      }
+      if (!found) break;
+      onLine(oversize ? std::nullopt : std::optional<std::string>(std::move(line)), true);
+      line.clear();
+      oversize = false;
+      start = end + 1;
     }
   }
-  return kGenesisHash;
+  if (oversize || !line.empty()) {
+    onLine(oversize ? std::nullopt : std::optional<std::string>(std::move(line)), false);
+  }
 }
 
-/// Cuts `path` to `length` bytes and fsyncs it (POSIX: Poco has no fsync).
-void truncateDurably(const std::string& path, std::size_t length) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw std::runtime_error(fileio::systemError("open", path));
+/// The `hash` field of a complete line that is a JSON object but not a
+/// record this version knows (a newer version's record), when it is 64
+/// lowercase hex characters; std::nullopt otherwise.
+std::optional<std::string> foreignRecordHash(const std::string& line) {
+  try {
+    const Poco::JSON::Object::Ptr object = jsonfields::parseObject(line);
+    if (!object->has("hash") || !object->get("hash").isString()) return std::nullopt;
+    const std::string hash = object->getValue<std::string>("hash");
+    if (hash.size() != 64 || hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return std::nullopt;
+    }
+    return hash;
+  } catch (const std::exception&) {
+    return std::nullopt;
   }
-  const bool ok = ::ftruncate(fd, static_cast<off_t>(length)) == 0 && ::fsync(fd) == 0;
-  const std::string message = ok ? "" : fileio::systemError("truncate", path);
-  ::close(fd);
-  if (!ok) {
-    throw std::runtime_error(message);
+}
+
+/// Copies bytes [from, end) of `fd` into the new file `target` (O_EXCL,
+/// 0600) in bounded blocks, then fsyncs it. Throws std::runtime_error.
+void copyTailDurably(int fd, off_t from, off_t end, const std::string& path,
+                     const std::string& target) {
+  const int out =
+      ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (out < 0) throw std::runtime_error(fileio::systemError("create", target));
+  try {
+    std::string block;
+    for (off_t position = from; position < end;) {
+      const std::size_t length = static_cast<std::size_t>(
+          std::min<off_t>(end - position, static_cast<off_t>(kBackwardBlockBytes)));
+      preadExactly(fd, position, length, block, path);
+      fileio::writeAll(out, block, target);
+      position += static_cast<off_t>(length);
+    }
+    if (::fsync(out) != 0) throw std::runtime_error(fileio::systemError("fsync", target));
+  } catch (...) {
+    ::close(out);
+    ::unlink(target.c_str());
+    throw;
   }
+  ::close(out);
 }
 
 }  // namespace
@@ -290,34 +353,81 @@ AuditOpenReport AuditLog::open() {
 }
 
 AuditOpenReport AuditLog::recoverLocked() {
+  // Issue 19 item 6 (review L4): only the tail is read at start, so a log of
+  // any size opens in bounded time and memory; verify() checks the chain.
   AuditOpenReport report;
   fileio::ensureDirectory(directory_);
-  if (!fileio::exists(path_)) {
-    lastHash_ = kGenesisHash;
+  lastHash_ = kGenesisHash;
+  lastHashKnown_ = false;
+  if (!fileio::existsNoFollow(path_)) {
     lastHashKnown_ = true;
     return report;
   }
-
-  std::string content = fileio::readFile(path_);
-  const std::size_t goodLength = tornLineStart(content);
-  if (goodLength < content.size()) {
-    // Keep the torn bytes first, then cut them off: nothing is lost even if
-    // we crash in between (the next start finds the same torn line again).
-    const std::string torn = content.substr(goodLength);
-    const std::string base = path_ + ".torn-" + std::to_string(fileio::nowUtcMs());
-    std::string tornPath = base;
-    for (int attempt = 2; fileio::exists(tornPath); ++attempt) {
-      tornPath = base + "-" + std::to_string(attempt);
+  const int fd = fileio::openStoreFile(path_, O_RDWR);
+  try {
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) throw std::runtime_error(fileio::systemError("stat", path_));
+    off_t size = info.st_size;
+    std::string last;
+    if (size > 0) preadExactly(fd, size - 1, 1, last, path_);
+    if (size > 0 && last[0] != '\n') {
+      // A torn tail (no '\n': a crash mid-append). Keep its bytes first, then
+      // cut them off: nothing is lost even if we crash in between.
+      const off_t tornStart = *lineStartBefore(fd, size, SIZE_MAX, path_);
+      const std::string base = path_ + ".torn-" + std::to_string(fileio::nowUtcMs());
+      std::string tornPath = base;
+      for (int attempt = 2; fileio::existsNoFollow(tornPath); ++attempt) {
+        tornPath = base + "-" + std::to_string(attempt);
+      }
+      copyTailDurably(fd, tornStart, size, path_, tornPath);
+      if (::ftruncate(fd, tornStart) != 0 || ::fsync(fd) != 0) {
+        throw std::runtime_error(fileio::systemError("truncate", path_));
+      }
+      fileio::syncDirectory(directory_);
+      report.tornLineMovedTo = tornPath;
+      size = tornStart;
     }
-    fileio::writeNewFileDurably(tornPath, torn, 0600);
-    truncateDurably(path_, goodLength);
-    fileio::syncDirectory(directory_);
-    content.resize(goodLength);
-    report.tornLineMovedTo = tornPath;
+    if (size > 0) {
+      // The last complete line: the chain head the next record links to.
+      const std::optional<off_t> lineStart =
+          lineStartBefore(fd, size - 1, kMaxAuditLineBytes + 1, path_);
+      std::string line;
+      if (lineStart) {
+        preadExactly(fd, *lineStart, static_cast<std::size_t>(size - 1 - *lineStart), line, path_);
+      }
+      const std::optional<SessionSummary> summary =
+          lineStart ? tryParse(line) : std::optional<SessionSummary>();
+      if (summary) {
+        lastHash_ = summary->hash;
+        report.lastRecordChecked = true;
+        if (computeHash(*summary) != summary->hash) {
+          report.lastLineProblem = "the last record's hash does not match its content (altered)";
+        }
+      } else {
+        // Complete (it ends in '\n'), so not a torn write: corruption or a
+        // newer version's record. Never truncated; reported (review L4).
+        const std::optional<std::string> foreign =
+            lineStart ? foreignRecordHash(line) : std::nullopt;
+        if (foreign) {
+          lastHash_ = *foreign;
+          report.lastLineProblem =
+              "the last line is a record this version does not know (a newer antidriftd?); "
+              "left in place and chained after";
+        } else {
+          report.lastLineProblem =
+              lineStart ? "the last line is complete but does not parse: corruption, left in place"
+                        : "the last line is over " + std::to_string(kMaxAuditLineBytes) +
+                              " bytes: corruption, left in place";
+          const std::vector<SessionSummary> recent = recentSessions(path_, 1);
+          if (!recent.empty()) lastHash_ = recent.front().hash;
+        }
+      }
+    }
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
-
-  report.verification = verify(path_);
-  lastHash_ = lastHashOf(content);
+  ::close(fd);
   lastHashKnown_ = true;
   return report;
 }
@@ -335,12 +445,10 @@ SessionSummary AuditLog::append(const SessionSummary& summary) {
   stored = summaryFromJsonLine(json);
   const std::string line = json + "\n";
 
-  const bool existed = fileio::exists(path_);
-  // POSIX instead of Poco::FileOutputStream: the descriptor is needed for fsync.
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    throw std::runtime_error(fileio::systemError("open", path_));
-  }
+  const bool existed = fileio::existsNoFollow(path_);
+  // POSIX instead of Poco::FileOutputStream: the descriptor is needed for
+  // fsync; never through a symbolic link, tightened to 0600 (review L1).
+  const int fd = fileio::openStoreFile(path_, O_WRONLY | O_APPEND | O_CREAT, 0600);
   struct stat before {};
   if (::fstat(fd, &before) != 0) {
     const std::string message = fileio::systemError("stat", path_);
@@ -378,11 +486,8 @@ std::vector<SessionSummary> AuditLog::recent(std::size_t n) {
 std::vector<SessionSummary> recentSessions(const std::string& path, std::size_t n) {
   std::vector<SessionSummary> result;
   if (n == 0) return result;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return result;
-    throw std::runtime_error(fileio::systemError("open", path));
-  }
+  if (!fileio::existsNoFollow(path)) return result;
+  const int fd = fileio::openStoreFile(path, O_RDONLY);
   struct stat info {};
   if (::fstat(fd, &info) != 0) {
     const std::string message = fileio::systemError("stat", path);
@@ -453,47 +558,22 @@ std::vector<SessionSummary> recentSessions(const std::string& path, std::size_t 
   return result;
 }
 
-VerifiedHistory readVerifiedHistory(const std::string& path) {
-  VerifiedHistory history;
-  history.verification = AuditLog::verify(path);
-  const AuditVerification& verification = history.verification;
-  if (!verification.ok && !verification.firstBadLine) return history;  // unreadable
-  std::string content;
-  try {
-    if (!fileio::exists(path)) return history;
-    content = fileio::readFile(path);
-  } catch (const std::exception& error) {
-    history.verification.ok = false;
-    history.verification.firstBadLine.reset();
-    history.verification.problem = error.what();
-    return history;
-  }
-  const std::vector<std::string> lines = splitLines(content.substr(0, tornLineStart(content)));
-  const std::size_t sound = verification.firstBadLine
-                                ? std::min(lines.size(), *verification.firstBadLine - 1)
-                                : lines.size();
-  for (std::size_t index = 0; index < sound; ++index) {
-    if (std::optional<SessionSummary> summary = tryParse(lines[index])) {
-      history.sessions.push_back(std::move(*summary));
-    }
-  }
-  return history;
-}
+namespace {
 
-AuditVerification AuditLog::verify(const std::string& path) {
+/// verify() and readVerifiedHistory() in one streaming pass: memory bounded
+/// by kMaxAuditLineBytes (plus `sessions` when given). Never throws.
+AuditVerification scanChain(const std::string& path, std::vector<SessionSummary>* sessions,
+                            const std::atomic<bool>* cancel = nullptr) {
   AuditVerification result;
-  std::string content;
+  int fd = -1;
   try {
-    if (!fileio::exists(path)) {
-      return result;
-    }
-    content = fileio::readFile(path);
+    if (!fileio::existsNoFollow(path)) return result;
+    fd = fileio::openStoreFile(path, O_RDONLY);
   } catch (const std::exception& error) {
     result.ok = false;
     result.problem = error.what();
     return result;
   }
-
   auto fail = [&result](std::size_t lineNumber, std::string problem) {
     if (result.ok) {
       result.ok = false;
@@ -501,45 +581,66 @@ AuditVerification AuditLog::verify(const std::string& path) {
       result.problem = std::move(problem);
     }
   };
-
-  // A torn last line (no '\n', or it does not parse) is checked apart: it is
-  // named as such only when everything before it is sound.
-  const std::size_t goodLength = tornLineStart(content);
-  const std::vector<std::string> lines = splitLines(content.substr(0, goodLength));
   std::optional<std::string> previousHash = kGenesisHash;  // nullopt after a malformed line
-  for (std::size_t index = 0; index < lines.size(); ++index) {
-    const std::size_t lineNumber = index + 1;
-    SessionSummary summary;
-    try {
-      summary = summaryFromJsonLine(lines[index]);
-    } catch (const std::runtime_error& error) {
-      const std::string what = error.what();
-      fail(lineNumber, what.rfind("malformed JSON", 0) == 0 ? what : "malformed record: " + what);
-      previousHash.reset();
-      continue;
-    }
-    ++result.records;
-    std::string problem;
-    if (computeHash(summary) != summary.hash) {
-      problem = "hash mismatch (record altered)";
-    }
-    if (previousHash && summary.prev != *previousHash) {
-      if (!problem.empty()) {
-        problem += "; ";
+  std::size_t lineNumber = 0;
+  try {
+    forEachLine(fd, path, [&](std::optional<std::string> line, bool complete) {
+      ++lineNumber;
+      if (cancel && *cancel) throw std::runtime_error("the check was cancelled");
+      if (!complete) {
+        // Only a line without its '\n' is a torn write (review L4).
+        fail(lineNumber, kTornLineProblem);
+        return;
       }
-      problem += lineNumber == 1
-                     ? "prev is not the genesis hash (64 zeros)"
-                     : "prev does not match line " + std::to_string(lineNumber - 1) + "'s hash";
-    }
-    if (!problem.empty()) {
-      fail(lineNumber, problem);
-    }
-    previousHash = summary.hash;
+      SessionSummary summary;
+      try {
+        if (!line) {
+          throw std::runtime_error("line over " + std::to_string(kMaxAuditLineBytes) + " bytes");
+        }
+        summary = summaryFromJsonLine(*line);
+      } catch (const std::runtime_error& error) {
+        const std::string what = error.what();
+        fail(lineNumber, what.rfind("malformed JSON", 0) == 0 ? what : "malformed record: " + what);
+        previousHash.reset();
+        return;
+      }
+      ++result.records;
+      std::string problem;
+      if (computeHash(summary) != summary.hash) {
+        problem = "hash mismatch (record altered)";
+      }
+      if (previousHash && summary.prev != *previousHash) {
+        if (!problem.empty()) problem += "; ";
+        problem += lineNumber == 1
+                       ? "prev is not the genesis hash (64 zeros)"
+                       : "prev does not match line " + std::to_string(lineNumber - 1) + "'s hash";
+      }
+      if (!problem.empty()) fail(lineNumber, problem);
+      previousHash = summary.hash;
+      if (sessions && result.ok) sessions->push_back(std::move(summary));
+    });
+  } catch (const std::exception& error) {
+    ::close(fd);
+    result.ok = false;
+    result.firstBadLine.reset();
+    result.problem = error.what();
+    if (sessions) sessions->clear();
+    return result;
   }
-  if (goodLength < content.size()) {
-    fail(lines.size() + 1, kTornLineProblem);
-  }
+  ::close(fd);
   return result;
+}
+
+}  // namespace
+
+VerifiedHistory readVerifiedHistory(const std::string& path) {
+  VerifiedHistory history;
+  history.verification = scanChain(path, &history.sessions);
+  return history;
+}
+
+AuditVerification AuditLog::verify(const std::string& path, const std::atomic<bool>* cancel) {
+  return scanChain(path, nullptr, cancel);
 }
 
 }  // namespace antidrift

@@ -6,9 +6,7 @@
 
 #include <Poco/Exception.h>
 #include <Poco/File.h>
-#include <Poco/FileStream.h>
 #include <Poco/Path.h>
-#include <Poco/StreamCopier.h>
 #include <Poco/Timestamp.h>
 
 #include <cerrno>
@@ -45,6 +43,46 @@ void ensureDirectory(const std::string& directory) {
   if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
     throw std::runtime_error(systemError("create directory", directory));
   }
+}
+
+int openStoreFile(const std::string& path, int flags, unsigned mode) {
+  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, static_cast<mode_t>(mode));
+  if (fd < 0) {
+    if (errno == ELOOP) {
+      throw std::runtime_error(path + " is a symbolic link; store files are never followed");
+    }
+    throw std::runtime_error(systemError("open", path));
+  }
+  struct stat info {};
+  std::string problem;
+  if (::fstat(fd, &info) != 0) {
+    problem = systemError("stat", path);
+  } else if (!S_ISREG(info.st_mode)) {
+    problem = path + " is not a regular file";
+  } else if (info.st_uid != ::geteuid()) {
+    problem = path + " belongs to uid " + std::to_string(info.st_uid) + ", not to this user (uid " +
+              std::to_string(::geteuid()) + "): refusing to use it";
+  } else if ((info.st_mode & 077) != 0 && ::fchmod(fd, 0600) != 0) {
+    problem = systemError("set mode 0600 on", path);
+  }
+  if (!problem.empty()) {
+    const int savedErrno = errno;
+    ::close(fd);
+    errno = savedErrno;
+    throw std::runtime_error(problem);
+  }
+  return fd;
+}
+
+bool existsNoFollow(const std::string& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) == 0) {
+    return true;
+  }
+  if (errno == ENOENT || errno == ENOTDIR) {
+    return false;
+  }
+  throw std::runtime_error(systemError("stat", path));
 }
 
 bool exists(const std::string& path) {
@@ -109,17 +147,23 @@ void writeNewFileDurably(const std::string& path, const std::string& data, unsig
 }
 
 std::string readFile(const std::string& path) {
-  try {
-    Poco::FileInputStream stream(path, std::ios::in | std::ios::binary);
-    std::string content;
-    Poco::StreamCopier::copyToString(stream, content);
-    if (stream.bad()) {
-      throw std::runtime_error("cannot read " + path);
+  // POSIX instead of Poco::FileInputStream: O_NOFOLLOW and fstat (review L1).
+  const int fd = openStoreFile(path, O_RDONLY);
+  std::string content;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t count = ::read(fd, buffer, sizeof buffer);
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) {
+      const std::string message = systemError("read", path);
+      ::close(fd);
+      throw std::runtime_error(message);
     }
-    return content;
-  } catch (const Poco::Exception& error) {
-    throw std::runtime_error("cannot read " + path + ": " + error.displayText());
+    if (count == 0) break;
+    content.append(buffer, static_cast<std::size_t>(count));
   }
+  ::close(fd);
+  return content;
 }
 
 std::int64_t nowUtcMs() {

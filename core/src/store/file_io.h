@@ -31,7 +31,22 @@ void writeAll(int fd, const std::string& data, const std::string& path);
 /// std::runtime_error naming the path on failure (including when it exists).
 void writeNewFileDurably(const std::string& path, const std::string& data, unsigned mode);
 
-/// The whole content of `path` as bytes. Throws std::runtime_error naming the
+/// Opens the store file `path` with `flags` | O_NOFOLLOW | O_CLOEXEC (and
+/// `mode` when creating), never through a symbolic link, and checks that it
+/// is a regular file owned by this user (issue 19 item 6, review L1). A file
+/// whose mode allows group or other access is tightened to 0600 (fchmod).
+/// Returns the descriptor (the caller closes it). Throws std::runtime_error
+/// naming the path: "... is a symbolic link; store files are never followed",
+/// not a regular file, owned by another uid, or any open/stat error (errno
+/// is kept, so ENOENT can be told apart). Thread-safe.
+int openStoreFile(const std::string& path, int flags, unsigned mode = 0600);
+
+/// Whether `path` exists, without following a final symbolic link (lstat).
+/// Throws std::runtime_error naming the path when that cannot be determined.
+bool existsNoFollow(const std::string& path);
+
+/// The whole content of `path` as bytes, opened with openStoreFile (no
+/// symbolic link, regular, ours, tightened to 0600). Throws std::runtime_error naming the
 /// path when it cannot be opened or read.
 std::string readFile(const std::string& path);
 

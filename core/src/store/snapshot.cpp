@@ -1,5 +1,6 @@
 #include "antidrift/store/snapshot.h"
 
+#include <stdio.h>
 #include <unistd.h>
 
 #include <Poco/DirectoryIterator.h>
@@ -7,6 +8,7 @@
 #include <Poco/File.h>
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
+#include <Poco/Logger.h>
 #include <Poco/Path.h>
 
 #include <atomic>
@@ -14,6 +16,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "antidrift/evidence/observation.h"
+#include "antidrift/evidence/timeline.h"
 #include "store/file_io.h"
 #include "store/json_fields.h"
 
@@ -313,6 +317,82 @@ Snapshot snapshotFromJson(const std::string& json) {
   return snapshot;
 }
 
+namespace {
+
+/// Code points in valid-or-not UTF-8 `text` (bytes that do not continue one).
+std::size_t charCount(const std::string& text) {
+  std::size_t count = 0;
+  for (const char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++count;
+  }
+  return count;
+}
+
+/// Latest UTC ms accepted anywhere in a snapshot (year 9999): far from int64
+/// overflow once 12 h are added.
+constexpr std::int64_t kLatestUtcMs = 253402300799999;
+
+}  // namespace
+
+std::optional<std::string> snapshotInvariantProblem(const Snapshot& snapshot) {
+  const auto text = [](const std::string& value, std::size_t maxChars,
+                       const char* name) -> std::optional<std::string> {
+    if (charCount(value) > maxChars) {
+      return std::string(name) + " is over " + std::to_string(maxChars) + " characters";
+    }
+    return std::nullopt;
+  };
+  if (snapshot.endedAtMs < 0 || snapshot.endedAtMs > kLatestUtcMs) {
+    return "ended_at is out of range";
+  }
+  if (snapshot.commitment) {
+    const Commitment& c = *snapshot.commitment;
+    if (c.timeboxSecs <= 0 || c.timeboxSecs > kMaxTimeboxSecs) {
+      return "timebox_secs is not in (0, 12 h]";
+    }
+    if (c.extendedSecs < 0 || c.extendedSecs > kMaxTimeboxSecs - c.timeboxSecs) {
+      return "extended_secs is negative or takes the session over 12 h";
+    }
+    if (c.startedAtMs <= 0 || c.startedAtMs > kLatestUtcMs) {
+      return "started_at is out of range";
+    }
+    if (c.deadlineMs != c.startedAtMs + (c.timeboxSecs + c.extendedSecs) * 1000) {
+      return "deadline is not started_at + (timebox_secs + extended_secs) s";
+    }
+    for (const auto& problem :
+         {text(c.nextAction, kMaxFieldChars, "next_action"),
+          text(c.successCondition, kMaxFieldChars, "success_condition"), text(c.id, 64, "id")}) {
+      if (problem) return problem;
+    }
+    if (c.allowedApps.size() > kMaxAllowedApps) return "allowed_apps has too many entries";
+    for (const std::string& app : c.allowedApps) {
+      if (auto problem = text(app, kMaxFieldChars, "an allowed app")) return problem;
+    }
+    if (c.allowedTitles.size() > kMaxSnapshotAllowedTitles) {
+      return "allowed_titles has too many entries";
+    }
+    for (const AllowedTitle& title : c.allowedTitles) {
+      if (auto problem = text(title.app, kMaxFieldChars, "an allowed title's app")) return problem;
+      if (title.title.size() > kMaxTitleBytes) return "an allowed title is over 512 bytes";
+    }
+  }
+  if (snapshot.lastAllowedApps.size() > kMaxAllowedApps) {
+    return "last_allowed_apps has too many entries";
+  }
+  for (const std::string& app : snapshot.lastAllowedApps) {
+    if (auto problem = text(app, kMaxFieldChars, "a last allowed app")) return problem;
+  }
+  for (const auto& problem :
+       {text(snapshot.review.note, kMaxFieldChars, "review.note"),
+        text(snapshot.reflection.recap, kMaxSnapshotTextChars, "reflection.recap"),
+        text(snapshot.reflection.carryForward, kMaxSnapshotTextChars, "reflection.carry_forward"),
+        text(snapshot.lastCarryForward, kMaxSnapshotTextChars, "last_carry_forward")}) {
+    if (problem) return problem;
+  }
+  if (snapshot.timeline.size() > Timeline::kMaxSpans) return "timeline has too many spans";
+  return std::nullopt;
+}
+
 FileSnapshotStore::FileSnapshotStore(std::string directory)
     : directory_(std::move(directory)),
       path_(Poco::Path(Poco::Path::forDirectory(directory_), kFileName).toString()) {}
@@ -358,15 +438,30 @@ void FileSnapshotStore::removeStaleTempFiles() {
 
 std::optional<Snapshot> FileSnapshotStore::load() {
   removeStaleTempFiles();
-  if (!fileio::exists(path_)) {
+  if (!fileio::existsNoFollow(path_)) {
     return std::nullopt;
   }
   const std::string content = fileio::readFile(path_);
+  Snapshot snapshot;
   try {
-    return snapshotFromJson(content);
+    snapshot = snapshotFromJson(content);
   } catch (const std::exception& error) {
     throw std::runtime_error("snapshot " + path_ + " is unusable: " + error.what());
   }
+  const std::optional<std::string> problem = snapshotInvariantProblem(snapshot);
+  if (!problem) return snapshot;
+  // Issue 19 item 6 (review L6): it parses but cannot be trusted (an edit, a
+  // corruption): keep it aside for a person to look at, start locked.
+  const std::string aside = path_ + ".invalid-" + std::to_string(fileio::nowUtcMs());
+  if (::rename(path_.c_str(), aside.c_str()) != 0) {
+    throw std::runtime_error("snapshot " + path_ + " breaks an invariant (" + *problem + ") and " +
+                             fileio::systemError("move it to", aside));
+  }
+  fileio::syncDirectory(directory_);
+  Poco::Logger::get("antidrift.store")
+      .error("snapshot " + path_ + " refused: " + *problem + "; moved to " + aside +
+             "; starting locked");
+  return std::nullopt;
 }
 
 }  // namespace antidrift

@@ -25,6 +25,15 @@ Poco::JSON::Object::Ptr activeState(const std::string& nextAction = "Write the i
       "evidence":{"health":"ok","current":{"app":"steam","title":"Store"}}})");
 }
 
+TEST(StatusText, ControlCharactersAreNeverPrinted) {
+  // Issue 19 item 7 (review L7): an OSC 52 clipboard write, a cursor move, a
+  // C1 CSI and DEL from an impostor's answer reach the terminal as nothing.
+  const std::string hostile = std::string("a\x1b]52;c;ZXZpbA==\x07") + "b\x1b[2Jc\xc2\x9b" +
+                              "31md\x7f\x01" + "e\r\n\tf — 日本";
+  EXPECT_EQ(terminalSafe(hostile), "a]52;c;ZXZpbA==b[2Jc31mde\n\tf — 日本");
+  EXPECT_EQ(terminalSafe("caf\xc3\xa9 \xc2\xa0ok"), "caf\xc3\xa9 \xc2\xa0ok");  // é, NBSP kept
+}
+
 TEST(StatusText, DurationsAreMinutesAndSecondsOrHours) {
   EXPECT_EQ(formatDuration(0), "00:00");
   EXPECT_EQ(formatDuration(-5), "00:00");

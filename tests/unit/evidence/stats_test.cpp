@@ -17,6 +17,27 @@ Observation at(std::int64_t ms, const std::string& app) {
   return Observation{ms, app, "", "test", ""};
 }
 
+TEST(StatsAccumulator, TenThousandDistinctAppsStayBoundedAndTotalsStayRight) {
+  // Issue 19 item 7 (review L12): a watcher inventing classes gets
+  // kMaxSessionApps buckets and "other"; every credited second is kept.
+  StatsAccumulator stats(60'000);
+  for (int index = 0; index < 10'000; ++index) {
+    stats.observe(at(index * 1'000, "app-" + std::to_string(index)));
+  }
+  stats.observe(at(10'000'000, "app-0"));  // an app with a bucket keeps it
+  stats.settle(10'001'000);
+  const SessionStats& result = stats.stats();
+  EXPECT_EQ(result.bucketsMs.size(), kMaxSessionApps + 1);
+  ASSERT_EQ(result.bucketsMs.count(kOtherApp), 1u);
+  std::int64_t total = 0;
+  for (const auto& [app, ms] : result.bucketsMs) total += ms;
+  EXPECT_EQ(total, 10'001'000);  // 1 s for each app, then 1 s back in app-0
+  EXPECT_EQ(result.bucketsMs.at("app-0"), 2'000);
+  EXPECT_EQ(result.bucketsMs.at("app-255"), 1'000);
+  EXPECT_EQ(result.bucketsMs.count("app-256"), 0u);
+  EXPECT_EQ(result.bucketsMs.at(kOtherApp), (10'000 - 256) * 1'000);
+}
+
 TEST(StatsAccumulator, CreditsGapsToTheEarlierAppAndCountsSwitches) {
   StatsAccumulator stats(60'000);
   stats.observe(at(0, "a"));

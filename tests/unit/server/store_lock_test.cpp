@@ -103,6 +103,33 @@ TEST_F(StoreLockTest, AStalePidFromACrashedHolderDoesNotBlock) {
   EXPECT_EQ(contentOf(store_ + "/lock"), std::to_string(::getpid()) + "\n");
 }
 
+TEST_F(StoreLockTest, ASymlinkedLockFileIsRefusedAndItsTargetUntouched) {
+  // Issue 19 item 6 (review L1): `lock -> ~/.bashrc` must not be truncated.
+  Poco::File(store_).createDirectories();
+  ASSERT_EQ(::chmod(store_.c_str(), 0700), 0);
+  const std::string victim = root_ + "/bashrc";
+  std::ofstream(victim) << "alias ll='ls -l'\n";
+  ASSERT_EQ(::symlink(victim.c_str(), (store_ + "/lock").c_str()), 0);
+  try {
+    StoreLock::tryAcquire(store_);
+    FAIL() << "the lock followed a symbolic link";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("symbolic link"));
+  }
+  EXPECT_EQ(contentOf(victim), "alias ll='ls -l'\n");
+}
+
+TEST_F(StoreLockTest, ALockFileOfAnotherUserIsRefused) {
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root to give the lock file to another uid (CI runs as root)";
+  }
+  Poco::File(store_).createDirectories();
+  ASSERT_EQ(::chmod(store_.c_str(), 0700), 0);
+  std::ofstream(store_ + "/lock") << "";
+  ASSERT_EQ(::chown((store_ + "/lock").c_str(), 65534, 65534), 0);
+  EXPECT_THROW(StoreLock::tryAcquire(store_), std::runtime_error);
+}
+
 TEST_F(StoreLockTest, AStoreThatIsAFileIsAnErrorNamingIt) {
   Poco::File(root_).createDirectories();
   std::ofstream(root_ + "/file") << "x";

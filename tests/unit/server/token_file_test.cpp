@@ -1,6 +1,9 @@
 #include "server/token_file.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <fstream>
 #include <regex>
@@ -87,6 +90,40 @@ TEST_F(TokenFileTest, AFileWhereTheDirectoryShouldBeIsAnError) {
   Poco::File(root_).createDirectories();
   std::ofstream(directory()) << "not a directory";
   EXPECT_THROW(TokenFile::loadOrCreate(directory()), std::runtime_error);
+}
+
+TEST_F(TokenFileTest, GenerationFailsClosedWithoutEntropy) {
+  // Issue 19 item 7 (review L10): no kernel randomness, no token; never a fallback.
+  const TokenFile::EntropySource failing = [](unsigned char*, std::size_t) -> long {
+    errno = ENOSYS;
+    return -1;
+  };
+  EXPECT_THROW(TokenFile::generate(failing), std::runtime_error);
+  const TokenFile::EntropySource empty = [](unsigned char*, std::size_t) -> long { return 0; };
+  EXPECT_THROW(TokenFile::generate(empty), std::runtime_error);
+}
+
+TEST_F(TokenFileTest, ShortEntropyReadsAreCompleted) {
+  int calls = 0;
+  const TokenFile::EntropySource dribble = [&calls](unsigned char* buffer, std::size_t) -> long {
+    buffer[0] = static_cast<unsigned char>(++calls);
+    return 1;
+  };
+  const std::string token = TokenFile::generate(dribble);
+  EXPECT_EQ(calls, 32);
+  EXPECT_EQ(token.substr(0, 4), "0102");
+  EXPECT_EQ(token.size(), 64u);
+}
+
+TEST_F(TokenFileTest, ASymlinkedTokenFileIsRefusedAndItsTargetUntouched) {
+  // Issue 19 item 6 (review L1): never read or chmod through a symbolic link.
+  Poco::File(directory()).createDirectories();
+  const std::string victim = root_ + "/secret";
+  std::ofstream(victim) << "0123456789abcdef0123456789abcdef\n";
+  ASSERT_EQ(::chmod(victim.c_str(), 0644), 0);
+  ASSERT_EQ(::symlink(victim.c_str(), path().c_str()), 0);
+  EXPECT_THROW(TokenFile::loadOrCreate(directory()), std::runtime_error);
+  EXPECT_EQ(modeOf(victim), 0644u);
 }
 
 }  // namespace

@@ -267,6 +267,23 @@ TEST_F(ControllerTest, DeadlinePassedWhileDownExpiresIntoReviewOnRestore) {
   EXPECT_EQ(audit_.records.at(0).endedAtMs, deadline);
 }
 
+TEST_F(ControllerTest, ARestoredSessionWhoseStartLiesAheadStillExpiresWithinItsTimebox) {
+  // Issue 19 item 6 (review L6): the wall clock went back a year (or the
+  // snapshot says the session starts next year): it still ends in 30 min.
+  toActive(30);
+  Snapshot snapshot = snapshots_.last();
+  snapshot.commitment->startedAtMs += 365LL * 24 * 3600'000;
+  snapshot.commitment->deadlineMs += 365LL * 24 * 3600'000;
+  snapshots_.json = snapshotToJson(snapshot);
+  makeController();
+  EXPECT_THAT(controller_->restore(), HasSubstr("resumed"));
+  EXPECT_LE(controller_->state().remainingSecs, 30 * 60);
+  EXPECT_LE(controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + 30 * 60'000);
+  clock_.advance(30 * 60'000);
+  controller_->tick();
+  EXPECT_EQ(controller_->state().outcome, Outcome::Expired);
+}
+
 TEST_F(ControllerTest, RestoreWithoutSnapshotStartsLocked) {
   EXPECT_THAT(controller_->restore(), HasSubstr("no snapshot"));
   EXPECT_EQ(runtime(), RuntimeState::Locked);

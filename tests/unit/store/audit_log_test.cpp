@@ -4,6 +4,7 @@
 #include "antidrift/store/audit_log.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <Poco/SHA2Engine.h>
 #include <Poco/StreamCopier.h>
 
+#include <fstream>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -277,8 +279,8 @@ TEST(AuditLog, ChainContinuesAcrossRestart) {
   AuditLog restarted(filled.temp.path());
   const AuditOpenReport report = restarted.open();
   EXPECT_FALSE(report.tornLineMovedTo.has_value());
-  EXPECT_TRUE(report.verification.ok);
-  EXPECT_EQ(report.verification.records, 2u);
+  EXPECT_TRUE(report.lastRecordChecked);
+  EXPECT_FALSE(report.lastLineProblem.has_value());
   const SessionSummary third = restarted.append(makeSummary(3));
   EXPECT_EQ(third.prev, filled.records[1].hash);
   EXPECT_TRUE(AuditLog::verify(restarted.path()).ok);
@@ -289,8 +291,8 @@ TEST(AuditLog, OpenCreatesPrivateDirectoryAndAppendCreatesPrivateFile) {
   const std::string directory = temp.file("x/antidrift");
   AuditLog log(directory);
   const AuditOpenReport report = log.open();
-  EXPECT_TRUE(report.verification.ok);
-  EXPECT_EQ(report.verification.records, 0u);
+  EXPECT_FALSE(report.lastLineProblem.has_value());
+  EXPECT_FALSE(report.lastRecordChecked);
   struct stat info {};
   ASSERT_EQ(::stat(directory.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0700u);
@@ -358,7 +360,8 @@ TEST(AuditLog, TamperedRecordIsNamedByLineAndHash) {
   EXPECT_THAT(describeVerification(verification), StartsWith("broken at line 2: hash"));
 }
 
-TEST(AuditLog, OpenReportsTamperingButNeverRewrites) {
+TEST(AuditLog, OpenChecksOnlyTheTailAndNeverRewrites) {
+  // Issue 19 item 6: start reads the last record only; verify() finds the rest.
   FilledLog filled(3);
   std::vector<std::string> lines = readLines(filled.log.path());
   lines[1] = replaceOnce(lines[1], "Task 2", "Task 9");
@@ -368,9 +371,50 @@ TEST(AuditLog, OpenReportsTamperingButNeverRewrites) {
   AuditLog restarted(filled.temp.path());
   const AuditOpenReport report = restarted.open();
   EXPECT_FALSE(report.tornLineMovedTo.has_value());
-  EXPECT_FALSE(report.verification.ok);
-  EXPECT_EQ(report.verification.firstBadLine, std::optional<std::size_t>(2));
+  EXPECT_TRUE(report.lastRecordChecked);
+  EXPECT_FALSE(report.lastLineProblem.has_value());
   EXPECT_EQ(readWholeFile(restarted.path()), tampered);
+  EXPECT_EQ(AuditLog::verify(restarted.path()).firstBadLine, std::optional<std::size_t>(2));
+  EXPECT_EQ(restarted.append(makeSummary(4)).prev, filled.records[2].hash);
+}
+
+TEST(AuditLog, OpenReportsAnAlteredLastRecordButNeverRewrites) {
+  FilledLog filled(2);
+  std::vector<std::string> lines = readLines(filled.log.path());
+  lines[1] = replaceOnce(lines[1], "Task 2", "Task 9");
+  const std::string tampered = joinLines(lines);
+  writeWholeFile(filled.log.path(), tampered);
+
+  AuditLog restarted(filled.temp.path());
+  const AuditOpenReport report = restarted.open();
+  ASSERT_TRUE(report.lastLineProblem.has_value());
+  EXPECT_THAT(*report.lastLineProblem, HasSubstr("altered"));
+  EXPECT_EQ(readWholeFile(restarted.path()), tampered);
+}
+
+TEST(AuditLog, AHugeLogOpensFromItsTailWithoutReadingTheStart) {
+  // Issue 19 item 6 (review L4): a 64 MiB first line (a sparse hole) is never
+  // read at start; the chain head is the last record. docs/PERFORMANCE.md has
+  // the 1 GB figures (tests/bench/audit_open.py).
+  TempDirectory temp;
+  const std::string path = temp.file("audit.jsonl");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.seekp(64 * 1024 * 1024);
+    out << '\n';
+  }
+  SessionSummary record = makeSummary(1);
+  record.prev = kGenesisHash;
+  record.hash = computeHash(record);
+  appendToFile(path, toJsonLine(record) + "\n");
+  AuditLog log(temp.path());
+  const AuditOpenReport report = log.open();
+  EXPECT_TRUE(report.lastRecordChecked);
+  EXPECT_FALSE(report.lastLineProblem.has_value());
+  EXPECT_EQ(log.append(makeSummary(2)).prev, record.hash);
+  const AuditVerification whole = AuditLog::verify(path);
+  EXPECT_EQ(whole.firstBadLine, std::optional<std::size_t>(1));
+  EXPECT_THAT(whole.problem, HasSubstr("over"));
 }
 
 TEST(AuditLog, DeletedRecordIsNamedAsBrokenPrevLink) {
@@ -386,11 +430,10 @@ TEST(AuditLog, DeletedRecordIsNamedAsBrokenPrevLink) {
   EXPECT_EQ(verification.problem, "prev does not match line 1's hash");
   EXPECT_EQ(verification.records, 2u);
 
-  // open() reports the broken middle link and leaves the file as it is.
+  // open() leaves the file as it is.
   AuditLog restarted(filled.temp.path());
   const AuditOpenReport report = restarted.open();
   EXPECT_FALSE(report.tornLineMovedTo.has_value());
-  EXPECT_EQ(report.verification.firstBadLine, std::optional<std::size_t>(2));
   EXPECT_EQ(readWholeFile(restarted.path()), broken);
 }
 
@@ -460,8 +503,8 @@ TEST(AuditLog, TornLastLineIsMovedAsideAndChainContinues) {
   ASSERT_TRUE(Poco::File(*report.tornLineMovedTo).exists());
   EXPECT_EQ(readWholeFile(*report.tornLineMovedTo), torn);
   EXPECT_EQ(readWholeFile(restarted.path()), good);
-  EXPECT_TRUE(report.verification.ok) << report.verification.problem;
-  EXPECT_EQ(report.verification.records, 2u);
+  EXPECT_TRUE(report.lastRecordChecked);
+  EXPECT_FALSE(report.lastLineProblem.has_value());
 
   const SessionSummary third = restarted.append(makeSummary(3));
   EXPECT_EQ(third.prev, filled.records[1].hash);
@@ -470,17 +513,46 @@ TEST(AuditLog, TornLastLineIsMovedAsideAndChainContinues) {
   EXPECT_EQ(after.records, 3u);
 }
 
-TEST(AuditLog, UnparseableLastLineWithNewlineIsMovedAside) {
+TEST(AuditLog, ACompleteButUnknownLastLineIsNotTruncated) {
+  // Issue 19 item 6 (review L4): a line that ends in '\n' was written whole;
+  // one that does not parse is corruption, reported and kept, never cut.
   FilledLog filled(1);
-  const std::string good = readWholeFile(filled.log.path());
   appendToFile(filled.log.path(), "{\"id\":\"x\",\"ended_at\n");
+  const std::string before = readWholeFile(filled.log.path());
 
   AuditLog restarted(filled.temp.path());
   const AuditOpenReport report = restarted.open();
-  ASSERT_TRUE(report.tornLineMovedTo.has_value());
-  EXPECT_EQ(readWholeFile(*report.tornLineMovedTo), "{\"id\":\"x\",\"ended_at\n");
-  EXPECT_EQ(readWholeFile(restarted.path()), good);
-  EXPECT_TRUE(report.verification.ok);
+  EXPECT_FALSE(report.tornLineMovedTo.has_value());
+  ASSERT_TRUE(report.lastLineProblem.has_value());
+  EXPECT_THAT(*report.lastLineProblem, HasSubstr("does not parse"));
+  EXPECT_EQ(readWholeFile(restarted.path()), before);
+  EXPECT_EQ(listDirectory(filled.temp.path()).size(), 1u);  // nothing moved aside
+  const AuditVerification verification = AuditLog::verify(restarted.path());
+  EXPECT_EQ(verification.firstBadLine, std::optional<std::size_t>(2));
+  EXPECT_THAT(verification.problem, StartsWith("malformed JSON"));
+  // Later records chain after the last record that parses; verify names the corruption.
+  EXPECT_EQ(restarted.append(makeSummary(2)).prev, filled.records[0].hash);
+  EXPECT_EQ(readWholeFile(restarted.path()).substr(0, before.size()), before);
+}
+
+TEST(AuditLog, ANewerVersionsRecordIsKeptAndChainedAfter) {
+  // A record with an outcome this version does not know (a downgrade): the
+  // chain continues from its hash instead of forking (review L4).
+  FilledLog filled(1);
+  SessionSummary newer = makeSummary(2);
+  newer.prev = filled.records[0].hash;
+  newer.hash = computeHash(newer);
+  const std::string line =
+      replaceOnce(toJsonLine(newer), "\"outcome\":\"completed\"", "\"outcome\":\"teleported\"");
+  appendToFile(filled.log.path(), line + "\n");
+
+  AuditLog restarted(filled.temp.path());
+  const AuditOpenReport report = restarted.open();
+  EXPECT_FALSE(report.tornLineMovedTo.has_value());
+  ASSERT_TRUE(report.lastLineProblem.has_value());
+  EXPECT_THAT(*report.lastLineProblem, HasSubstr("newer"));
+  EXPECT_EQ(restarted.append(makeSummary(3)).prev, newer.hash);
+  EXPECT_EQ(readLines(restarted.path())[1], line);
 }
 
 TEST(AuditLog, CompleteRecordWithoutNewlineCountsAsTorn) {
@@ -494,7 +566,7 @@ TEST(AuditLog, CompleteRecordWithoutNewlineCountsAsTorn) {
   const AuditOpenReport report = restarted.open();
   ASSERT_TRUE(report.tornLineMovedTo.has_value());
   EXPECT_EQ(readWholeFile(*report.tornLineMovedTo), toJsonLine(next));
-  EXPECT_EQ(report.verification.records, 1u);
+  EXPECT_EQ(AuditLog::verify(restarted.path()).records, 1u);
 }
 
 TEST(AuditLog, FileHoldingOnlyATornLineBecomesEmpty) {
@@ -504,7 +576,7 @@ TEST(AuditLog, FileHoldingOnlyATornLineBecomesEmpty) {
   const AuditOpenReport report = log.open();
   ASSERT_TRUE(report.tornLineMovedTo.has_value());
   EXPECT_EQ(readWholeFile(log.path()), "");
-  EXPECT_TRUE(report.verification.ok);
+  EXPECT_FALSE(report.lastLineProblem.has_value());
   EXPECT_EQ(log.append(makeSummary(1)).prev, kGenesisHash);
   EXPECT_TRUE(AuditLog::verify(log.path()).ok);
 }
@@ -519,9 +591,8 @@ TEST(AuditLog, VerifyNamesATornLastLineAsSuch) {
   next.hash = computeHash(next);
   const std::string fullLine = toJsonLine(next);
 
-  // Half a record, a whole record without its '\n', a line that does not parse.
-  for (const std::string& tail :
-       {fullLine.substr(0, fullLine.size() / 2), fullLine, std::string("{\"id\":\"x\"\n")}) {
+  // Half a record, a whole record without its '\n'.
+  for (const std::string& tail : {fullLine.substr(0, fullLine.size() / 2), fullLine}) {
     writeWholeFile(filled.log.path(), good + tail);
     const AuditVerification verification = AuditLog::verify(filled.log.path());
     EXPECT_FALSE(verification.ok) << tail;
@@ -529,6 +600,45 @@ TEST(AuditLog, VerifyNamesATornLastLineAsSuch) {
     EXPECT_EQ(verification.problem, kTorn) << tail;
     EXPECT_EQ(verification.records, 2u) << tail;
   }
+}
+
+TEST(AuditLog, VerifyNamesACompleteUnparseableLastLineAsMalformedNotTorn) {
+  FilledLog filled(2);
+  appendToFile(filled.log.path(), "{\"id\":\"x\"\n");
+  const AuditVerification verification = AuditLog::verify(filled.log.path());
+  EXPECT_FALSE(verification.ok);
+  EXPECT_EQ(verification.firstBadLine, std::optional<std::size_t>(3));
+  EXPECT_THAT(verification.problem, StartsWith("malformed"));
+}
+
+// --- the store's edges (issue 19 item 6, review L1) ---------------------------------
+
+TEST(AuditLog, ASymlinkedAuditLogIsRefusedAndItsTargetUntouched) {
+  TempDirectory temp;
+  const std::string victim = temp.file("victim.txt");
+  writeWholeFile(victim, "export PATH=/usr/bin\nlast line without newline");
+  ASSERT_EQ(::symlink(victim.c_str(), temp.file("audit.jsonl").c_str()), 0);
+  AuditLog log(temp.path());
+  try {
+    log.open();
+    FAIL() << "open() followed the symbolic link";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("symbolic link"));
+  }
+  EXPECT_THROW(log.append(makeSummary(1)), std::runtime_error);
+  EXPECT_THROW(AuditLog(temp.path()).append(makeSummary(1)), std::runtime_error);
+  EXPECT_FALSE(AuditLog::verify(temp.file("audit.jsonl")).ok);
+  EXPECT_EQ(readWholeFile(victim), "export PATH=/usr/bin\nlast line without newline");
+}
+
+TEST(AuditLog, AGroupReadableAuditLogIsTightened) {
+  FilledLog filled(1);
+  ASSERT_EQ(::chmod(filled.log.path().c_str(), 0644), 0);
+  AuditLog restarted(filled.temp.path());
+  restarted.open();
+  struct stat info {};
+  ASSERT_EQ(::stat(restarted.path().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
 }
 
 TEST(AuditLog, AnEarlierProblemIsNamedBeforeATornLastLine) {

@@ -3,15 +3,20 @@
 #include "antidrift/store/snapshot.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <Poco/File.h>
 
+#include <functional>
+#include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "unit/store/store_test_support.h"
 
@@ -451,6 +456,103 @@ TEST(FileSnapshotStore, LoadRemovesTempFilesLeftByACrash) {
 
   EXPECT_TRUE(store.load().has_value());
   EXPECT_THAT(listDirectory(temp.path()), ElementsAre("snapshot.json", "unrelated.txt"));
+}
+
+// --- invariants on restore (issue 19 item 6, review L6) -------------------------------
+
+/// Saves `snapshot` (as JSON, so no invariant is checked on the way in),
+/// loads it back and returns what load() gave, with the directory listing.
+std::optional<Snapshot> loadAfterWriting(const TempDirectory& temp, const Snapshot& snapshot) {
+  FileSnapshotStore store(temp.path());
+  writeWholeFile(store.path(), snapshotToJson(snapshot));
+  return store.load();
+}
+
+TEST(FileSnapshotStore, ASoundSnapshotHasNoInvariantProblem) {
+  EXPECT_EQ(snapshotInvariantProblem(fullSnapshot()), std::nullopt);
+  TempDirectory temp;
+  EXPECT_TRUE(loadAfterWriting(temp, fullSnapshot()).has_value());
+}
+
+TEST(FileSnapshotStore, ARestoredCommitmentBeyondTwelveHoursIsRefusedAndKeptAside) {
+  TempDirectory temp;
+  Snapshot snapshot = fullSnapshot();
+  snapshot.runtime = RuntimeState::Active;
+  snapshot.commitment->timeboxSecs = kMaxTimeboxSecs + 1;
+  snapshot.commitment->deadlineMs =
+      snapshot.commitment->startedAtMs + snapshot.commitment->timeboxSecs * 1000;
+  const std::string json = snapshotToJson(snapshot);
+  EXPECT_EQ(loadAfterWriting(temp, snapshot), std::nullopt);  // the daemon starts locked
+  const std::vector<std::string> files = listDirectory(temp.path());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_THAT(files[0], ::testing::StartsWith("snapshot.json.invalid-"));
+  EXPECT_EQ(readWholeFile(temp.file(files[0])), json);  // kept for a person to look at
+}
+
+TEST(FileSnapshotStore, EveryBrokenInvariantIsNamed) {
+  struct Case {
+    const char* what;
+    std::function<void(Snapshot&)> breakIt;
+    const char* named;
+  };
+  const std::vector<Case> cases = {
+      {"deadline before start",
+       [](Snapshot& s) { s.commitment->deadlineMs = s.commitment->startedAtMs - 1; }, "deadline"},
+      {"huge deadline (overflow on restore)",
+       [](Snapshot& s) { s.commitment->deadlineMs = std::numeric_limits<std::int64_t>::max(); },
+       "deadline"},
+      {"negative extension", [](Snapshot& s) { s.commitment->extendedSecs = -60; },
+       "extended_secs"},
+      {"overflowing extension",
+       [](Snapshot& s) {
+         s.commitment->extendedSecs = std::numeric_limits<std::int64_t>::max() / 2;
+       },
+       "extended_secs"},
+      {"negative timebox", [](Snapshot& s) { s.commitment->timeboxSecs = -1; }, "timebox_secs"},
+      {"start at year 300000",
+       [](Snapshot& s) {
+         s.commitment->startedAtMs = 9000000000000000;
+         s.commitment->deadlineMs = s.commitment->startedAtMs + 1500000;
+       },
+       "started_at"},
+      {"oversized next action",
+       [](Snapshot& s) { s.commitment->nextAction = std::string(kMaxFieldChars + 1, 'x'); },
+       "next_action"},
+      {"too many allowed apps",
+       [](Snapshot& s) { s.commitment->allowedApps.assign(kMaxAllowedApps + 1, "app"); },
+       "allowed_apps"},
+      {"oversized confirmed title",
+       [](Snapshot& s) {
+         s.commitment->allowedTitles.push_back({"firefox", std::string(600, 't')});
+       },
+       "title"},
+      {"oversized lesson",
+       [](Snapshot& s) { s.lastCarryForward = std::string(kMaxSnapshotTextChars + 1, 'l'); },
+       "last_carry_forward"},
+  };
+  for (const Case& c : cases) {
+    Snapshot snapshot = fullSnapshot();
+    c.breakIt(snapshot);
+    const std::optional<std::string> problem = snapshotInvariantProblem(snapshot);
+    ASSERT_TRUE(problem.has_value()) << c.what;
+    EXPECT_THAT(*problem, HasSubstr(c.named)) << c.what;
+    TempDirectory temp;
+    EXPECT_EQ(loadAfterWriting(temp, snapshot), std::nullopt) << c.what;
+    EXPECT_FALSE(Poco::File(temp.file("snapshot.json")).exists()) << c.what;
+  }
+}
+
+TEST(FileSnapshotStore, ASymlinkedSnapshotIsRefused) {
+  TempDirectory temp;
+  FileSnapshotStore store(temp.path());
+  writeWholeFile(temp.file("elsewhere.json"), snapshotToJson(fullSnapshot()));
+  ASSERT_EQ(::symlink(temp.file("elsewhere.json").c_str(), store.path().c_str()), 0);
+  try {
+    store.load();
+    FAIL() << "load() followed the symbolic link";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("symbolic link"));
+  }
 }
 
 }  // namespace

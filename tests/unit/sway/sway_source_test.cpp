@@ -418,6 +418,22 @@ TEST(IpcSocketCandidatesTest, I3SocketsLiveInTheI3SubfolderOfTheRuntimeDirectory
   EXPECT_EQ(toString(IpcServer::Sway), "sway");
 }
 
+TEST(IpcSocketCandidatesTest, IgnoresSocketsOfOtherUsers) {
+  // Issue 19 item 7 (review L9): another user's newer socket beside ours (sway's
+  // /tmp fallback) is never a candidate, nor is a configured socket of theirs.
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root to give a socket to another uid (CI runs as root)";
+  }
+  TempDirectory runtime;
+  FakeIpcServer ours(runtime.path() + "/sway-ipc.1000.10.sock");
+  FakeIpcServer theirs(runtime.path() + "/sway-ipc.1001.99.sock");
+  ASSERT_EQ(::chown((runtime.path() + "/sway-ipc.1001.99.sock").c_str(), 65534, 65534), 0);
+  EXPECT_EQ(ipcSocketCandidates(IpcServer::Sway, {"", runtime.path()}),
+            (std::vector<std::string>{runtime.path() + "/sway-ipc.1000.10.sock"}));
+  EXPECT_EQ(ipcSocketCandidates(IpcServer::Sway, {runtime.path() + "/sway-ipc.1001.99.sock", ""}),
+            (std::vector<std::string>{runtime.path() + "/sway-ipc.1000.10.sock"}));
+}
+
 TEST(UnixSocketTest, ConnectingToNothingOrAnOverlongPathThrows) {
   EXPECT_THROW(UnixSocket::connect("/nonexistent/sway.sock"), std::system_error);
   EXPECT_THROW(UnixSocket::connect("/" + std::string(200, 'x')), std::length_error);

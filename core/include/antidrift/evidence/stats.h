@@ -13,12 +13,22 @@
 
 namespace antidrift {
 
+/// Distinct apps with a bucket of their own per session (issue 19 item 7,
+/// review L12): time in any further app goes to kOtherApp, so a watcher that
+/// invents classes cannot grow memory, every State or every snapshot, and
+/// the buckets still add up to the time credited.
+inline constexpr std::size_t kMaxSessionApps = 256;
+/// The bucket that takes the time of apps beyond kMaxSessionApps.
+inline constexpr const char* kOtherApp = "other";
+
 /// Drift reasons kept per session (SessionStats::driftReasons).
 inline constexpr std::size_t kMaxDriftReasons = 20;
 
 /// Statistics of one session. Values are plain data, copied freely.
 struct SessionStats {
-  std::map<std::string, std::int64_t> bucketsMs;  ///< app → time spent, ms (away excluded)
+  /// app → time spent, ms (away excluded); at most kMaxSessionApps apps plus
+  /// kOtherApp.
+  std::map<std::string, std::int64_t> bucketsMs;
   std::int64_t switches = 0;       ///< changes of known app (an "unknown" window is none)
   std::int64_t driftEpisodes = 0;  ///< times drift status became "drifting"
   std::int64_t driftMs = 0;        ///< time spent drifting, ms
@@ -37,6 +47,16 @@ struct SessionStats {
   /// The `n` largest buckets, largest first, in whole seconds (ties by name).
   std::vector<std::pair<std::string, std::int64_t>> topBucketsSecs(std::size_t n) const;
 };
+
+/// The key `app`'s time goes to in `buckets`: `app` itself when it has a
+/// bucket or there are fewer than kMaxSessionApps apps besides kOtherApp,
+/// else kOtherApp (issue 19 item 7). Works for any app → value map. Pure.
+template <typename Value>
+std::string bucketFor(const std::map<std::string, Value>& buckets, const std::string& app) {
+  if (buckets.count(app) != 0) return app;
+  const std::size_t own = buckets.size() - buckets.count(kOtherApp);
+  return own < kMaxSessionApps ? app : std::string(kOtherApp);
+}
 
 /// Accumulates SessionStats from a stream of observations (DESIGN §3).
 ///

@@ -3,6 +3,7 @@
 /// (DESIGN §9).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -133,7 +134,8 @@ struct VerifiedHistory {
   std::vector<SessionSummary> sessions;  ///< sound records, oldest first
   AuditVerification verification;        ///< verify(path)
 };
-/// See VerifiedHistory. Reads the whole file. Thread-safe (reads only).
+/// See VerifiedHistory. One streaming pass (memory: the records plus one
+/// line). Thread-safe (reads only).
 VerifiedHistory readVerifiedHistory(const std::string& path);
 
 /// One line for people and logs, e.g. "ok: 3 records, chain intact" or
@@ -142,9 +144,16 @@ VerifiedHistory readVerifiedHistory(const std::string& path);
 std::string describeVerification(const AuditVerification& verification);
 
 /// What AuditLog::open found and did.
+/// Only the tail is read (issue 19 item 6): the chain before the last
+/// record is checked by verify() (`antidriftd --verify-audit`, the export).
 struct AuditOpenReport {
   std::optional<std::string> tornLineMovedTo;  ///< path the torn last line was moved to
-  AuditVerification verification;              ///< state of the chain after that
+  /// Whether the last line was a record this version parses (its hash is the chain head).
+  bool lastRecordChecked = false;
+  /// What is wrong with the last complete line, if anything: its hash does
+  /// not match its content, it does not parse (corruption, left in place),
+  /// or it is a newer version's record (left in place, chained after).
+  std::optional<std::string> lastLineProblem;
 };
 
 /// audit.jsonl in a directory. Appends are serialised by an internal mutex.
@@ -153,11 +162,18 @@ class AuditLog final : public AuditSink {
   /// `directory`: the data directory (store.dir). Nothing is read until open().
   explicit AuditLog(std::string directory);
 
-  /// Recovers and checks the file on start (DESIGN §9): a last line with no
-  /// trailing newline or that does not parse (crash mid-append) is moved to
-  /// `audit.jsonl.torn-<UTC ms>` and reported; a broken link in the middle is
-  /// reported in `verification`, never rewritten. Creates the directory if
-  /// missing. Throws std::runtime_error on I/O failure.
+  /// Recovers the file on start (DESIGN §9) reading only its tail, in
+  /// bounded time and memory whatever its size (issue 19 item 6, review L4):
+  /// a last line with no trailing newline (crash mid-append) is moved to
+  /// `audit.jsonl.torn-<UTC ms>` and cut off; a complete last line that does
+  /// not parse is reported in `lastLineProblem` and left in place (never
+  /// truncated). The chain head is the last record's hash (a newer version's
+  /// record with a `hash` field counts; after corruption, the last record
+  /// that parses). The rest of the chain is not read (verify() does).
+  /// Creates the directory if missing. The file is opened without following
+  /// a symbolic link and tightened to 0600 (review L1). Throws
+  /// std::runtime_error on I/O failure, a symbolic link, a non-regular file
+  /// or another user's file.
   AuditOpenReport open();
 
   /// Appends `summary` with `prev` = the last record's hash (kGenesisHash
@@ -178,13 +194,18 @@ class AuditLog final : public AuditSink {
   /// well-formed line, `firstBadLine`/`problem` name the first problem
   /// ("malformed JSON: ...", "malformed record: ...", "hash mismatch (record
   /// altered)", "prev does not match line N-1's hash", or both joined by
-  /// "; "). A last line with no trailing '\n' or that does not parse is not
-  /// counted and, when nothing before it is wrong, is the problem "torn last
-  /// line (a crash mid-append; the daemon moves it aside on its next start)".
+  /// "; "). A last line with no trailing '\n' is not counted and, when
+  /// nothing before it is wrong, is the problem "torn last line (a crash
+  /// mid-append; the daemon moves it aside on its next start)"; a complete
+  /// line that does not parse is malformed wherever it is (issue 19 item 6).
+  /// Streams the file: memory is bounded by kMaxAuditLineBytes.
   /// A missing file is an empty, valid chain. Never throws: an
   /// unreadable file gives ok=false, no line, and the reason in `problem`.
   /// Thread-safe (reads only).
-  static AuditVerification verify(const std::string& path);
+  /// With `cancel`, setting it ends the check early (the result is then
+  /// partial and should be ignored).
+  static AuditVerification verify(const std::string& path,
+                                  const std::atomic<bool>* cancel = nullptr);
 
   /// Full path of audit.jsonl.
   const std::string& path() const { return path_; }

@@ -64,6 +64,22 @@ std::string snapshotToJson(const Snapshot& snapshot);
 /// thread-safe.
 Snapshot snapshotFromJson(const std::string& json);
 
+/// Most confirmed titles a restored commitment may carry (issue 19 item 6).
+inline constexpr std::size_t kMaxSnapshotAllowedTitles = 1024;
+/// Longest recap or lesson a restored snapshot may carry, in characters.
+inline constexpr std::size_t kMaxSnapshotTextChars = 4000;
+
+/// What makes a snapshot that parses untrustworthy (issue 19 item 6, review
+/// L6), or nullopt when it is sound: a commitment whose timebox is not in
+/// (0, 12 h], whose extension is negative or takes it over 12 h, whose
+/// start is not a plausible UTC ms, or whose deadline is not start +
+/// (timebox + extension) s (so a restored session always expires and no
+/// arithmetic overflows); text over DESIGN §2's limits (kMaxFieldChars per
+/// field, kMaxAllowedApps apps, titles over kMaxTitleBytes); more than
+/// kMaxSnapshotAllowedTitles titles or Timeline::kMaxSpans spans. Pure;
+/// thread-safe.
+std::optional<std::string> snapshotInvariantProblem(const Snapshot& snapshot);
+
 /// Port: where the Controller keeps its snapshot. Implementations are called
 /// with the Controller's mutex held, from any thread, one call at a time.
 class SnapshotStore {
@@ -91,8 +107,12 @@ class FileSnapshotStore final : public SnapshotStore {
   void save(const Snapshot& snapshot) override;
   /// Reads snapshot.json: nullopt when it does not exist. Throws
   /// std::runtime_error naming the path when it cannot be read, is not valid
-  /// JSON, lacks a field or has a version newer than kSnapshotVersion. Also
-  /// removes temp files a crash left behind.
+  /// JSON, lacks a field or has a version newer than kSnapshotVersion. One
+  /// that parses but breaks an invariant (snapshotInvariantProblem) is moved
+  /// to `snapshot.json.invalid-<UTC ms>`, logged as an error on
+  /// `antidrift.store`, and nullopt is returned: the daemon starts locked
+  /// (issue 19 item 6). Never read through a symbolic link. Also removes
+  /// temp files a crash left behind.
   std::optional<Snapshot> load() override;
   /// Full path of snapshot.json.
   const std::string& path() const { return path_; }
