@@ -389,6 +389,8 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"drift.title_sensitive_apps", joinApps(settings.titleSensitiveApps)},
       {"drift.lock_screen_apps", joinApps(settings.lockScreenApps)},
       {"drift.judge_debounce_s", std::to_string(settings.judgeDebounceSecs)},
+      {"drift.memory", settings.driftMemory ? "true" : "false"},
+      {"drift.memory_max_entries", std::to_string(settings.driftMemoryMaxEntries)},
       {"nudge.debounce_s", std::to_string(settings.nudgeDebounceSecs)},
       {"privacy.never_send_apps", joinApps(settings.neverSendApps)},
       {"tasks.todo_txt", settings.todoTxtPath},
@@ -590,6 +592,9 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
       readAppListOr(config, "drift.lock_screen_apps", result.settings.lockScreenApps);
   result.settings.judgeDebounceSecs =
       readInteger(config, "drift.judge_debounce_s", result.settings.judgeDebounceSecs, 0, 86400);
+  result.settings.driftMemory = readBool(config, "drift.memory", result.settings.driftMemory);
+  result.settings.driftMemoryMaxEntries = readInteger(
+      config, "drift.memory_max_entries", result.settings.driftMemoryMaxEntries, 1, 50000);
   result.settings.nudgeDebounceSecs =
       readInteger(config, "nudge.debounce_s", result.settings.nudgeDebounceSecs, 0, 86400);
   readPatterns(config, "privacy.redact", result.settings.redactPatterns);

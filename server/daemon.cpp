@@ -30,6 +30,7 @@
 #include "antidrift/session/history_view.h"
 #include "antidrift/store/audit_log.h"
 #include "antidrift/store/snapshot.h"
+#include "antidrift/store/verdict_store.h"
 #include "server/api_server.h"
 #include "server/child_processes.h"
 #include "server/evidence_sources.h"
@@ -483,6 +484,7 @@ int Daemon::serve() {
   SseBroadcaster broadcaster(config_.maxSseClients, std::chrono::seconds(config_.sseKeepAliveSecs));
   ThreadExecutor executor(kExecutorThreads);
   FileSnapshotStore snapshots(config_.storeDir);
+  FileVerdictStore verdicts(config_.storeDir);
   AuditLog audit(config_.storeDir);
 
   try {
@@ -532,6 +534,7 @@ int Daemon::serve() {
   Controller controller(config_.settings, clock, executor, snapshots, audit, ai.backendName,
                         ai.available);
   controller.setBackend(ai.backend, ai.detail);
+  controller.setVerdictStore(&verdicts);  // issue 16 item 3: remembered across restarts
   Ticker ticker(
       clock, [&controller] { return controller.nextWakeMonotonicMs(); },
       [&controller] { controller.tick(); }, std::nullopt,

@@ -94,7 +94,79 @@ Controller::Controller(Settings settings, Clock& clock, Executor& executor,
       aiAvailable_(aiAvailable),
       aiDetail_(aiAvailable ? "" : "AI is off (ai.backend = " + aiBackendName_ + ")"),
       stats_(settings_.idleAfterSecs * 1000),
-      drift_(settings_) {}
+      memory_(static_cast<std::size_t>(std::max<std::int64_t>(1, settings_.driftMemoryMaxEntries))),
+      drift_(settings_) {
+  if (settings_.driftMemory) drift_.setMemory(&memory_);
+}
+
+void Controller::setVerdictStore(VerdictStore* store) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  verdictStore_ = store;
+  if (store == nullptr) return;
+  const auto setAside = [store](const std::string& why) {
+    try {
+      const std::string where = store->setAside(why);
+      logger().warning("the remembered verdicts are unusable (%s); moved to %s, starting afresh",
+                       why, where);
+    } catch (const std::exception& e) {
+      logger().error("the remembered verdicts are unusable (%s) and could not be moved aside: %s",
+                     why, std::string(e.what()));
+    }
+  };
+  std::optional<std::string> text;
+  try {
+    text = store->load();
+  } catch (const std::exception& e) {
+    setAside(e.what());
+  }
+  if (text) {
+    try {
+      drift::VerdictMemory::Parsed parsed =
+          drift::VerdictMemory::parse(*text, memory_.maxEntries());
+      memory_ = std::move(parsed.memory);
+      if (parsed.skippedLines > 0) {
+        logger().warning("skipped %s unreadable lines of the remembered verdicts",
+                         std::to_string(parsed.skippedLines));
+      }
+    } catch (const std::exception& e) {
+      setAside(e.what());
+    }
+  }
+  savedMemoryVersion_ = memory_.version();
+}
+
+std::vector<drift::RememberedEntry> Controller::verdicts() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return memory_.entries();
+}
+
+ActionResult Controller::forgetVerdicts(const std::optional<std::string>& key) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const std::string before = memory_.serialise();
+  if (key) {
+    if (!memory_.erase(*key)) {
+      return ActionError{ErrorKind::NotFound, "no remembered verdict has that key", runtime_};
+    }
+  } else {
+    memory_.clear();
+  }
+  if (verdictStore_ != nullptr) {
+    try {
+      verdictStore_->save(memory_.serialise());
+      savedMemoryVersion_ = memory_.version();
+    } catch (const std::exception& e) {
+      logger().error("could not write the remembered verdicts; nothing forgotten: %s",
+                     std::string(e.what()));
+      memory_ = std::move(drift::VerdictMemory::parse(before, memory_.maxEntries()).memory);
+      return ActionError{ErrorKind::Storage,
+                         "could not save the remembered verdicts (is the disk full?); nothing "
+                         "changed, try again",
+                         runtime_};
+    }
+  }
+  logger().information(key ? "forgot one remembered verdict" : "forgot every remembered verdict");
+  return std::nullopt;
+}
 
 void Controller::setChangeListener(ChangeListener listener) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -172,6 +244,22 @@ void Controller::persistLocked() {
     // The session stays in memory; the next change tries again.
     logger().error("could not write the snapshot: %s", std::string(e.what()));
   }
+  saveVerdictsLocked();
+}
+
+bool Controller::verdictsUnsavedLocked() const {
+  return verdictStore_ != nullptr && memory_.version() != savedMemoryVersion_;
+}
+
+void Controller::saveVerdictsLocked() {
+  if (!verdictsUnsavedLocked()) return;
+  try {
+    verdictStore_->save(memory_.serialise());
+    savedMemoryVersion_ = memory_.version();
+  } catch (const std::exception& e) {
+    // Kept in memory; the next write tries again.
+    logger().error("could not write the remembered verdicts: %s", std::string(e.what()));
+  }
 }
 
 bool Controller::persistLaterLocked() {
@@ -183,12 +271,15 @@ bool Controller::persistLaterLocked() {
 void Controller::flush() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (persistDueMono_) persistLocked();
+  saveVerdictsLocked();
 }
 
 State Controller::changedLocked(Persist persist) {
   ++version_;
   if (persist == Persist::Yes) persistLocked();
   if (persist == Persist::Later) persistLaterLocked();
+  // The verdict memory changed (issue 16 item 3): written behind, coalesced.
+  if (verdictsUnsavedLocked()) persistLaterLocked();
   State state = stateLocked();
   lastHealth_ = state.evidence.health;
   return state;
@@ -822,7 +913,8 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
           drift::Decision applied = drift_.applyVerdict(key, verdict, failure, sessionNowLocked());
           const bool statsMoved = applied.episodeStarted || applied.driftMs > 0;
           applyDriftLocked(applied);
-          if (!applied.changed && !statsMoved) return std::nullopt;
+          // A verdict remembered about a window no longer in front still has to be written.
+          if (!applied.changed && !statsMoved && !verdictsUnsavedLocked()) return std::nullopt;
           return changedLocked(statsMoved ? Persist::Yes : Persist::No);
         },
         notify);
