@@ -244,7 +244,6 @@ void Controller::persistLocked() {
     // The session stays in memory; the next change tries again.
     logger().error("could not write the snapshot: %s", std::string(e.what()));
   }
-  saveVerdictsLocked();
 }
 
 bool Controller::verdictsUnsavedLocked() const {
@@ -252,6 +251,7 @@ bool Controller::verdictsUnsavedLocked() const {
 }
 
 void Controller::saveVerdictsLocked() {
+  verdictsDueMono_.reset();
   if (!verdictsUnsavedLocked()) return;
   try {
     verdictStore_->save(memory_.serialise());
@@ -279,7 +279,9 @@ State Controller::changedLocked(Persist persist) {
   if (persist == Persist::Yes) persistLocked();
   if (persist == Persist::Later) persistLaterLocked();
   // The verdict memory changed (issue 16 item 3): written behind, coalesced.
-  if (verdictsUnsavedLocked()) persistLaterLocked();
+  if (verdictsUnsavedLocked() && !verdictsDueMono_) {
+    verdictsDueMono_ = clock_.monotonicMs() + kWriteBehindMs;
+  }
   State state = stateLocked();
   lastHealth_ = state.evidence.health;
   return state;
@@ -1015,6 +1017,9 @@ void Controller::tick() {
   if (!persist && persistDueMono_ && clock_.monotonicMs() >= *persistDueMono_) {
     persistLocked();  // the write-behind of evidence announced earlier
   }
+  if (verdictsDueMono_ && clock_.monotonicMs() >= *verdictsDueMono_) {
+    saveVerdictsLocked();  // the write-behind of the verdict memory (issue 16 item 3)
+  }
   if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
@@ -1029,6 +1034,7 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
     next = next ? std::min(*next, reviewerGiveUpMono_) : reviewerGiveUpMono_;
   }
   if (persistDueMono_) next = next ? std::min(*next, *persistDueMono_) : *persistDueMono_;
+  if (verdictsDueMono_) next = next ? std::min(*next, *verdictsDueMono_) : *verdictsDueMono_;
   const bool goesStale = runtime_ == RuntimeState::Active || !currentFromRunningSourceLocked();
   if (lastHealth_ == Health::Ok && lastObservationMono_ >= 0 && goesStale) {
     const std::int64_t staleAt = lastObservationMono_ + 3 * settings_.heartbeatSecs * 1000;

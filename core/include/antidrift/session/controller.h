@@ -137,9 +137,9 @@ class Controller {
   /// oversized or is not a verdicts file is set aside (VerdictStore::setAside)
   /// with a log line and the memory starts empty; bad lines are skipped and
   /// counted in the log. Afterwards every change to the memory is written
-  /// behind with the snapshot's write-behind (kWriteBehindMs, coalesced),
-  /// and on flush(). `store` must outlive the Controller; call before other
-  /// threads use it. Without a store the memory lives in memory only.
+  /// behind: kWriteBehindMs after the first change that was announced,
+  /// coalescing every change in between, by tick() (and on flush()). `store` must outlive the
+  /// Controller; call before other threads use it. Without a store the memory lives in memory only.
   void setVerdictStore(VerdictStore* store);
 
   /// Loads the snapshot (DESIGN §9 "Restart"): an active session resumes with
@@ -441,6 +441,8 @@ class Controller {
   drift::VerdictMemory memory_;
   VerdictStore* verdictStore_ = nullptr;  ///< its file; nullptr: not persisted
   std::uint64_t savedMemoryVersion_ = 0;  ///< memory_.version() last written
+  /// Monotonic ms at which the verdict memory's deferred write is due; nullopt: none.
+  std::optional<std::int64_t> verdictsDueMono_;
   drift::Engine drift_;  ///< what each observation means for drift (DESIGN §4, §5)
 
   AsyncSlot<ai::Proposal> coach_;
