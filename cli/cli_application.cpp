@@ -49,6 +49,7 @@ const std::map<std::string, std::set<std::string>> kCommandOptions = {
     {"history", {"json", "count"}},
     {"watch", {"json"}},
     {"verify", {"json"}},
+    {"verdicts", {"json", "clear"}},
 };
 
 /// Routes of the commands that are one POST with an empty body.
@@ -66,6 +67,13 @@ std::string compact(const Object& object) {
   std::ostringstream out;
   object.stringify(out);
   return out.str();
+}
+
+/// `value` percent-encoded for a query string (every reserved character, and '+').
+std::string encodeQueryValue(const std::string& value) {
+  std::string encoded;
+  Poco::URI::encode(value, "!#$&'()*+,/:;=?@[]%", encoded);
+  return encoded;
 }
 
 bool isDigits(const std::string& text) {
@@ -119,6 +127,10 @@ void CliApplication::defineOptions(Poco::Util::OptionSet& options) {
   options.addOption(Option("count", "n", "history: how many sessions, 1..100 (default 10)")
                         .argument("N")
                         .callback(callback));
+  options.addOption(Option("clear", "",
+                           "verdicts: forget every remembered verdict, or only KEY when given "
+                           "after it (as `verdicts` prints it)")
+                        .callback(callback));
 }
 
 void CliApplication::onOption(const std::string& name, const std::string& value) {
@@ -154,6 +166,8 @@ void CliApplication::onOption(const std::string& name, const std::string& value)
     apps_ = value;
   } else if (name == "count") {
     count_ = value;
+  } else if (name == "clear") {
+    clear_ = true;
   }
 }
 
@@ -169,6 +183,7 @@ void CliApplication::printHelp() {
       "  complete | abandon | end                     finish, give up, record and lock\n"
       "  ontask | refocus                             the drift banner's two answers\n"
       "  history [-n N]                               recent sessions, newest first\n"
+      "  verdicts [--clear [KEY]]                     remembered drift verdicts; forget them\n"
       "  watch                                        one line per change, until Ctrl-C\n"
       "  verify                                       check the audit chain in store.dir\n"
       "Options:");
@@ -271,16 +286,19 @@ int CliApplication::main(const std::vector<std::string>& args) {
   if (args.empty()) {
     return usageError(
         "a command is needed (status, plan, start, complete, abandon, end, ontask, "
-        "refocus, history, watch, verify)");
+        "refocus, history, watch, verify, verdicts)");
   }
   const std::string& command = args.front();
   const auto known = kCommandOptions.find(command);
   if (known == kCommandOptions.end()) {
     return usageError("unknown command \"" + command + "\"");
   }
-  if (args.size() > 1) {
-    return usageError(command + " takes no argument \"" + args[1] + "\"");
+  // Only `verdicts --clear KEY` takes an argument: the key to forget.
+  const bool takesKey = command == "verdicts" && clear_;
+  if (args.size() > (takesKey ? 2u : 1u)) {
+    return usageError(command + " takes no argument \"" + args[takesKey ? 2 : 1] + "\"");
   }
+  if (takesKey && args.size() == 2) clearKey_ = unescapeVerdictKey(args[1]);
   for (const std::string& option : given_) {
     if (kGlobalOptions.count(option) == 0 && known->second.count(option) == 0) {
       return usageError(command + " takes no --" + option);
@@ -325,6 +343,9 @@ int CliApplication::runCommand(const std::string& command, DaemonClient& client)
   }
   if (command == "watch") {
     return watch(client);
+  }
+  if (command == "verdicts") {
+    return verdicts(client);
   }
   return transition(client, kTransitionRoutes.at(command));
 }
@@ -451,6 +472,50 @@ int CliApplication::history(DaemonClient& client) {
   }
   for (std::size_t i = 0; i < sessions->size(); ++i) {
     std::cout << historyLine(*sessions->getObject(static_cast<unsigned>(i))) << "\n";
+  }
+  std::cout << std::flush;
+  return EXIT_OK;
+}
+
+int CliApplication::verdicts(DaemonClient& client) {
+  if (clear_) {
+    std::string token;
+    try {
+      token = readToken();
+    } catch (const std::runtime_error& error) {
+      std::cerr << "antidrift: " << error.what() << std::endl;
+      return EXIT_NOPERM;
+    }
+    const Reply reply = client.remove(
+        clearKey_ ? "/verdicts?key=" + encodeQueryValue(*clearKey_) : std::string("/verdicts"),
+        token);
+    if (reply.status != 200) {
+      return refused(reply);
+    }
+    if (json_) {
+      std::cout << reply.body << std::endl;
+    } else {
+      std::cout << (clearKey_ ? "forgot " + escapeVerdictKey(*clearKey_)
+                              : std::string("forgot every remembered verdict"))
+                << std::endl;
+    }
+    return EXIT_OK;
+  }
+  const Reply reply = client.get("/verdicts");
+  if (reply.status != 200) {
+    return refused(reply);
+  }
+  if (json_) {
+    std::cout << reply.body << std::endl;
+    return EXIT_OK;
+  }
+  const Poco::JSON::Array::Ptr list = parseObject(reply.body)->getArray("verdicts");
+  if (!list || list->size() == 0) {
+    std::cout << "no verdicts remembered" << std::endl;
+    return EXIT_OK;
+  }
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    std::cout << verdictLine(*list->getObject(static_cast<unsigned>(i))) << "\n";
   }
   std::cout << std::flush;
   return EXIT_OK;

@@ -81,6 +81,20 @@ Reply DaemonClient::post(const std::string& path, const std::string& body,
   });
 }
 
+Reply DaemonClient::remove(const std::string& pathAndQuery, const std::string& token) const {
+  return guarded(endpoint_, [&] {
+    HTTPClientSession session(endpoint_.host, endpoint_.port);
+    session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
+    HTTPRequest request(HTTPRequest::HTTP_DELETE, pathAndQuery, Poco::Net::HTTPMessage::HTTP_1_1);
+    const std::string body = "{}";
+    request.setContentType("application/json");
+    request.setContentLength64(static_cast<Poco::Int64>(body.size()));
+    request.set("X-AntiDrift-Token", token);
+    session.sendRequest(request) << body;
+    return readReply(session);
+  });
+}
+
 Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& onEvent,
                                  std::chrono::seconds silenceLimit) const {
   return guarded(endpoint_, [&] {
