@@ -64,9 +64,11 @@ function verdictItem(verdict) {
   mark.textContent = verdict.on_task ? 'on task' : 'drift';
   const text = document.createElement('span');
   text.className = 'verdict-text';
-  const who = verdict.source === 'you' ? 'you said so' : 'the judge said';
-  const reason = verdict.reason ? ` — ${verdict.reason}` : '';
-  text.textContent = `${subject(verdict)} · ${who}${reason}`;
+  // The person's reasons already say "you …"; the judge's are its own sentence.
+  const said = verdict.source === 'you'
+    ? String(verdict.reason || 'your correction')
+    : `the judge: ${verdict.reason || (verdict.on_task ? 'fits the work' : 'not the work')}`;
+  text.textContent = `${subject(verdict)} · ${said}`;
   const clear = document.createElement('button');
   clear.type = 'button';
   clear.className = 'quiet small-button';
