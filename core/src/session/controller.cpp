@@ -388,7 +388,8 @@ std::string Controller::restore() {
   reviewAnswer_ = snapshot->review;
   lastCarryForward_ = snapshot->lastCarryForward;
   lastAllowedApps_ = snapshot->lastAllowedApps;
-  drift_.reset();  // DESIGN §9: verdicts and nudges are not restored
+  drift_
+      .reset();  // DESIGN §9: the session cache and nudges are not restored; memory_ is (issue 16)
   if ((runtime_ == RuntimeState::Active || runtime_ == RuntimeState::Review) && !commitment_) {
     logger().warning("snapshot in %s without a commitment; starting locked", toString(runtime_));
     resetSessionLocked();

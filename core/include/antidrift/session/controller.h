@@ -138,7 +138,10 @@ class Controller {
   /// with a log line and the memory starts empty; bad lines are skipped and
   /// counted in the log. Afterwards every change to the memory is written
   /// behind: kWriteBehindMs after the first change that was announced,
-  /// coalescing every change in between, by tick() (and on flush()). `store` must outlive the
+  /// coalescing every change in between, by tick() (and on flush()).
+  /// An action rolled back after a failed snapshot write (ErrorKind::Storage)
+  /// keeps what it added to the memory (This is on task, Back to task): the
+  /// memory is an advisory cache, not session state. `store` must outlive the
   /// Controller; call before other threads use it. Without a store the memory lives in memory only.
   void setVerdictStore(VerdictStore* store);
 
