@@ -148,15 +148,17 @@ std::optional<RememberedVerdict> VerdictMemory::lookup(const std::string& key,
   return found->second.verdict;
 }
 
-bool VerdictMemory::remember(const std::string& key, bool onTask, const std::string& reason,
+bool VerdictMemory::remember(const std::string& rawKey, bool onTask, const std::string& reason,
                              VerdictSource source, const std::set<std::string>& words,
                              std::int64_t nowMs) {
+  // Stored as written (serialise() writes valid UTF-8): a reload reads the same.
+  const std::string key = jsonfields::validUtf8(rawKey);
   if (key.empty() || key.size() > kMaxKeyBytes || words.empty()) return false;
   RememberedVerdict verdict;
   verdict.onTask = onTask;
-  verdict.reason = cutUtf8(reason, kMaxReasonBytes);
+  verdict.reason = cutUtf8(jsonfields::validUtf8(reason), kMaxReasonBytes);
   verdict.source = source;
-  verdict.words = words;
+  for (const std::string& word : words) verdict.words.insert(jsonfields::validUtf8(word));
   verdict.lastUsedMs = nowMs;
   const auto found = slots_.find(key);
   if (found != slots_.end()) {

@@ -106,7 +106,9 @@ class VerdictMemory {
                                           const std::set<std::string>& words, std::int64_t nowMs);
 
   /// Remembers a verdict for `key` given for a commitment with `words` at
-  /// `nowMs` (UTC ms), following the rules of the class comment. Returns
+  /// `nowMs` (UTC ms), following the rules of the class comment; invalid
+  /// UTF-8 in the key, reason and words is replaced by U+FFFD first (as
+  /// serialise() would write it), the reason cut to kMaxReasonBytes. Returns
   /// false when nothing was stored (empty or over-long key, no words, or a
   /// judge verdict that a correction overrides).
   bool remember(const std::string& key, bool onTask, const std::string& reason,
