@@ -1,5 +1,7 @@
 #include "cli/cli_application.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -19,6 +21,7 @@
 #include <Poco/Util/OptionException.h>
 
 #include "antidrift/store/audit_log.h"
+#include "cli/bar_watch.h"
 #include "cli/status_text.h"
 
 namespace antidrift::cli {
@@ -47,7 +50,7 @@ const std::map<std::string, std::set<std::string>> kCommandOptions = {
     {"ontask", {"json"}},
     {"refocus", {"json"}},
     {"history", {"json", "count"}},
-    {"watch", {"json"}},
+    {"watch", {"json", "format", "refresh"}},
     {"verify", {"json"}},
     {"verdicts", {"json", "clear"}},
 };
@@ -112,8 +115,14 @@ void CliApplication::defineOptions(Poco::Util::OptionSet& options) {
                         .callback(callback));
   options.addOption(
       Option("json", "", "print the daemon's JSON instead of text").callback(callback));
-  options.addOption(Option("format", "", "status: print for a bar: waybar, i3blocks or polybar")
-                        .argument("BAR")
+  options.addOption(
+      Option("format", "", "status, watch: print for a bar: waybar, i3blocks or polybar")
+          .argument("BAR")
+          .callback(callback));
+  options.addOption(Option("refresh", "",
+                           "watch --format: seconds between countdown refreshes, 0..3600 "
+                           "(default 60; the last minute counts every second; 0: only changes)")
+                        .argument("N")
                         .callback(callback));
   options.addOption(
       Option("next", "", "start: the next action").argument("TEXT").callback(callback));
@@ -168,6 +177,8 @@ void CliApplication::onOption(const std::string& name, const std::string& value)
     count_ = value;
   } else if (name == "clear") {
     clear_ = true;
+  } else if (name == "refresh") {
+    refresh_ = value;
   }
 }
 
@@ -185,6 +196,11 @@ void CliApplication::printHelp() {
       "  history [-n N]                               recent sessions, newest first\n"
       "  verdicts [--clear [KEY]]                     remembered drift verdicts; forget them\n"
       "  watch                                        one line per change, until Ctrl-C\n"
+      "  watch --format waybar|i3blocks|polybar [--refresh N]\n"
+      "      for a status bar: one line per change in its format, the\n"
+      "      countdown every N s (60) and each second of the last minute,\n"
+      "      \"AntiDrift off\" while the daemon is gone (then reconnects);\n"
+      "      ends on SIGTERM or when the bar closes its output\n"
       "  verify                                       check the audit chain in store.dir\n"
       "Options:");
   formatter.setFooter(
@@ -522,8 +538,32 @@ int CliApplication::verdicts(DaemonClient& client) {
 }
 
 int CliApplication::watch(DaemonClient& client) {
-  std::string lastKey;
   const std::chrono::seconds silenceLimit(3 * config_.sseKeepAliveSecs + 5);
+  if (refresh_ && !format_) {
+    return usageError("--refresh needs --format");
+  }
+  if (format_) {
+    BarWatchOptions options;
+    const std::optional<BarFormat> bar = parseBarFormat(*format_);
+    if (!bar) {
+      return usageError("--format must be waybar, i3blocks or polybar, got \"" + *format_ + "\"");
+    }
+    if (json_) {
+      return usageError("--format and --json exclude each other");
+    }
+    options.format = *bar;
+    if (refresh_) {
+      if (!isDigits(*refresh_) || Poco::NumberParser::parse(*refresh_) > 3600) {
+        return usageError("--refresh must be a number of seconds from 0 to 3600, got \"" +
+                          *refresh_ + "\"");
+      }
+      options.refresh = std::chrono::seconds(Poco::NumberParser::parse(*refresh_));
+    }
+    options.silenceLimit = silenceLimit;
+    std::cout << std::flush;
+    return runBarWatch(client, options, STDOUT_FILENO);
+  }
+  std::string lastKey;
   const Reply reply = client.streamEvents(
       [&](const ServerEvent& event) {
         if (event.name == "bye") {

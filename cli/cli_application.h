@@ -23,7 +23,8 @@ namespace antidrift::cli {
 /// The commands. Options: `--config FILE`, `-D key=value` (repeatable),
 /// `--url URL`, `--token-file FILE`, `--json`, `--help`; per command
 /// `status --format waybar|i3blocks|polybar`, `start --next TEXT --done
-/// TEXT --minutes N [--apps a,b]`, `history -n N`.
+/// TEXT --minutes N [--apps a,b]`, `history -n N`, `watch [--format BAR
+/// [--refresh N]]` (bar_watch.h; issue 20 item 2).
 ///
 /// Exit codes: 0 done; 1 the daemon refused the request (its error
 /// sentence on stderr) or `verify` found a broken chain; 64 bad usage;
@@ -85,6 +86,7 @@ class CliApplication : public Poco::Util::Application {
   std::optional<std::string> count_;
   bool clear_ = false;                   ///< verdicts --clear
   std::optional<std::string> clearKey_;  ///< verdicts --clear KEY, unescaped
+  std::optional<std::string> refresh_;
   /// Options given, by full name, to refuse those a command does not take.
   std::set<std::string> given_;
   DaemonConfig config_;

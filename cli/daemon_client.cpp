@@ -95,10 +95,54 @@ Reply DaemonClient::remove(const std::string& pathAndQuery, const std::string& t
   });
 }
 
+void StreamCancel::cancel() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  cancelled_ = true;
+  if (socket_) {
+    try {
+      socket_->shutdown();
+    } catch (const Poco::Exception&) {
+      // Already closed or never connected: the stream ends anyway.
+    }
+  }
+}
+
+bool StreamCancel::cancelled() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cancelled_;
+}
+
+bool StreamCancel::attach(const Poco::Net::StreamSocket& socket) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (cancelled_) {
+    return false;
+  }
+  socket_ = socket;
+  return true;
+}
+
+void StreamCancel::detach() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  socket_.reset();
+}
+
 Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& onEvent,
-                                 std::chrono::seconds silenceLimit) const {
+                                 std::chrono::seconds silenceLimit, StreamCancel* cancel) const {
   return guarded(endpoint_, [&] {
+    if (cancel && cancel->cancelled()) {
+      return Reply{HTTPResponse::HTTP_OK, ""};
+    }
     HTTPClientSession session(endpoint_.host, endpoint_.port);
+    // Detached before `session` closes the socket (declared after it, so
+    // destroyed first).
+    struct Detach {
+      StreamCancel* cancel;
+      ~Detach() {
+        if (cancel) {
+          cancel->detach();
+        }
+      }
+    } detach{cancel};
     session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
     HTTPRequest request(HTTPRequest::HTTP_GET, "/events", Poco::Net::HTTPMessage::HTTP_1_1);
     request.set("Accept", "text/event-stream");
@@ -114,6 +158,9 @@ Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& 
     // Keep-alive comments arrive every server.sse_keepalive_s; silence longer
     // than the limit means the daemon hangs or the network is gone.
     session.socket().setReceiveTimeout(Poco::Timespan(static_cast<long>(silenceLimit.count()), 0));
+    if (cancel && !cancel->attach(session.socket())) {
+      return reply;
+    }
     ServerEvent event;
     for (std::string line; std::getline(in, line);) {
       if (!line.empty() && line.back() == '\r') {
@@ -138,7 +185,7 @@ Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& 
         event.data += line.substr(line.size() > 5 && line[5] == ' ' ? 6 : 5);
       }
     }
-    if (in.bad()) {
+    if (in.bad() && !(cancel && cancel->cancelled())) {
       throw DaemonUnreachable("lost the stream of antidriftd on " + endpoint_.url() +
                               " (no event or keep-alive for " +
                               std::to_string(silenceLimit.count()) + " s)");

@@ -7,8 +7,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
+
+#include <Poco/Net/StreamSocket.h>
 
 namespace antidrift::cli {
 
@@ -40,6 +44,31 @@ struct ServerEvent {
   std::string data;  ///< `data:` lines joined by '\n'
 };
 
+/// Ends a DaemonClient::streamEvents() that another thread is blocked in
+/// (issue 20 item 2: `watch --format` stops its reader on SIGTERM or when
+/// stdout closes). Thread-safe.
+class StreamCancel {
+ public:
+  /// Shuts the open stream's socket down, so the blocked read ends at once
+  /// and streamEvents() returns; a later streamEvents() with this object
+  /// returns at once. Idempotent; never throws.
+  void cancel();
+  /// Whether cancel() was called.
+  bool cancelled() const;
+
+ private:
+  friend class DaemonClient;
+  /// Remembers the open stream's socket; false (and nothing kept) once
+  /// cancelled.
+  bool attach(const Poco::Net::StreamSocket& socket);
+  /// Forgets the socket before its session closes it.
+  void detach();
+
+  mutable std::mutex mutex_;
+  bool cancelled_ = false;
+  std::optional<Poco::Net::StreamSocket> socket_;
+};
+
 /// A blocking client of one daemon. Each call opens its own connection, so
 /// one object may be used by one thread at a time; separate objects are
 /// independent.
@@ -65,9 +94,10 @@ class DaemonClient {
   /// or nothing — not even a keep-alive comment — arrives for
   /// `silenceLimit` (throws DaemonUnreachable). A refused stream (503) is a
   /// Reply with its status, returned without calling `onEvent`; a stream
-  /// that ran returns status 200.
+  /// that ran returns status 200. With `cancel`, StreamCancel::cancel()
+  /// from another thread ends the stream as if the daemon had closed it.
   Reply streamEvents(const std::function<bool(const ServerEvent&)>& onEvent,
-                     std::chrono::seconds silenceLimit) const;
+                     std::chrono::seconds silenceLimit, StreamCancel* cancel = nullptr) const;
 
   const Endpoint& endpoint() const { return endpoint_; }
 

@@ -80,17 +80,28 @@ int elapsedPercent(const Object& state) {
   return static_cast<int>(percent);
 }
 
+/// `text` on one line: each control character (a newline, a tab) becomes a
+/// space, so a line-based bar protocol cannot be split by the text.
+std::string oneLine(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      c = ' ';
+    }
+  }
+  return text;
+}
+
 /// Bar text: "12:34 Write the intro" while active, else a word or two.
 std::string barText(const Object& state) {
   const std::string runtime = stringField(state, "runtime");
   const Object::Ptr commitment = objectField(state, "commitment");
   if (runtime == "active" && commitment) {
     return remainingText(state) + " " +
-           cutCharacters(stringField(*commitment, "next_action"), kBarTextCharacters);
+           oneLine(cutCharacters(stringField(*commitment, "next_action"), kBarTextCharacters));
   }
   if (runtime == "review") {
     const std::string outcome = stringField(state, "outcome");
-    return outcome.empty() ? "review" : "review: " + outcome;
+    return outcome.empty() ? "review" : "review: " + oneLine(outcome);
   }
   if (runtime == "planning") {
     return "planning";
@@ -109,13 +120,14 @@ std::string classColor(const std::string& barClassName) {
 }
 
 std::string formatBar(const std::string& text, const std::string& tooltip,
-                      const std::string& className, int percent, BarFormat format) {
+                      const std::string& className, int percent, BarFormat format, bool stream) {
   switch (format) {
     case BarFormat::Waybar: {
+      // waybar reads text and tooltip as Pango markup (issue 19 item 7).
       Object bar;
-      bar.set("text", text);
+      bar.set("text", pangoEscape(text));
       bar.set("alt", className);
-      bar.set("tooltip", tooltip);
+      bar.set("tooltip", pangoEscape(tooltip));
       bar.set("class", className);
       bar.set("percentage", percent);
       std::ostringstream out;
@@ -123,22 +135,64 @@ std::string formatBar(const std::string& text, const std::string& tooltip,
       return out.str() + "\n";
     }
     case BarFormat::I3blocks:
-      return text + "\n" + className + "\n" + classColor(className) + "\n";
-    case BarFormat::Polybar: {
-      std::string escaped;
-      for (char c : text) {
-        escaped += c;
-        if (c == '%') {
-          escaped += '%';  // polybar reads "%{" as a tag; "%%" is a literal '%'
-        }
+      if (stream) {
+        // interval=persist: every line is a new full_text; markup=pango
+        // carries the colour in the same line.
+        return "<span foreground=\"" + classColor(className) + "\">" + pangoEscape(text) +
+               "</span>\n";
       }
-      return "%{F" + classColor(className) + "}" + escaped + "%{F-}\n";
-    }
+      return text + "\n" + className + "\n" + classColor(className) + "\n";
+    case BarFormat::Polybar:
+      return "%{F" + classColor(className) + "}" + polybarEscape(text) + "%{F-}\n";
   }
   return text + "\n";
 }
 
 }  // namespace
+
+std::string pangoEscape(const std::string& text) {
+  std::string escaped;
+  escaped.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        escaped += "&amp;";
+        break;
+      case '<':
+        escaped += "&lt;";
+        break;
+      case '>':
+        escaped += "&gt;";
+        break;
+      case '"':
+        escaped += "&quot;";
+        break;
+      case '\'':
+        escaped += "&apos;";
+        break;
+      default:
+        escaped += c;
+    }
+  }
+  return escaped;
+}
+
+std::string polybarEscape(const std::string& text) {
+  // A zero-width space after every '%': no "%{" tag and no "%%" remain, and
+  // a '%' at the end cannot join the closing %{F-}. Doubling '%' is not
+  // enough: polybar before 3.7 prints "%%" as it is, and its "%%{" then
+  // opens a tag.
+  static const std::string kZeroWidthSpace = "\xe2\x80\x8b";  // U+200B
+  std::string escaped;
+  escaped.reserve(text.size());
+  for (char c : text) {
+    escaped += c;
+    if (c == '%') {
+      escaped += kZeroWidthSpace;
+    }
+  }
+  return escaped;
+}
 
 std::optional<BarFormat> parseBarFormat(const std::string& name) {
   if (name == "waybar") return BarFormat::Waybar;
@@ -243,11 +297,23 @@ std::string barOutput(const Object& state, BarFormat format) {
   if (!tooltip.empty() && tooltip.back() == '\n') {
     tooltip.pop_back();
   }
-  return formatBar(barText(state), tooltip, barClass(state), elapsedPercent(state), format);
+  return formatBar(barText(state), tooltip, barClass(state), elapsedPercent(state), format, false);
 }
 
 std::string offlineBarOutput(BarFormat format) {
-  return formatBar("AntiDrift off", "antidriftd is not running", "offline", 0, format);
+  return formatBar("AntiDrift off", "antidriftd is not running", "offline", 0, format, false);
+}
+
+std::string barLine(const Object& state, BarFormat format) {
+  std::string tooltip = describeState(state);
+  if (!tooltip.empty() && tooltip.back() == '\n') {
+    tooltip.pop_back();
+  }
+  return formatBar(barText(state), tooltip, barClass(state), elapsedPercent(state), format, true);
+}
+
+std::string offlineBarLine(BarFormat format) {
+  return formatBar("AntiDrift off", "antidriftd is not running", "offline", 0, format, true);
 }
 
 std::string historyLine(const Object& summary) {

@@ -44,10 +44,34 @@ std::string summaryLine(const Poco::JSON::Object& state);
 std::string summaryKey(const Poco::JSON::Object& state);
 
 /// `status --format`: what the bar expects, ending in '\n'. Text is the time
-/// left and the next action (cut to 32 characters on a UTF-8 boundary),
-/// the tooltip the describeState() lines, percentage the elapsed share of
-/// the timebox (0..100; 100 in review, 0 otherwise). Pure.
+/// left and the next action (cut to 32 characters on a UTF-8 boundary,
+/// control characters made spaces), the tooltip the describeState() lines,
+/// percentage the elapsed share of the timebox (0..100; 100 in review, 0
+/// otherwise). waybar's text and tooltip are pangoEscape()d (waybar reads
+/// Pango markup; issue 19 item 7), polybar's text polybarEscape()d; the
+/// three i3blocks lines are plain text (i3blocks' default markup). Pure.
 std::string barOutput(const Poco::JSON::Object& state, BarFormat format);
+
+/// `watch --format`: one line per update, ending in '\n', for a bar that
+/// reads a persistent command (issue 20 item 2). waybar and polybar get what
+/// barOutput() gives (a single line already); i3blocks with
+/// `interval=persist` takes every line as a new full_text, so it gets one
+/// line of Pango markup, `<span foreground="#rrggbb">text</span>`, the
+/// text pangoEscape()d (the block needs `markup=pango`). Pure.
+std::string barLine(const Poco::JSON::Object& state, BarFormat format);
+
+/// barLine() while the daemon cannot be reached: "AntiDrift off", class
+/// `offline`. Pure.
+std::string offlineBarLine(BarFormat format);
+
+/// `text` safe inside Pango markup: & < > " ' as entities. Pure.
+std::string pangoEscape(const std::string& text);
+
+/// `text` safe inside a polybar format string: a zero-width space (U+200B)
+/// after every '%', so the text can neither open a `%{…}` tag nor form a
+/// `%%` nor join a tag that follows it; the text still reads the same.
+/// Pure.
+std::string polybarEscape(const std::string& text);
 
 /// barOutput() for a daemon that does not answer: text "AntiDrift off",
 /// class `offline`, so the bar shows it instead of an error. Pure.

@@ -14,8 +14,27 @@
 # BENCH_FANOUT_S (20), BENCH_FANOUT_RATE (10000), BENCH_FANOUT_POSTERS (16),
 # BENCH_FANOUT_RUNS (3).
 # BENCH_QUICK=1 runs short versions (about 2 minutes) with the same output.
+#
+# `scripts/bench.sh bars` runs only tests/bench/bars_bench.mjs (issue 20): the
+# daemon, the AntiDrift page, a blank page (each in headless chromium),
+# `antidrift watch --format waybar` and the old 5 s polling snippet side by
+# side, % of a core and wake-ups per minute, locked and active, visible and
+# hidden, then the switch -> bar latency. BENCH_BARS_S (60) seconds a window,
+# BENCH_BARS_SWITCHES (200) switches; about 5 minutes. Needs node, npm and
+# /usr/bin/chromium (scripts/deps.sh test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = bars ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
+  cmake --build build -j"$(nproc)" --target antidriftd antidrift
+  [ -d tests/e2e/browser/node_modules/playwright-core ] ||
+    (cd tests/e2e/browser && npm ci --no-audit --no-fund --loglevel=error)
+  echo "date (UTC): $(date -u '+%Y-%m-%d %H:%M'); commit: $(git rev-parse --short HEAD)"
+  echo "cpu: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //');" \
+    "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  ANTIDRIFT_BIN="$PWD/build/antidriftd" ANTIDRIFT_CLI="$PWD/build/antidrift" \
+    exec node tests/bench/bars_bench.mjs
+fi
 quick=${BENCH_QUICK:-0}
 switches=${BENCH_SWITCHES:-$([ "$quick" = 1 ] && echo 20 || echo 200)}
 idle=${BENCH_IDLE_S:-$([ "$quick" = 1 ] && echo 5 || echo 60)}

@@ -127,10 +127,21 @@ std::string nowIso() {
                                          Poco::DateTimeFormat::ISO8601_FRAC_FORMAT);
 }
 
+/// The clock of a WindowJoin the API makes for itself (no daemon wiring).
+const Clock& systemClock() {
+  static const SystemClock clock;
+  return clock;
+}
+
 }  // namespace
 
 ActivityWatchApi::ActivityWatchApi(Controller& controller, Options options)
-    : controller_(controller), options_(std::move(options)) {
+    : controller_(controller),
+      options_(std::move(options)),
+      ownWindows_(options_.windows == nullptr
+                      ? std::make_unique<WindowJoin>(controller, systemClock(), Settings{})
+                      : nullptr),
+      windows_(options_.windows != nullptr ? *options_.windows : *ownWindows_) {
   if (options_.hostname.empty()) {
     try {
       options_.hostname = Poco::Environment::nodeName();
@@ -146,6 +157,8 @@ ActivityWatchApi::ActivityWatchApi(Controller& controller, Options options)
                   .createFromName(Poco::UUID::dns(), "antidrift." + options_.hostname)
                   .toString();
 }
+
+ActivityWatchApi::~ActivityWatchApi() = default;
 
 bool ActivityWatchApi::handles(std::string_view path) {
   return path == "/api/0" || path.substr(0, kPrefix.size()) == kPrefix;
@@ -319,7 +332,7 @@ ActivityWatchApi::Reply ActivityWatchApi::heartbeat(const std::string& id, const
   }
   const Poco::Dynamic::Var event = http::parseJsonBody(body, http::BodyShape::ObjectOrArray);
   const Effect effect = interpretEvent(bucketType(id), event);
-  apply(effect);
+  apply(id, effect);
   return {200, http::toJsonText(event), {}};
 }
 
@@ -342,7 +355,7 @@ ActivityWatchApi::Reply ActivityWatchApi::insertEvents(const std::string& id,
     effects.push_back(interpretEvent(type, event));
   }
   for (const Effect& effect : effects) {
-    apply(effect);
+    apply(id, effect);
   }
   return {200, events.empty() ? std::string("null") : http::toJsonText(events.back()), {}};
 }
@@ -356,12 +369,33 @@ ActivityWatchApi::Effect ActivityWatchApi::interpretEvent(const std::optional<st
   }
   const bool windowBucket = type && *type == "currentwindow";
   const bool afkBucket = type && *type == "afkstatus";
+  const bool webBucket = type && *type == kWebTabType;
   const bool hasWindowData = data->has("app") && data->get("app").isString() &&
                              data->has("title") && data->get("title").isString();
   const auto status = afkBucket || !type ? http::optionalString(*data, "status", "data.status")
                                          : std::optional<std::string>();
 
   Effect effect;
+  const bool hasWebData = !hasWindowData && data->has("url") && data->get("url").isString();
+  if (webBucket || (!type && hasWebData)) {
+    // aw-watcher-web: {url, title, audible, incognito, tabCount}; only url,
+    // title and incognito are read, and only the url's domain is ever kept.
+    const auto url = http::optionalString(*data, "url", "data.url");
+    if (!url) {
+      throw http::BadRequest("data.url is required: a string");
+    }
+    effect.kind = Effect::Kind::WebTab;
+    effect.tab.url = *url;
+    effect.tab.title = http::optionalString(*data, "title", "data.title").value_or("");
+    if (data->has("incognito") && !data->get("incognito").isEmpty()) {
+      const Poco::Dynamic::Var incognito = data->get("incognito");
+      if (!incognito.isBoolean()) {
+        throw http::BadRequest("data.incognito must be true or false");
+      }
+      effect.tab.incognito = incognito.extract<bool>();
+    }
+    return effect;
+  }
   if (windowBucket || hasWindowData) {
     const auto app = http::optionalString(*data, "app", "data.app");
     if (!app) {
@@ -391,10 +425,13 @@ ActivityWatchApi::Effect ActivityWatchApi::interpretEvent(const std::optional<st
   return effect;  // other bucket types: accepted, nothing to do
 }
 
-void ActivityWatchApi::apply(const Effect& effect) {
+void ActivityWatchApi::apply(const std::string& bucket, const Effect& effect) {
   switch (effect.kind) {
     case Effect::Kind::Window:
-      controller_.recordWindow(effect.observation);
+      windows_.recordWindow(effect.observation);
+      return;
+    case Effect::Kind::WebTab:
+      windows_.recordTab(bucket, effect.tab);
       return;
     case Effect::Kind::Away:
       controller_.setAway(effect.away);

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 
 #include "antidrift/evidence/observation.h"
 #include "antidrift/session/controller.h"
+#include "server/window_join.h"
 
 namespace antidrift {
 
@@ -37,11 +39,17 @@ class ActivityWatchApi {
   static constexpr std::size_t kMaxBucketIdBytes = 256;
   /// The `source` of observations made from ActivityWatch events.
   static constexpr const char* kSource = "activitywatch";
+  /// The bucket type of aw-watcher-web (issue 16 item 4).
+  static constexpr const char* kWebTabType = "web.tab.current";
 
   /// Construction options; empty values get defaults.
   struct Options {
     std::string hostname;  ///< GET /api/0/info "hostname"; default Poco::Environment::nodeName()
     std::string version;   ///< GET /api/0/info "version"; default "v0.12.0 (antidrift <version>)"
+    /// Where window observations and aw-watcher-web tabs go (the daemon's one
+    /// WindowJoin, shared with the other sources; issue 16 item 4). nullptr:
+    /// an own WindowJoin on the system clock with default settings.
+    WindowJoin* windows = nullptr;
   };
 
   /// What to send back: an HTTP status and a JSON text.
@@ -51,8 +59,12 @@ class ActivityWatchApi {
     std::string allow;  ///< for 405: the methods the path allows
   };
 
-  /// `controller` must outlive this object.
+  /// `controller` (and `options.windows`) must outlive this object.
   ActivityWatchApi(Controller& controller, Options options);
+  ~ActivityWatchApi();
+
+  /// Where this API sends windows and tabs: options.windows, or its own.
+  WindowJoin& windows() { return windows_; }
 
   /// True when `path` belongs to this API (`/api/0` or starts with kPrefix).
   /// Pure.
@@ -94,9 +106,10 @@ class ActivityWatchApi {
   /// What one event asks of the Controller, decided before anything is
   /// applied so a request with one bad event changes nothing.
   struct Effect {
-    enum class Kind { None, Window, Away } kind = Kind::None;
+    enum class Kind { None, Window, Away, WebTab } kind = Kind::None;
     Observation observation;  ///< for Window
     bool away = false;        ///< for Away
+    WebTabHeartbeat tab;      ///< for WebTab (aw-watcher-web; issue 16 item 4)
   };
 
   /// Reads one event according to the bucket type (or, for an unknown
@@ -105,12 +118,14 @@ class ActivityWatchApi {
   /// data has the wrong type. Pure.
   static Effect interpretEvent(const std::optional<std::string>& bucketType,
                                const Poco::Dynamic::Var& event);
-  void apply(const Effect& effect);
+  void apply(const std::string& bucket, const Effect& effect);
   std::optional<std::string> bucketType(const std::string& id) const;
   Poco::JSON::Object::Ptr bucketJson(const std::string& id, const Bucket& bucket) const;
 
   Controller& controller_;
   Options options_;
+  std::unique_ptr<WindowJoin> ownWindows_;  // when options_.windows was nullptr
+  WindowJoin& windows_;
   std::string deviceId_;
   mutable std::mutex mutex_;
   std::map<std::string, Bucket> buckets_;  // guarded by mutex_

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <mutex>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include <Poco/Util/PropertyFileConfiguration.h>
 #include <Poco/Util/XMLConfiguration.h>
 
+#include "antidrift/drift/distractions.h"
 #include "antidrift/evidence/observation.h"
 
 #ifndef ANTIDRIFT_WWW_DIR
@@ -28,6 +30,9 @@
 #endif
 #ifndef ANTIDRIFT_PLUGIN_DIR
 #define ANTIDRIFT_PLUGIN_DIR "plugins"
+#endif
+#ifndef ANTIDRIFT_DATA_DIR
+#define ANTIDRIFT_DATA_DIR "data"
 #endif
 #ifndef ANTIDRIFT_BUILD_DIR
 #define ANTIDRIFT_BUILD_DIR ""
@@ -391,6 +396,8 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"drift.judge_debounce_s", std::to_string(settings.judgeDebounceSecs)},
       {"drift.memory", settings.driftMemory ? "true" : "false"},
       {"drift.memory_max_entries", std::to_string(settings.driftMemoryMaxEntries)},
+      {"drift.categories_file", config.distractionsFile},
+      {"drift.distraction_categories", joinApps(settings.distractionCategories)},
       {"nudge.debounce_s", std::to_string(settings.nudgeDebounceSecs)},
       {"privacy.never_send_apps", joinApps(settings.neverSendApps)},
       {"tasks.todo_txt", settings.todoTxtPath},
@@ -515,6 +522,11 @@ std::string defaultWwwDir(const ConfigEnvironment& env) {
   return isInstalled(env) ? installPrefix(env) + "share/antidrift/www" : ANTIDRIFT_WWW_DIR;
 }
 
+std::string defaultDistractionsFile(const ConfigEnvironment& env) {
+  return isInstalled(env) ? installPrefix(env) + "share/antidrift/distractions.txt"
+                          : std::string(ANTIDRIFT_DATA_DIR) + "/distractions.txt";
+}
+
 std::string defaultPluginDir(const ConfigEnvironment& env) {
   return isInstalled(env) ? installPrefix(env) + "lib/antidrift/plugins" : ANTIDRIFT_PLUGIN_DIR;
 }
@@ -528,6 +540,54 @@ std::map<std::string, std::string> defaultLoggingProperties() {
       {"logging.channels.console.formatter.pattern", "%Y-%m-%d %H:%M:%S [%p] %s: %t"},
   };
 }
+
+namespace {
+
+/// The known distractions (issue 16 item 3): drift.categories_file (default:
+/// the shipped file; "" = none), then every drift.categories.<category> list
+/// added, and drift.distraction_categories (the categories that count).
+void readDistractions(const AbstractConfiguration& config, const ConfigEnvironment& env,
+                      DaemonConfig& result) {
+  const bool explicitFile = config.hasProperty("drift.categories_file");
+  result.distractionsFile = readPath(config, "drift.categories_file", defaultDistractionsFile(env));
+  if (!result.distractionsFile.empty()) {
+    std::ifstream in(result.distractionsFile);
+    if (in) {
+      try {
+        result.settings.distractionSites = drift::parseDistractions(in, result.distractionsFile);
+      } catch (const std::invalid_argument& error) {
+        throw ConfigError(std::string("drift.categories_file: ") + error.what());
+      }
+    } else if (explicitFile) {
+      throw ConfigError("drift.categories_file: cannot read " + result.distractionsFile);
+    } else {
+      result.distractionsFile.clear();  // the daemon logs that none are known
+    }
+  }
+  std::map<std::string, std::string> lists;
+  collectLeaves(config, "drift.categories", "", lists);
+  for (const auto& [category, list] : lists) {
+    if (category.find('.') != std::string::npos || category.empty()) {
+      throw ConfigError("drift.categories." + category +
+                        ": a category is one word (drift.categories.video = youtube.com, …)");
+    }
+    DistractionSite site = drift::distractionFromList(category, list);
+    if (!site.domains.empty() || !site.names.empty()) {
+      result.settings.distractionSites.push_back(std::move(site));
+    }
+  }
+  if (config.hasProperty("drift.distraction_categories")) {
+    result.settings.distractionCategories.clear();
+    Poco::StringTokenizer tokens(
+        rawValue(config, "drift.distraction_categories"), ",",
+        Poco::StringTokenizer::TOK_TRIM | Poco::StringTokenizer::TOK_IGNORE_EMPTY);
+    for (const std::string& token : tokens) {
+      result.settings.distractionCategories.push_back(Poco::toLower(token));
+    }
+  }
+}
+
+}  // namespace
 
 DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigEnvironment& env,
                               const std::set<std::string>& commandLineKeys) {
@@ -597,6 +657,7 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
       config, "drift.memory_max_entries", result.settings.driftMemoryMaxEntries, 1, 50000);
   result.settings.nudgeDebounceSecs =
       readInteger(config, "nudge.debounce_s", result.settings.nudgeDebounceSecs, 0, 86400);
+  readDistractions(config, env, result);
   readPatterns(config, "privacy.redact", result.settings.redactPatterns);
   result.settings.neverSendApps =
       readAppListOr(config, "privacy.never_send_apps", result.settings.neverSendApps);

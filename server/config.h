@@ -50,7 +50,7 @@ enum class EvidenceSource {
   None,  ///< no built-in source: evidence only through POST /evidence/window and /api/0
   X11,   ///< Xlib on $DISPLAY (server/x11)
   Sway,  ///< i3 IPC on $SWAYSOCK (server/sway)
-  I3,    ///< i3 IPC on $I3SOCK (server/sway), idle from XScreenSaver on $DISPLAY
+  I3,    ///< i3 IPC on $I3SOCK (server/sway), idle from the X server on $DISPLAY
 };
 
 /// "none", "x11", "sway" or "i3". Pure.
@@ -68,7 +68,10 @@ struct DaemonConfig {
   /// server.request_timeout_s: socket receive timeout of every connection,
   /// seconds (1..300): how long a silent client may hold a pool thread.
   std::int64_t requestTimeoutSecs = 5;
-  std::string wwwDir;                ///< server.www_dir: static UI files
+  std::string wwwDir;  ///< server.www_dir: static UI files
+  /// drift.categories_file: the known-distractions file read (issue 16 item
+  /// 3); "" when none was (switched off, or the default file is missing).
+  std::string distractionsFile;
   std::string storeDir;              ///< store.dir: snapshot.json, audit.jsonl, token
   std::string aiBackend = "claude";  ///< ai.backend ($ANTIDRIFT_AI_BACKEND wins); "none" = off
   std::string pluginDir;             ///< ai.plugin_dir: where antidrift-<name>.so live

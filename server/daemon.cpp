@@ -41,6 +41,7 @@
 #include "server/store_lock.h"
 #include "server/ticker.h"
 #include "server/token_file.h"
+#include "server/window_join.h"
 
 namespace antidrift {
 namespace {
@@ -222,7 +223,10 @@ void Daemon::handleHelp(const std::string&, const std::string&) {
   formatter.setHeader(
       "AntiDrift focus daemon: serves the UI and API on http://127.0.0.1:7717 by default.");
   formatter.setFooter(
-      "Configuration keys are documented in antidrift.properties.example and docs/API.md.");
+      "Configuration keys are documented in antidrift.properties.example and docs/API.md.\n"
+      "Subcommands (the first argument; no daemon starts), each with --help:\n"
+      "  antidriftd replay FILE ...  replay a recorded day, scored with --labels\n"
+      "  antidriftd label FILE ...   list a recorded day's windows to label\n");
   formatter.format(std::cout);
   stopOptionsProcessing();
 }
@@ -542,15 +546,18 @@ int Daemon::serve() {
       // other due time (health, write-behind, judge, review) is monotonic.
       [&controller] { return controller.runtime() == RuntimeState::Active; });
   RequestGuard guard(token.token);
+  // Every window, from any source, passes here on its way to the controller: the
+  // site of a browser's page joined from aw-watcher-web (issue 16 item 4).
+  WindowJoin windows(controller, clock, config_.settings);
   HttpApi api(controller, broadcaster, guard,
               HttpApi::Options{config_.wwwDir, audit.path(),
-                               std::chrono::seconds(config_.requestTimeoutSecs)});
+                               std::chrono::seconds(config_.requestTimeoutSecs), &windows});
   // A deferred snapshot write scheduled without an announcement (a
   // heartbeat) must still reach the ticker's schedule (issue 8 item 2).
   controller.setWakeHook([&ticker] { ticker.wake(); });
   // Started after the server listens; made here so the listener can reach it:
   // heartbeats run only while a session is active (issue 8 item 2).
-  EvidenceSources sources(config_, environment_, controller);
+  EvidenceSources sources(config_, environment_, controller, windows);
   controller.setChangeListener(
       [&api, &ticker, &notifier, &sources, &controller](const State& state) {
         sources.followSession();
@@ -589,6 +596,16 @@ int Daemon::serve() {
   }
   std::cout << "antidriftd listening on " << server.baseUrl() << std::endl;
   log.information("listening on " + server.baseUrl() + "; UI files from " + config_.wwwDir);
+  if (config_.distractionsFile.empty() && config_.settings.distractionSites.empty()) {
+    log.warning(
+        "no known distractions (drift.categories_file is off or missing): with the AI "
+        "off, only drift.blocked_apps and drift.blocked_titles raise the banner");
+  } else {
+    log.information(
+        "known distractions: " + std::to_string(config_.settings.distractionSites.size()) +
+        " sites" +
+        (config_.distractionsFile.empty() ? std::string() : " from " + config_.distractionsFile));
+  }
   log.information("peer check: " + PeerUserCheck::lookupDescription());
   ticker.start();
 

@@ -1,7 +1,8 @@
 /// @file daemon.h
 /// antidriftd as a Poco::Util::ServerApplication: command line, layered
 /// configuration (DESIGN §12, TECH-NOTES §4) and the wiring of core, HTTP
-/// server, X11 source and timers (DESIGN §1, §10).
+/// server, evidence sources (X11, sway/i3), notifier and timers (DESIGN §1,
+/// §10; docs/ARCHITECTURE.md).
 #pragma once
 
 #include <memory>

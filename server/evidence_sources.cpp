@@ -18,12 +18,16 @@ namespace antidrift {
 
 struct EvidenceSources::Impl {
   Impl(const DaemonConfig& daemonConfig, const ConfigEnvironment& processEnvironment,
-       Controller& sessionController)
-      : config(daemonConfig), environment(processEnvironment), controller(sessionController) {}
+       Controller& sessionController, WindowJoin& join)
+      : config(daemonConfig),
+        environment(processEnvironment),
+        controller(sessionController),
+        windowJoin(join) {}
 
   const DaemonConfig& config;
   const ConfigEnvironment& environment;
   Controller& controller;
+  WindowJoin& windowJoin;  ///< every window goes through it (issue 16 item 4)
   Poco::Logger& log = Poco::Logger::get("antidrift.daemon");
   /// Guards x11, ipc and heartbeat: start() publishes a started source under it, and
   /// followSession() comes from the Controller's listener on any thread and reads the
@@ -41,7 +45,7 @@ struct EvidenceSources::Impl {
     return heartbeat;
   }
 
-  /// The X11 source; with WindowReporting::Off only its XScreenSaver idle time is used.
+  /// The X11 source; with WindowReporting::Off only its idle time is used.
   enum class WindowReporting { On, Off };
   void startX11(WindowReporting windows);
   void startIpc(sway::IpcServer server);
@@ -61,7 +65,7 @@ void EvidenceSources::Impl::startX11(WindowReporting windows) {
   X11SourceCallbacks callbacks;
   if (windows == WindowReporting::On) {
     callbacks.onWindow = [this](const std::string& app, const std::string& title) {
-      controller.recordWindow(Observation{0, app, title, "x11"});
+      windowJoin.recordWindow(Observation{0, app, title, "x11"});
     };
   }
   callbacks.onAway = [this](bool away) { controller.setAway(away); };
@@ -106,7 +110,7 @@ void EvidenceSources::Impl::startIpc(sway::IpcServer server) {
   options.heartbeatSecs = config.settings.heartbeatSecs;
   sway::SwaySourceCallbacks callbacks;
   callbacks.onWindow = [this, name](const std::string& app, const std::string& title) {
-    controller.recordWindow(Observation{0, app, title, name});
+    windowJoin.recordWindow(Observation{0, app, title, name});
   };
   callbacks.onConnected = [this, name](const std::string& path) {
     log.information(name + " evidence from " + path);
@@ -132,8 +136,8 @@ void EvidenceSources::Impl::startIpc(sway::IpcServer server) {
 }
 
 EvidenceSources::EvidenceSources(const DaemonConfig& config, const ConfigEnvironment& environment,
-                                 Controller& controller)
-    : impl_(std::make_unique<Impl>(config, environment, controller)) {}
+                                 Controller& controller, WindowJoin& windows)
+    : impl_(std::make_unique<Impl>(config, environment, controller, windows)) {}
 
 EvidenceSources::~EvidenceSources() {
   stop();

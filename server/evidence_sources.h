@@ -9,22 +9,25 @@
 
 #include "antidrift/session/controller.h"
 #include "server/config.h"
+#include "server/window_join.h"
 
 namespace antidrift {
 
 /// Starts the source that `config.evidenceSource` names and wires it to `controller`:
-/// observations into Controller::recordWindow (source "x11", "sway" or "i3"), away state into
-/// Controller::setAway, running state into Controller::setSourceRunning. A source that
-/// cannot start is a warning on "antidrift.daemon"; the daemon then runs with evidence
-/// "unavailable" (DESIGN §3). Sway and i3: see server/sway/sway_source.h; under i3 the X11
-/// source runs too, for XScreenSaver idle time only, when $DISPLAY is set.
+/// observations into WindowJoin::recordWindow, then Controller::recordWindow (source "x11", "sway"
+/// or "i3"), away state into Controller::setAway, running state into Controller::setSourceRunning.
+/// A source that cannot start is a warning on "antidrift.daemon"; the daemon then runs with
+/// evidence "unavailable" (DESIGN §3). Sway and i3: see server/sway/sway_source.h; under i3 the X11
+/// source runs too, for its idle time only (SYNC alarms, else XScreenSaver), when $DISPLAY is set.
 ///
 /// Owned by the daemon's main thread; the sources' own threads call the Controller, which
 /// must outlive this object (stop() or the destructor joins them).
 class EvidenceSources {
  public:
+  /// Windows go through `windows` (the daemon's WindowJoin: the site of a browser's page
+  /// from aw-watcher-web, issue 16 item 4) to `controller`; both must outlive this object.
   EvidenceSources(const DaemonConfig& config, const ConfigEnvironment& environment,
-                  Controller& controller);
+                  Controller& controller, WindowJoin& windows);
   ~EvidenceSources();  ///< stops every source
   EvidenceSources(const EvidenceSources&) = delete;
   EvidenceSources& operator=(const EvidenceSources&) = delete;

@@ -133,7 +133,7 @@ HttpApi::HttpApi(Controller& controller, SseBroadcaster& broadcaster, const Requ
       guard_(guard),
       options_(std::move(options)),
       staticFiles_(options_.wwwDir, guard_.token()),
-      activityWatch_(controller_, ActivityWatchApi::Options{}),
+      activityWatch_(controller_, ActivityWatchApi::Options{"", "", options_.windows}),
       logger_(Poco::Logger::get("antidrift.http")) {
   publish(controller_.state());
 }
@@ -505,7 +505,7 @@ void HttpApi::postEvidenceWindow(Exchange& exchange) {
   observation.title = http::requireString(body, "title");
   observation.atMs = http::optionalInteger(body, "at").value_or(0);
   observation.source = "http";
-  controller_.recordWindow(std::move(observation));
+  activityWatch_.windows().recordWindow(std::move(observation));
   http::sendJson(exchange.response, 202, "{\"ok\":true}");
 }
 

@@ -62,6 +62,10 @@ class HttpApi {
     /// stopped reading) before the stream is dropped and its slot freed
     /// (server.request_timeout_s; issue 9 item 6).
     std::chrono::seconds sseSendTimeout{5};
+    /// The daemon's WindowJoin (issue 16 item 4): POST /evidence/window and the
+    /// ActivityWatch API send windows and aw-watcher-web tabs through it.
+    /// nullptr: the ActivityWatch API's own (system clock, default settings).
+    WindowJoin* windows = nullptr;
   };
 
   /// All references must outlive the HttpApi. Publishes the controller's

@@ -9,6 +9,7 @@
 #include <Poco/AutoPtr.h>
 
 #include "server/daemon.h"
+#include "server/label_command.h"
 #include "server/replay_command.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +17,11 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "replay") {
     return antidrift::runReplayCommand(std::vector<std::string>(argv + 2, argv + argc), std::cout,
                                        std::cerr);
+  }
+  // `antidriftd label FILE --next …` (issue 16 item 1): the windows of a day to label.
+  if (argc > 1 && std::string(argv[1]) == "label") {
+    return antidrift::runLabelCommand(std::vector<std::string>(argv + 2, argv + argc), std::cout,
+                                      std::cerr);
   }
   // TECH-NOTES §2.2: a write to a closed socket must fail with EPIPE.
   std::signal(SIGPIPE, SIG_IGN);

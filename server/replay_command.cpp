@@ -28,13 +28,16 @@ const char* kUsageText =
     "usage: antidriftd replay FILE [--next TEXT [--done TEXT] [--allowed APP,APP...] |\n"
     "                               --commitments FILE] [--json]\n"
     "                               [--backend none|fake|claude|codex] [--baseline|--no-baseline]\n"
-    "                               [--labels FILE]\n"
+    "                               [--labels FILE [--oracle]]\n"
     "                               [--config FILE] [-D key=value]...\n"
     "FILE: an ActivityWatch export (its \"buckets\" JSON) or a JSONL of observations.\n"
     "--commitments FILE: one commitment a line, FROM | TO | next action | success condition |\n"
     "app, app (FROM and TO in ISO 8601 or *). The AI is off unless --backend names one.\n"
     "--labels FILE: score the replay against labelled windows (JSONL {\"app\", \"title\",\n"
-    "\"label\": on|off|neutral}), over active time.\n";
+    "\"label\": on|off|neutral}), over active time; `antidriftd label` lists the windows to "
+    "label.\n"
+    "--oracle: the judge and the nudge answer from the labels instead of a model (needs\n"
+    "--labels, no --backend): what the engine itself loses with a perfect judge.\n";
 
 struct Arguments {
   std::string file;
@@ -47,6 +50,8 @@ struct Arguments {
   std::optional<bool> baseline;
   std::optional<std::string> configFile;
   std::optional<std::string> labelsFile;
+  bool oracle = false;
+  bool backendNamed = false;
   std::map<std::string, std::string> defines;
 };
 
@@ -79,12 +84,15 @@ Arguments parseArguments(const std::vector<std::string>& args) {
       parsed.json = true;
     } else if (arg == "--backend") {
       parsed.backend = value();
+      parsed.backendNamed = true;
     } else if (arg == "--baseline") {
       parsed.baseline = true;
     } else if (arg == "--no-baseline") {
       parsed.baseline = false;
     } else if (arg == "--labels") {
       parsed.labelsFile = value();
+    } else if (arg == "--oracle") {
+      parsed.oracle = true;
     } else if (arg == "--config") {
       parsed.configFile = value();
     } else if (arg == "-D" || arg == "--define" || arg.rfind("-D", 0) == 0) {
@@ -111,6 +119,12 @@ Arguments parseArguments(const std::vector<std::string>& args) {
     throw UsageError("a commitment is needed: --next TEXT (with --allowed) or --commitments FILE");
   }
   if (parsed.next && Poco::trim(*parsed.next).empty()) throw UsageError("--next is empty");
+  if (parsed.oracle && !parsed.labelsFile) {
+    throw UsageError("--oracle answers from the labels: it needs --labels FILE");
+  }
+  if (parsed.oracle && parsed.backendNamed && parsed.backend != "none") {
+    throw UsageError("--oracle answers in place of a backend: drop --backend " + parsed.backend);
+  }
   return parsed;
 }
 
@@ -193,12 +207,13 @@ int runReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
     backend = loaded.backend;
   }
   options.backend = backend.get();
+  options.oracle = arguments.oracle && labels ? &*labels : nullptr;
   options.keepTrace = labels.has_value();
 
   try {
     const replay::ReplayReport report = replay::runReplay(activity, options);
     std::optional<replay::ReplayReport> baseline;
-    if (backend && arguments.baseline.value_or(config.aiBackend == "fake")) {
+    if ((backend || options.oracle) && arguments.baseline.value_or(config.aiBackend == "fake")) {
       replay::ReplayOptions every = options;
       every.judgeEveryStableTitle = true;
       every.keepTimeline = false;
@@ -211,7 +226,8 @@ int runReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
     if (arguments.json) {
       out << replay::reportJson(report, compared, scored) << "\n";
     } else {
-      out << "antidriftd replay " << arguments.file << " (AI: " << config.aiBackend << ")\n"
+      out << "antidriftd replay " << arguments.file
+          << " (AI: " << (options.oracle ? "the label oracle" : config.aiBackend) << ")\n"
           << replay::reportText(report, compared);
       if (scored) out << "\n" << replay::labelScoreText(*scored);
     }

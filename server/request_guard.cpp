@@ -94,8 +94,9 @@ RequestHeaders RequestHeaders::from(const Poco::Net::HTTPRequest& request) {
   headers.origin = copy("Origin");
   headers.contentType = copy("Content-Type");
   headers.token = copy(kTokenHeader);
-  for (const char* name :
-       {"Host", "Origin", "Content-Type", "Content-Length", "Transfer-Encoding", kTokenHeader}) {
+  headers.authorization = copy(kAuthorizationHeader);
+  for (const char* name : {"Host", "Origin", "Content-Type", "Content-Length", "Transfer-Encoding",
+                           kTokenHeader, kAuthorizationHeader}) {
     int count = 0;
     for (const auto& [header, value] : request) {
       count += Poco::icompare(header, name) == 0 ? 1 : 0;
@@ -146,6 +147,38 @@ bool RequestGuard::isJsonContentType(std::string_view contentType) {
   return lowerCase(trim(contentType.substr(0, semicolon))) == "application/json";
 }
 
+bool RequestGuard::isExtensionOrigin(std::string_view origin) {
+  origin = trim(origin);
+  for (const std::string_view scheme :
+       {std::string_view("moz-extension://"), std::string_view("chrome-extension://"),
+        std::string_view("safari-web-extension://")}) {
+    if (origin.size() <= scheme.size() || lowerCase(origin.substr(0, scheme.size())) != scheme) {
+      continue;
+    }
+    const std::string_view id = origin.substr(scheme.size());
+    for (const char c : id) {
+      const bool ok =
+          (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+      if (!ok) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+std::optional<std::string_view> RequestGuard::bearerCredentials(std::string_view authorization) {
+  constexpr std::string_view kScheme = "bearer";
+  authorization = trim(authorization);
+  if (authorization.size() <= kScheme.size() ||
+      lowerCase(authorization.substr(0, kScheme.size())) != kScheme ||
+      (authorization[kScheme.size()] != ' ' && authorization[kScheme.size()] != '\t')) {
+    return std::nullopt;
+  }
+  const std::string_view credentials = trim(authorization.substr(kScheme.size()));
+  if (credentials.empty()) return std::nullopt;
+  return credentials;
+}
+
 std::optional<GuardRejection> RequestGuard::checkHost(const RequestHeaders& headers) const {
   if (headers.ambiguity) {
     return reject(400, *headers.ambiguity);
@@ -163,11 +196,18 @@ std::optional<GuardRejection> RequestGuard::checkMutating(const RequestHeaders& 
   if (headers.origin && !isSameOrigin(*headers.origin, headers.host.value_or(""))) {
     return reject(403, "cross-origin requests are not allowed");
   }
-  if (!headers.token || trim(*headers.token).empty()) {
+  const bool hasToken = headers.token && !trim(*headers.token).empty();
+  if (!hasToken && !headers.authorization) {
     return reject(401, std::string("the ") + kTokenHeader + " header is missing");
   }
-  if (!tokenMatches(trim(*headers.token))) {
+  if (hasToken && !tokenMatches(trim(*headers.token))) {
     return reject(403, std::string("the ") + kTokenHeader + " header is not valid");
+  }
+  if (headers.authorization) {
+    const auto bearer = bearerCredentials(*headers.authorization);
+    if (!bearer || !tokenMatches(*bearer)) {
+      return reject(403, "the Authorization header is not valid: send Bearer and the token");
+    }
   }
   if (!headers.contentType || !isJsonContentType(*headers.contentType)) {
     return reject(415, "the request body must have Content-Type: application/json");
@@ -177,8 +217,16 @@ std::optional<GuardRejection> RequestGuard::checkMutating(const RequestHeaders& 
 
 std::optional<GuardRejection> RequestGuard::checkActivityWatch(const RequestHeaders& headers,
                                                                bool post) const {
-  if (headers.origin) {
+  if (headers.origin && !isExtensionOrigin(*headers.origin)) {
     return reject(403, "requests from web pages are not allowed on the ActivityWatch API");
+  }
+  if (headers.authorization) {
+    const auto bearer = bearerCredentials(*headers.authorization);
+    if (!bearer || !tokenMatches(*bearer)) {
+      return reject(403,
+                    "the Authorization header is not valid: send Bearer and the token of "
+                    "AntiDrift's store (the API key), or no Authorization header");
+    }
   }
   if (post && (!headers.contentType || !isJsonContentType(*headers.contentType))) {
     return reject(415, "the request body must have Content-Type: application/json");

@@ -16,22 +16,27 @@ namespace antidrift {
 
 /// The header carrying the token on mutating requests.
 inline constexpr const char* kTokenHeader = "X-AntiDrift-Token";
+/// The standard header that may carry the same token as `Bearer <token>`
+/// (ActivityWatch's opt-in API key, sent by aw-client and aw-client-js when
+/// configured; issue 16 item 4).
+inline constexpr const char* kAuthorizationHeader = "Authorization";
 
 /// The request headers the guard looks at; absent headers are nullopt.
 struct RequestHeaders {
-  std::optional<std::string> host;         ///< Host
-  std::optional<std::string> origin;       ///< Origin
-  std::optional<std::string> contentType;  ///< Content-Type
-  std::optional<std::string> token;        ///< X-AntiDrift-Token
+  std::optional<std::string> host;           ///< Host
+  std::optional<std::string> origin;         ///< Origin
+  std::optional<std::string> contentType;    ///< Content-Type
+  std::optional<std::string> token;          ///< X-AntiDrift-Token
+  std::optional<std::string> authorization;  ///< Authorization (e.g. "Bearer <token>")
   /// Why the request is ambiguous, a sentence, if it is: one of Host,
-  /// Origin, Content-Type, Content-Length, Transfer-Encoding and
-  /// X-AntiDrift-Token sent more than once (one copy may pass a check the
+  /// Origin, Content-Type, Content-Length, Transfer-Encoding,
+  /// X-AntiDrift-Token and Authorization sent more than once (one copy may pass a check the
   /// other fails), or both Content-Length and Transfer-Encoding (the body
   /// could be framed two ways: request smuggling). Refused with 400 and
   /// the connection closed (issue 9 item 8).
   std::optional<std::string> ambiguity;
 
-  /// Copies the four headers out of a Poco request. Thread-safe.
+  /// Copies the five headers out of a Poco request. Thread-safe.
   static RequestHeaders from(const Poco::Net::HTTPRequest& request);
 };
 
@@ -55,16 +60,22 @@ class RequestGuard {
   std::optional<GuardRejection> checkHost(const RequestHeaders& headers) const;
 
   /// Mutating requests (every POST), in this order: an Origin, when sent,
-  /// must be `http://<Host>` (403); `X-AntiDrift-Token` must be present (401)
-  /// and equal the token (403, compared in constant time); Content-Type must
-  /// be `application/json`, parameters allowed (415).
+  /// must be `http://<Host>` (403); the token must be presented (401) in
+  /// `X-AntiDrift-Token` or as `Authorization: Bearer <token>` (issue 16 item
+  /// 4), and every credential presented must equal the token (403, compared
+  /// in constant time; an Authorization of another scheme is 403 too);
+  /// Content-Type must be `application/json`, parameters allowed (415).
   std::optional<GuardRejection> checkMutating(const RequestHeaders& headers) const;
 
   /// The ActivityWatch-compatible routes (`/api/0/...`, docs/API.md
   /// "ActivityWatch-compatible API"), which need no token because aw-client
-  /// cannot send one: any Origin header is refused (403) — browsers send one
-  /// on every cross-site POST, aw-client never does — and a POST must have
-  /// Content-Type `application/json` (415). checkHost still applies.
+  /// sends none unless configured: an Origin header is refused (403) —
+  /// browsers send one on every cross-site request, aw-client never does —
+  /// unless it is a browser extension's own origin (isExtensionOrigin:
+  /// aw-watcher-web; a web page cannot send one); an `Authorization` header,
+  /// when sent, must be `Bearer <token>` with the daemon's token (403,
+  /// constant time; ActivityWatch's opt-in API key, issue 16 item 4); a POST
+  /// must have Content-Type `application/json` (415). checkHost still applies.
   std::optional<GuardRejection> checkActivityWatch(const RequestHeaders& headers, bool post) const;
 
   /// True for the loopback Host values listed at checkHost. Pure.
@@ -76,6 +87,16 @@ class RequestGuard {
   /// True when the media type of `contentType` is application/json (case
   /// ignored, parameters such as charset allowed). Pure.
   static bool isJsonContentType(std::string_view contentType);
+  /// True for the origin of a browser extension's own pages and background
+  /// script — `moz-extension://<uuid>` (Firefox), `chrome-extension://<id>`
+  /// (Chrome, Chromium, Edge, Brave…), `safari-web-extension://<uuid>` —
+  /// with a non-empty id of letters, digits and '-' and nothing after it
+  /// (scheme case ignored). A web page cannot send such an Origin. Pure.
+  static bool isExtensionOrigin(std::string_view origin);
+  /// The credentials of `Authorization: Bearer <credentials>` (scheme case
+  /// ignored, white space trimmed), or nullopt for another scheme or an empty
+  /// value (RFC 6750 §2.1). Pure.
+  static std::optional<std::string_view> bearerCredentials(std::string_view authorization);
 
   /// The token, for pages that must carry it (GET / injects it).
   const std::string& token() const { return token_; }

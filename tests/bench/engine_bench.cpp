@@ -40,7 +40,7 @@ const std::vector<Observation>& observations() {
     std::vector<Observation> out;
     for (const auto& event : awWindowEvents()) {
       out.push_back(
-          Observation{event.atMs, normaliseApp(event.app), sanitizeTitle(event.title), "x11"});
+          Observation{event.atMs, normaliseApp(event.app), sanitizeTitle(event.title), "x11", ""});
     }
     return out;
   }();
@@ -235,7 +235,7 @@ struct ActiveController {
     const auto& events = awWindowEvents();
     for (std::size_t i = 0; i < kStateEvents && i < events.size(); ++i) {
       clock.advance(1'000);
-      controller.recordWindow(Observation{0, events[i].app, events[i].title, "x11"});
+      controller.recordWindow(Observation{0, events[i].app, events[i].title, "x11", ""});
     }
   }
 };

@@ -56,7 +56,7 @@ void BM_ReplayActiveSession(benchmark::State& state) {
   for (auto _ : state) {
     const RawEvent& event = replay[i++ % replay.size()];
     clock.advance(1'000);
-    controller.recordWindow(Observation{0, event.app, event.title, "x11"});
+    controller.recordWindow(Observation{0, event.app, event.title, "x11", ""});
   }
   state.SetItemsProcessed(state.iterations());
   state.counters["state_json_bytes_avg"] =

@@ -15,11 +15,13 @@
 #include <Poco/JSON/Query.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <chrono>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -300,9 +302,10 @@ TEST_F(DaemonOnX11Test, ASessionOverRealWindowsLeavesOneAuditRecordThatVerifies)
 
 // ---- Drift (DESIGN §4; issue 6 item 9) ------------------------------------------------------
 
-/// A window no commitment here allows: a chat app, judged per app (not title-sensitive).
-const std::string kChatClass = "Discord";
-const std::string kChatApp = "discord";
+/// A window no commitment here allows: a chat app, judged per app (not title-sensitive), and
+/// not a known distraction (data/distractions.txt), so the judge is asked.
+const std::string kChatClass = "Zulip";
+const std::string kChatApp = "zulip";
 const std::string kChatTitle = "Cat videos — #random";
 /// The fake judge's reason for it, which the banner shows verbatim.
 const std::string kChatReason = "Cat videos in a chat channel do not add page transitions.";
@@ -535,6 +538,41 @@ TEST_F(DriftOnX11Test, ABlockedAppDriftsWithTheAiOff) {
   const Reply refocused = post(port, token, "/drift/refocus");
   ASSERT_EQ(refocused.status, 200) << refocused.body;
   EXPECT_NE(text(refocused.json(), "drift.status"), "drifting");
+
+  events.close();
+  const std::optional<int> status = daemon.terminate(kDeadline);
+  ASSERT_TRUE(status) << "antidriftd did not exit within the deadline after SIGTERM";
+  EXPECT_EQ(*status, 0);
+}
+
+TEST_F(DriftOnX11Test, AKnownDistractionRaisesTheBannerWithinASecondWithTheAiOff) {
+  // Issue 16 item 3: the shipped known distractions, no AI, no blocked rule.
+  TestWindow editor = open(kEditorClass, kEditorTitle);
+  TestWindow video = open(kBrowserClass, "Late night show highlights - YouTube — Mozilla Firefox");
+  ASSERT_FALSE(editor.id.empty()) << "the editor window did not come up";
+  ASSERT_FALSE(video.id.empty()) << "the browser window did not come up";
+
+  DaemonProcess daemon(launchWithConfig("ai.backend = none\n"));
+  ASSERT_EQ(daemon.startError(), "");
+  const std::uint16_t port = daemon.port();
+  const std::string token = readToken(storeDir());
+  SseRecorder events(port);
+  ASSERT_EQ(events.status(), 200) << events.errorBody();
+  ASSERT_NO_FATAL_FAILURE(startInEditor(port, token, events, editor));
+
+  const auto switched = std::chrono::steady_clock::now();
+  ASSERT_EQ(activate(video), "");
+  ASSERT_TRUE(waitForState(
+      events,
+      [](const Object::Ptr& state) {
+        return text(state, "drift.status") == "drifting" &&
+               text(state, "drift.reason") == "YouTube is a known distraction (video)";
+      },
+      "the banner for a known distraction"));
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - switched);
+  // From the switch (xdotool's own start-up included) to the State on the stream.
+  EXPECT_LE(elapsed.count(), 1000) << "the banner took " << elapsed.count() << " ms";
 
   events.close();
   const std::optional<int> status = daemon.terminate(kDeadline);

@@ -50,6 +50,8 @@ class InstallTest : public ::testing::Test {
     EXPECT_EQ(test::sendRequest(daemon.port(), "GET", "/app.js").status, 200);
     EXPECT_EQ(daemon.stop(), 0);
     EXPECT_THAT(daemon.err(), HasSubstr("UI files from " + prefix + "/share/antidrift/www"));
+    EXPECT_THAT(daemon.err(),
+                HasSubstr("sites from " + prefix + "/share/antidrift/distractions.txt"));
   }
 
   test::TempDirectory directory_;
@@ -64,8 +66,9 @@ TEST_F(InstallTest, TheInstalledDaemonFindsItsPageAndPluginsBesideItself) {
   for (const char* file :
        {"bin/antidriftd", "bin/antidrift", "lib/antidrift/plugins/antidrift-claude.so",
         "lib/antidrift/plugins/antidrift-codex.json", "lib/antidrift/plugins/antidrift-fake.so",
-        "share/antidrift/www/index.html", "share/doc/antidrift/antidrift.properties.example",
-        "lib/systemd/user/antidrift.service", "etc/xdg/autostart/antidrift.desktop"}) {
+        "share/antidrift/www/index.html", "share/antidrift/distractions.txt",
+        "share/doc/antidrift/antidrift.properties.example", "lib/systemd/user/antidrift.service",
+        "etc/xdg/autostart/antidrift.desktop"}) {
     EXPECT_TRUE(Poco::File(prefix + "/" + file).exists()) << file;
   }
   EXPECT_FALSE(Poco::File(prefix + "/lib/antidrift/plugins/antidrift-wrong_abi.so").exists())
@@ -123,7 +126,8 @@ TEST_F(InstallTest, TheDebianPackageHoldsEverythingAndItsDaemonServesThePage) {
         " ./usr/lib/antidrift/plugins/antidrift-claude.so\n",
         " ./usr/lib/antidrift/plugins/antidrift-codex.so\n",
         " ./usr/lib/antidrift/plugins/antidrift-fake.json\n",
-        " ./usr/share/antidrift/www/index.html\n", " ./usr/share/doc/antidrift/copyright\n",
+        " ./usr/share/antidrift/www/index.html\n", " ./usr/share/antidrift/distractions.txt\n",
+        " ./usr/share/doc/antidrift/copyright\n",
         " ./usr/share/doc/antidrift/antidrift.properties.example\n",
         " ./usr/lib/systemd/user/antidrift.service\n",
         " ./etc/xdg/autostart/antidrift.desktop\n"}) {

@@ -4,6 +4,7 @@
 // aw-client based watchers, then the State they produce.
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -16,6 +17,7 @@
 #include "antidrift/session/controller.h"
 #include "in_process_daemon.h"
 #include "server/activitywatch_api.h"
+#include "support/aw_export.h"
 
 namespace antidrift {
 namespace {
@@ -85,6 +87,41 @@ class ActivityWatchApiTest : public ::testing::Test {
   }
 
   Poco::JSON::Object::Ptr evidence() { return state()->getObject("evidence"); }
+
+  /// Sends the newest `count` events of `bucketId` in the export at `path`
+  /// (newest first in the file) oldest first as heartbeats to a fresh window
+  /// bucket, and checks that every one is taken and the newest is current.
+  void replayAsHeartbeats(const std::string& path, const std::string& bucketId, std::size_t count) {
+    std::ifstream file(path);
+    ASSERT_TRUE(file) << "missing " << path;
+    Poco::JSON::Parser parser;
+    const Poco::JSON::Object::Ptr bucket =
+        parser.parse(file).extract<Poco::JSON::Object::Ptr>()->getObject("buckets")->getObject(
+            bucketId);
+    ASSERT_TRUE(bucket);
+    const Poco::JSON::Array::Ptr events = bucket->getArray("events");
+    ASSERT_GE(events->size(), count);
+
+    ASSERT_EQ(createBucket(kWindowBucket, "currentwindow", "aw-watcher-window").status, 200);
+    std::size_t ok = 0;
+    for (std::size_t i = count; i-- > 0;) {
+      std::ostringstream body;
+      events->getObject(static_cast<unsigned>(i))->stringify(body);
+      const Reply reply = awPost(kWindowBucket + "/heartbeat?pulsetime=2.0", body.str());
+      ok += reply.status == 200 ? 1 : 0;
+      EXPECT_EQ(reply.status, 200) << i << ": " << reply.body;
+    }
+    EXPECT_EQ(ok, count);
+
+    const Poco::JSON::Object::Ptr newest = events->getObject(0)->getObject("data");
+    const Poco::JSON::Object::Ptr seen = evidence();
+    EXPECT_EQ(seen->getValue<std::string>("source"), "activitywatch");
+    EXPECT_EQ(seen->getValue<std::string>("health"), "ok");
+    EXPECT_EQ(seen->getObject("current")->getValue<std::string>("app"),
+              normaliseApp(newest->getValue<std::string>("app")));
+    EXPECT_EQ(seen->getObject("current")->getValue<std::string>("title"),
+              sanitizeTitle(newest->getValue<std::string>("title")));
+  }
 
   std::unique_ptr<test::InProcessDaemon> daemon_;
 };
@@ -190,16 +227,190 @@ TEST_F(ActivityWatchApiTest, AfkBucketWithAnUnknownStatusIsRefusedAndChangesNoth
 
 TEST_F(ActivityWatchApiTest, OtherBucketTypesAreAcceptedAndIgnored) {
   const std::uint64_t before = state()->getValue<std::uint64_t>("version");
-  const std::string web = "/api/0/buckets/aw-watcher-web-firefox";
-  ASSERT_EQ(createBucket(web, "web.tab.current", "aw-client-web").status, 200);
-  const Reply reply = awPost(
-      web + "/heartbeat?pulsetime=65",
-      R"({"timestamp":"2026-05-28T20:26:39Z","duration":0,"data":{"url":"https://example.org/",)"
-      R"("title":"Example","audible":false,"incognito":false}})");
+  const std::string editor = "/api/0/buckets/aw-watcher-vim_dev-pc";
+  ASSERT_EQ(createBucket(editor, "app.editor.activity", "aw-watcher-vim").status, 200);
+  const Reply reply =
+      awPost(editor + "/heartbeat?pulsetime=65",
+             R"({"timestamp":"2026-05-28T20:26:39Z","duration":0,"data":{"file":"/src/a.cpp",)"
+             R"("project":"/src","language":"cpp"}})");
   EXPECT_EQ(reply.status, 200) << reply.body;
   const Poco::JSON::Object::Ptr after = state();
   EXPECT_EQ(after->getValue<std::uint64_t>("version"), before);
   EXPECT_FALSE(after->getObject("evidence")->has("current"));
+}
+
+// ---- aw-watcher-web (issue 16 item 4) -----------------------------------------------------
+//
+// The requests of ActivityWatch/aw-watcher-web (src/background/client.ts, heartbeat.ts) through
+// aw-client-js (src/aw-client.ts): GET /api/0/info to learn the hostname; POST
+// /api/0/buckets/aw-watcher-web-<browser>[_<hostname>] with {"client": "aw-client-web",
+// "type": "web.tab.current", "hostname"} (ensureBucket: 304 = exists); then on every tab
+// activation and every minute POST .../heartbeat?pulsetime=80 (60 s + 20) with
+// JSON.stringify({data: {url, title, audible, incognito, tabCount}, duration: 0, timestamp:
+// Date}) — and, when the tab changed, first the previous tab's data stamped 1 ms earlier. Each
+// with Content-Type: application/json, the browser's extension Origin (moz-extension://<uuid>,
+// chrome-extension://<id>) and, when an API key is set in its settings, Authorization: Bearer
+// <key> (aw-client-js PR #52).
+
+const std::string kWebBucket = "/api/0/buckets/aw-watcher-web-firefox_dev-pc";
+const std::string kFirefoxOrigin = "moz-extension://0b2a1c4e-7d3f-4c55-9d1e-2f6a8b9c0d1e";
+const std::string kChromeOrigin = "chrome-extension://nglaklhklhcoonedhgnpgddginnjdadi";
+
+/// aw-watcher-web's heartbeat body, keys in aw-client-js's order.
+std::string tabEvent(const std::string& url, const std::string& title, bool incognito) {
+  Poco::JSON::Object data(Poco::JSON_PRESERVE_KEY_ORDER);
+  data.set("url", url);
+  data.set("title", title);
+  data.set("audible", false);
+  data.set("incognito", incognito);
+  data.set("tabCount", 7);
+  Poco::JSON::Object event(Poco::JSON_PRESERVE_KEY_ORDER);
+  event.set("data", data);
+  event.set("duration", 0);
+  event.set("timestamp", "2026-05-28T20:26:39.512Z");
+  std::ostringstream out;
+  event.stringify(out);
+  return out.str();
+}
+
+class AwWatcherWebTest : public ActivityWatchApiTest {
+ protected:
+  /// A request as aw-client-js sends it from the extension.
+  RequestOptions extension(const std::string& origin,
+                           const std::optional<std::string>& apiKey = std::nullopt) {
+    RequestOptions options;
+    options.origin = origin;
+    if (apiKey) options.authorization = "Bearer " + *apiKey;
+    return options;
+  }
+
+  /// The window an X11 or sway source would report, through POST /evidence/window.
+  void seeWindow(const std::string& app, const std::string& title) {
+    RequestOptions withToken;
+    withToken.token = test::kToken;
+    Poco::JSON::Object body;
+    body.set("app", app);
+    body.set("title", title);
+    std::ostringstream out;
+    body.stringify(out);
+    ASSERT_EQ(test::sendRequest(port(), "POST", "/evidence/window", out.str(), withToken).status,
+              202);
+  }
+
+  /// The extension's start: GET info, then ensureBucket.
+  void startExtension(const RequestOptions& options) {
+    const Reply info = test::sendRequest(port(), "GET", "/api/0/info", "", options);
+    ASSERT_EQ(info.status, 200) << info.body;
+    const Reply created =
+        test::sendRequest(port(), "POST", kWebBucket,
+                          R"({"client":"aw-client-web","type":"web.tab.current","hostname":")" +
+                              info.field("hostname") + R"("})",
+                          options);
+    ASSERT_EQ(created.status, 200) << created.body;
+    // ensureBucket again (a restart of the extension): 304, which it takes as "exists".
+    EXPECT_EQ(test::sendRequest(port(), "POST", kWebBucket,
+                                R"({"client":"aw-client-web","type":"web.tab.current"})", options)
+                  .status,
+              304);
+  }
+
+  Reply heartbeat(const RequestOptions& options, const std::string& url, const std::string& title,
+                  bool incognito = false) {
+    return test::sendRequest(port(), "POST", kWebBucket + "/heartbeat?pulsetime=80",
+                             tabEvent(url, title, incognito), options);
+  }
+
+  std::string stateText() { return test::sendRequest(port(), "GET", "/state").body; }
+};
+
+TEST_F(AwWatcherWebTest, FirefoxWithoutAnApiKeyGivesTheBrowserWindowItsDomain) {
+  const RequestOptions firefox = extension(kFirefoxOrigin);
+  startExtension(firefox);
+  // The tab activated: its heartbeat comes right after the window changed.
+  seeWindow("firefox", "Barba JS Page Transitions - YouTube \xE2\x80\x94 Mozilla Firefox");
+  EXPECT_EQ(evidence()->getObject("current")->getValue<std::string>("domain"), "");
+  const Reply beat = heartbeat(firefox, "https://www.youtube.com/watch?v=Xw1rp0Nl6_s&t=42#top",
+                               "Barba JS Page Transitions - YouTube");
+  ASSERT_EQ(beat.status, 200) << beat.body;
+  EXPECT_EQ(beat.json()->getObject("data")->getValue<std::string>("title"),
+            "Barba JS Page Transitions - YouTube");
+  Poco::JSON::Object::Ptr current = evidence()->getObject("current");
+  EXPECT_EQ(current->getValue<std::string>("app"), "firefox");
+  EXPECT_EQ(current->getValue<std::string>("domain"), "youtube.com");
+  const std::string text = stateText();
+  for (const char* leaked : {"watch?v", "Xw1rp0Nl6_s", "t=42", "#top", "www.youtube"}) {
+    EXPECT_EQ(text.find(leaked), std::string::npos) << leaked;
+  }
+
+  // The other order: the tab heard first, its window just after.
+  ASSERT_EQ(heartbeat(firefox, "https://github.com/barbajs/barba", "barbajs/barba").status, 200);
+  seeWindow("firefox", "barbajs/barba \xE2\x80\x94 Mozilla Firefox");
+  EXPECT_EQ(evidence()->getObject("current")->getValue<std::string>("domain"), "github.com");
+
+  // Another app never takes a tab's domain.
+  seeWindow("code", "barbajs/barba - Visual Studio Code");
+  EXPECT_EQ(evidence()->getObject("current")->getValue<std::string>("domain"), "");
+}
+
+TEST_F(AwWatcherWebTest, ChromeWithTheTokenAsApiKeyIsAcceptedAndAWrongKeyRefused) {
+  const RequestOptions chrome = extension(kChromeOrigin, test::kToken);
+  startExtension(chrome);
+  seeWindow("google-chrome", "Pull requests - Google Chrome");
+  ASSERT_EQ(heartbeat(chrome, "https://github.com/pulls", "Pull requests").status, 200);
+  EXPECT_EQ(evidence()->getObject("current")->getValue<std::string>("domain"), "github.com");
+
+  // A key set for another ActivityWatch server: refused, and nothing changes.
+  seeWindow("google-chrome", "Inbox - Google Chrome");
+  const std::uint64_t before = state()->getValue<std::uint64_t>("version");
+  const Reply wrong =
+      heartbeat(extension(kChromeOrigin, "key-of-my-aw-server"), "https://mail.example/", "Inbox");
+  EXPECT_EQ(wrong.status, 403);
+  EXPECT_THAT(wrong.field("error"), HasSubstr("Authorization"));
+  EXPECT_EQ(state()->getValue<std::uint64_t>("version"), before);
+  EXPECT_EQ(evidence()->getObject("current")->getValue<std::string>("domain"), "");
+  // A web page's Origin stays refused, with or without the key.
+  EXPECT_EQ(
+      heartbeat(extension("https://evil.example", test::kToken), "https://mail.example/", "Inbox")
+          .status,
+      403);
+  EXPECT_EQ(evidence()->getObject("current")->getValue<std::string>("domain"), "");
+}
+
+TEST_F(AwWatcherWebTest, AnIncognitoTabMakesTheWindowPrivateWithNoDomainAnywhere) {
+  const RequestOptions firefox = extension(kFirefoxOrigin);
+  startExtension(firefox);
+  seeWindow("firefox", "Flu symptoms and treatment \xE2\x80\x94 Mozilla Firefox");
+  ASSERT_EQ(heartbeat(firefox, "https://health.example/flu?q=symptoms",
+                      "Flu symptoms and treatment", true)
+                .status,
+            200);
+  const Poco::JSON::Object::Ptr current = evidence()->getObject("current");
+  EXPECT_EQ(current->getValue<std::string>("title"), "Private browsing window");
+  EXPECT_EQ(current->getValue<std::string>("domain"), "");
+  const std::string text = stateText();
+  for (const char* leaked : {"health.example", "Flu symptoms", "symptoms"}) {
+    EXPECT_EQ(text.find(leaked), std::string::npos) << leaked;
+  }
+  // The incognito tab heard first, its window after: private at once.
+  ASSERT_EQ(heartbeat(firefox, "https://bank.example/statements", "Statements", true).status, 200);
+  seeWindow("firefox", "Statements \xE2\x80\x94 Mozilla Firefox");
+  EXPECT_EQ(evidence()->getObject("current")->getValue<std::string>("title"),
+            "Private browsing window");
+  EXPECT_EQ(stateText().find("bank.example"), std::string::npos);
+}
+
+TEST_F(AwWatcherWebTest, AWebHeartbeatOfTheWrongShapeIs400) {
+  const RequestOptions firefox = extension(kFirefoxOrigin);
+  startExtension(firefox);
+  for (const std::string& body :
+       {std::string(R"({"data":{"url":7,"title":"x"}})"),
+        std::string(R"({"data":{"url":"https://a.example/","title":"x","incognito":"yes"}})"),
+        std::string(R"({"data":{"title":"x"}})")}) {
+    const Reply reply =
+        test::sendRequest(port(), "POST", kWebBucket + "/heartbeat?pulsetime=80", body, firefox);
+    EXPECT_EQ(reply.status, 400) << body;
+    EXPECT_FALSE(reply.field("error").empty()) << body;
+  }
 }
 
 // ---- Bad input ---------------------------------------------------------------------------
@@ -277,39 +488,17 @@ TEST(ActivityWatchTimestamp, ParsesAwClientIsoFormatsAndRefusesOthers) {
   EXPECT_FALSE(ActivityWatchApi::parseTimestampMs("1593378865734"));
 }
 
-// ---- Replay of a real aw-watcher-window export -------------------------------------------
+// ---- Replay of aw-watcher-window exports (the real one and tests/data) ----------------------
 
 TEST_F(ActivityWatchApiTest, ReplaysTwoHundredRealEventsAsHeartbeats) {
-  std::ifstream file(ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json");
-  ASSERT_TRUE(file) << "missing " ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json";
-  Poco::JSON::Parser parser;
-  const Poco::JSON::Object::Ptr bucket =
-      parser.parse(file).extract<Poco::JSON::Object::Ptr>()->getObject("buckets")->getObject(
-          "aw-watcher-window_dev-pc");
-  ASSERT_TRUE(bucket);
-  const Poco::JSON::Array::Ptr events = bucket->getArray("events");
-  ASSERT_GE(events->size(), 200u);
+  ANTIDRIFT_SKIP_WITHOUT_REAL_EXPORT();
+  replayAsHeartbeats(test::realExportPath(), "aw-watcher-window_dev-pc", 200);
+}
 
-  ASSERT_EQ(createBucket(kWindowBucket, "currentwindow", "aw-watcher-window").status, 200);
-  // The export is newest first; send the newest 200 oldest first.
-  int ok = 0;
-  for (int i = 199; i >= 0; --i) {
-    std::ostringstream body;
-    events->getObject(static_cast<unsigned>(i))->stringify(body);
-    const Reply reply = awPost(kWindowBucket + "/heartbeat?pulsetime=2.0", body.str());
-    ok += reply.status == 200 ? 1 : 0;
-    EXPECT_EQ(reply.status, 200) << i << ": " << reply.body;
-  }
-  EXPECT_EQ(ok, 200);
-
-  const Poco::JSON::Object::Ptr newest = events->getObject(0)->getObject("data");
-  const Poco::JSON::Object::Ptr seen = evidence();
-  EXPECT_EQ(seen->getValue<std::string>("source"), "activitywatch");
-  EXPECT_EQ(seen->getValue<std::string>("health"), "ok");
-  EXPECT_EQ(seen->getObject("current")->getValue<std::string>("app"),
-            normaliseApp(newest->getValue<std::string>("app")));
-  EXPECT_EQ(seen->getObject("current")->getValue<std::string>("title"),
-            sanitizeTitle(newest->getValue<std::string>("title")));
+// The repository's own export (tests/data/README.md): flickers, dialogs,
+// emoji and non-ASCII titles, all of its window events.
+TEST_F(ActivityWatchApiTest, ReplaysTheSmallExportsWindowEventsAsHeartbeats) {
+  replayAsHeartbeats(test::smallExportPath(), "aw-watcher-window_testbox", 61);
 }
 
 }  // namespace

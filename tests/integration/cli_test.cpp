@@ -1,6 +1,8 @@
 // The antidrift command against the real antidriftd (both binaries as child
 // processes, the daemon on an ephemeral port): every command, its output and
 // its exit code (issue 10 item 2, docs/API.md §10).
+#include <signal.h>
+
 #include <fstream>
 #include <string>
 #include <thread>
@@ -77,6 +79,21 @@ class WatchingClient {
   /// Sends SIGINT (Ctrl-C).
   void interrupt() { Poco::Process::requestTermination(handle_.id()); }
 
+  /// Sends SIGTERM (what a bar sends when it reloads).
+  void terminate() { ::kill(handle_.id(), SIGTERM); }
+
+  /// Closes the reading end of stdout, as a bar that quits does.
+  void closeOut() { outPipe_.close(Poco::Pipe::CLOSE_READ); }
+
+  /// Waits for the end without reading stdout (closed by closeOut()).
+  int waitWithoutOut() {
+    if (exitCode_ < 0) {
+      errReader_.join();
+      exitCode_ = handle_.wait();
+    }
+    return exitCode_;
+  }
+
   /// Waits for the end; returns the exit code.
   int wait() {
     if (exitCode_ < 0) {
@@ -109,17 +126,18 @@ class CliTest : public ::testing::Test {
   }
 
   /// Starts antidriftd with the fake AI backend, whose judge says every
-  /// window it is asked about is off task, and steam blocked.
-  void startDaemon() {
+  /// window it is asked about is off task, and steam blocked; on `port`
+  /// (0: an ephemeral one).
+  void startDaemon(std::uint16_t port = 0) {
     const std::string responses = directory_.path() + "/responses.json";
     test::writeWholeFile(
         responses, R"({"responses": [{"role": "judge", "text": "{\"on_task\": false, \"reason\": )"
                    R"(\"Racing games are not the intro.\"}"}]})");
     daemon_ = std::make_unique<RunningDaemon>(
         ANTIDRIFTD_PATH,
-        std::vector<std::string>{"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
-                                 "evidence.x11=false", "-D", "ai.backend=fake", "-D",
-                                 "ai.plugin_dir=" FAKE_PLUGIN_DIR, "-D",
+        std::vector<std::string>{"-D", "server.port=" + std::to_string(port), "-D",
+                                 "store.dir=" + store_, "-D", "evidence.x11=false", "-D",
+                                 "ai.backend=fake", "-D", "ai.plugin_dir=" FAKE_PLUGIN_DIR, "-D",
                                  "ai.fake.responses=" + responses, "-D", "drift.judge_debounce_s=0",
                                  "-D", "drift.blocked_apps=steam"},
         environment_);
@@ -146,6 +164,38 @@ class CliTest : public ::testing::Test {
         test::sendRequest(daemon_->port(), "POST", "/evidence/window",
                           R"({"app":")" + app + R"(","title":")" + title + R"("})", options);
     ASSERT_EQ(reply.status, 202) << reply.body;
+  }
+
+  /// POSTs `path` with the token; asserts 200.
+  void post(const std::string& path, const std::string& body = "{}") {
+    test::RequestOptions options;
+    options.token = token();
+    const test::Reply reply = test::sendRequest(daemon_->port(), "POST", path, body, options);
+    ASSERT_EQ(reply.status, 200) << path << ": " << reply.body;
+  }
+
+  /// Starts a session of `minutes` with `nextAction`, code allowed.
+  void startSession(const std::string& nextAction, int minutes = 10) {
+    post("/planning");
+    Poco::JSON::Object body;
+    body.set("next_action", nextAction);
+    body.set("success_condition", "");
+    body.set("timebox_minutes", minutes);
+    Poco::JSON::Array::Ptr apps = new Poco::JSON::Array;
+    apps->add("code");
+    body.set("allowed_apps", apps);
+    std::ostringstream json;
+    body.stringify(json);
+    post("/commitment", json.str());
+  }
+
+  /// `antidrift watch --format <format> [extra]` against the daemon.
+  std::unique_ptr<WatchingClient> watchBar(const std::string& format,
+                                           const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = findDaemon();
+    args.insert(args.end(), {"watch", "--format", format});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return std::make_unique<WatchingClient>(args, environment_);
   }
 
   std::string token() const {
@@ -449,6 +499,180 @@ TEST_F(CliTest, WatchJsonPrintsEveryStateAndCtrlCEndsIt) {
             "code");
   watch.interrupt();
   EXPECT_EQ(watch.wait(), 256 + SIGINT) << watch.err();
+}
+
+/// The bar text of a waybar line.
+std::string waybarText(const std::string& line) {
+  return parseObject(line)->getValue<std::string>("text");
+}
+
+TEST_F(CliTest, WatchFormatPrintsOneLinePerChangeInEachBarsFormat) {
+  startDaemon();
+  auto waybar = watchBar("waybar");
+  auto i3blocks = watchBar("i3blocks");
+  auto polybar = watchBar("polybar");
+  EXPECT_EQ(waybarText(waybar->nextLine()), "no focus session");
+  EXPECT_EQ(i3blocks->nextLine(), R"(<span foreground="#aaaaaa">no focus session</span>)");
+  EXPECT_EQ(polybar->nextLine(), "%{F#aaaaaa}no focus session%{F-}");
+
+  post("/planning");
+  EXPECT_EQ(waybarText(waybar->nextLine()), "planning");
+  EXPECT_EQ(i3blocks->nextLine(), R"(<span foreground="#8be9fd">planning</span>)");
+  EXPECT_EQ(polybar->nextLine(), "%{F#8be9fd}planning%{F-}");
+
+  post("/planning/cancel");
+  startSession("Bars by events", 25);
+  // The countdown starts at the whole timebox; a change the bar shows comes
+  // as one line (the cancelled planning's "locked" may come first when the
+  // stream delivers it before the start coalesces).
+  auto activeLine = [](WatchingClient& watch, const std::string& marker) {
+    std::string line = watch.nextLine();
+    while (!line.empty() && line.find(marker) == std::string::npos) {
+      line = watch.nextLine();
+    }
+    return line;
+  };
+  const std::string waybarActive = activeLine(*waybar, "Bars by events");
+  EXPECT_THAT(waybarText(waybarActive), testing::MatchesRegex("2[45]:[0-9][0-9] Bars by events"));
+  EXPECT_THAT(activeLine(*i3blocks, "Bars by events"),
+              testing::MatchesRegex(
+                  R"(<span foreground="#[0-9a-f]{6}">2[45]:[0-9][0-9] Bars by events</span>)"));
+  EXPECT_THAT(activeLine(*polybar, "Bars by events"),
+              testing::MatchesRegex(R"(%\{F#[0-9a-f]{6}\}2[45]:[0-9][0-9] Bars by events%\{F-\})"));
+
+  // The window in front: the class (and waybar's tooltip) change, one line
+  // each; the next line is the next change, not a repeat.
+  observe("code", "main.cpp");
+  const auto onTask = parseObject(waybar->nextLine());
+  EXPECT_EQ(onTask->getValue<std::string>("class"), "ontask");
+  EXPECT_THAT(onTask->getValue<std::string>("tooltip"), HasSubstr("window: code — main.cpp"));
+  EXPECT_THAT(i3blocks->nextLine(), StartsWith(R"(<span foreground="#50fa7b">)"));
+  EXPECT_THAT(polybar->nextLine(), StartsWith("%{F#50fa7b}"));
+
+  post("/abandon");
+  const auto review = parseObject(waybar->nextLine());
+  EXPECT_EQ(review->getValue<std::string>("class"), "review");
+  EXPECT_EQ(review->getValue<int>("percentage"), 100);
+  EXPECT_EQ(i3blocks->nextLine(), R"(<span foreground="#bd93f9">review: abandoned</span>)");
+  EXPECT_EQ(polybar->nextLine(), "%{F#bd93f9}review: abandoned%{F-}");
+
+  // SIGTERM ends each cleanly.
+  for (WatchingClient* watch : {waybar.get(), i3blocks.get(), polybar.get()}) {
+    watch->terminate();
+    EXPECT_EQ(watch->wait(), 0) << watch->err();
+  }
+}
+
+TEST_F(CliTest, WatchFormatEscapesMarkupAndTagsInEachBar) {
+  startDaemon();
+  const std::string action = "Fix <b>&</b> 100%{F#f00}";
+  startSession(action);
+  observe("code", "a & b <i>x</i> %{F#fff}");
+  auto waybar = watchBar("waybar");
+  auto i3blocks = watchBar("i3blocks");
+  auto polybar = watchBar("polybar");
+
+  const auto bar = parseObject(waybar->nextLine());
+  EXPECT_THAT(bar->getValue<std::string>("text"),
+              testing::EndsWith("Fix &lt;b&gt;&amp;&lt;/b&gt; 100%{F#f00}"));
+  const std::string tooltip = bar->getValue<std::string>("tooltip");
+  EXPECT_THAT(tooltip, HasSubstr("a &amp; b &lt;i&gt;x&lt;/i&gt; %{F#fff}"));
+  EXPECT_EQ(tooltip.find('<'), std::string::npos) << tooltip;
+
+  const std::string block = i3blocks->nextLine();
+  const std::string open = R"(<span foreground="#50fa7b">)";
+  ASSERT_THAT(block, StartsWith(open));
+  ASSERT_THAT(block, testing::EndsWith("</span>"));
+  const std::string inner = block.substr(open.size(), block.size() - open.size() - 7);
+  EXPECT_THAT(inner, testing::EndsWith("Fix &lt;b&gt;&amp;&lt;/b&gt; 100%{F#f00}"));
+  EXPECT_EQ(inner.find('<'), std::string::npos) << inner;
+
+  const std::string line = polybar->nextLine();
+  ASSERT_THAT(line, StartsWith("%{F#50fa7b}"));
+  ASSERT_THAT(line, testing::EndsWith("%{F-}"));
+  const std::string text = line.substr(11, line.size() - 11 - 5);
+  EXPECT_EQ(text.find("%{"), std::string::npos) << text;
+  EXPECT_EQ(text.find("%%"), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("Fix <b>&</b> 100%\xe2\x80\x8b{F#f00}"));
+}
+
+TEST_F(CliTest, WatchFormatSaysOffWhileTheDaemonIsGoneAndResumesByItself) {
+  startDaemon();
+  const std::uint16_t port = daemon_->port();
+  auto waybar = watchBar("waybar");
+  EXPECT_EQ(parseObject(waybar->nextLine())->getValue<std::string>("class"), "locked");
+
+  // Killed: no goodbye, the connection just ends.
+  ASSERT_EQ(::kill(daemon_->pid(), SIGKILL), 0);
+  daemon_->waitForExit();
+  const auto off = parseObject(waybar->nextLine());
+  EXPECT_EQ(off->getValue<std::string>("class"), "offline");
+  EXPECT_EQ(off->getValue<std::string>("text"), "AntiDrift off");
+
+  // Restarted on the same port and store: the watch finds it again.
+  daemon_.reset();
+  startDaemon(port);
+  ASSERT_EQ(daemon_->port(), port);
+  post("/planning");
+  std::string line = waybar->nextLine();
+  std::vector<std::string> classes;
+  while (!line.empty()) {
+    classes.push_back(parseObject(line)->getValue<std::string>("class"));
+    if (classes.back() == "planning") {
+      break;
+    }
+    line = waybar->nextLine();
+  }
+  EXPECT_EQ(classes.back(), "planning") << testing::PrintToString(classes);
+  for (const std::string& name : classes) {
+    EXPECT_TRUE(name == "locked" || name == "planning" || name == "offline") << name;
+  }
+  waybar->terminate();
+  EXPECT_EQ(waybar->wait(), 0) << waybar->err();
+}
+
+TEST_F(CliTest, WatchFormatEndsCleanlyWhenTheBarClosesItsOutput) {
+  startDaemon();
+  auto polybar = watchBar("polybar");
+  EXPECT_EQ(polybar->nextLine(), "%{F#aaaaaa}no focus session%{F-}");
+  polybar->closeOut();
+  // Nothing is written after the close: the watch notices the closed pipe
+  // itself, not at its next line.
+  EXPECT_EQ(polybar->waitWithoutOut(), 0) << polybar->err();
+}
+
+TEST_F(CliTest, WatchFormatCountsDownLocallyWithoutTheDaemon) {
+  startDaemon();
+  startSession("Tick", 10);
+  auto waybar = watchBar("waybar", {"--refresh", "1"});
+  const std::string first = waybarText(waybar->nextLine());
+  ASSERT_THAT(first, testing::MatchesRegex("(10:00|09:[0-9][0-9]) Tick"));
+  // The next line whose text differs (a State the daemon publishes meanwhile
+  // may repeat the text with another tooltip).
+  std::string second = first;
+  for (int lines = 0; lines < 5 && second == first; ++lines) {
+    second = waybarText(waybar->nextLine());
+  }
+  ASSERT_THAT(second, testing::MatchesRegex("09:[0-9][0-9] Tick"));
+  auto seconds = [](const std::string& text) {
+    return std::stoi(text.substr(0, 2)) * 60 + std::stoi(text.substr(3, 2));
+  };
+  // The daemon publishes nothing while the session just runs: the next text
+  // is the watch's own tick, a second on (a few on a machine too loaded to
+  // wake it in time).
+  EXPECT_LT(seconds(second), seconds(first));
+  EXPECT_GE(seconds(second), seconds(first) - 5);
+  waybar->terminate();
+  EXPECT_EQ(waybar->wait(), 0);
+}
+
+TEST_F(CliTest, WatchFormatRefusesBadOptions) {
+  startDaemon();
+  EXPECT_EQ(cli({"watch", "--format", "dzen"}).exitCode, 64);
+  EXPECT_EQ(cli({"watch", "--format", "waybar", "--json"}).exitCode, 64);
+  EXPECT_EQ(cli({"watch", "--format", "waybar", "--refresh", "x"}).exitCode, 64);
+  EXPECT_EQ(cli({"watch", "--format", "waybar", "--refresh", "3601"}).exitCode, 64);
+  EXPECT_EQ(cli({"watch", "--refresh", "5"}).exitCode, 64);
 }
 
 }  // namespace

@@ -252,6 +252,7 @@ TEST(ExampleConfiguration, ItsCommentedDefaultsAreTheBuiltInOnes) {
   EXPECT_EQ(read.settings.redactPatterns.at("email"), defaults.redactPatterns.at("email"));
   EXPECT_EQ(read.settings.redactPatterns.at("digits"), defaults.redactPatterns.at("digits"));
   EXPECT_EQ(read.settings.blockedTitles.at("video"), "youtube\\.com|netflix");
+  EXPECT_EQ(read.settings.distractionCategories, defaults.distractionCategories);
 }
 
 TEST_F(DaemonBinaryTest, HelpListsTheOptions) {
@@ -260,6 +261,9 @@ TEST_F(DaemonBinaryTest, HelpListsTheOptions) {
   EXPECT_THAT(result.out, HasSubstr("--config"));
   EXPECT_THAT(result.out, HasSubstr("--verify-audit"));
   EXPECT_THAT(result.out, HasSubstr("--define"));
+  // The subcommands (issue 16 item 1).
+  EXPECT_THAT(result.out, HasSubstr("antidriftd replay FILE ..."));
+  EXPECT_THAT(result.out, HasSubstr("antidriftd label FILE ..."));
 }
 
 TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {

@@ -39,6 +39,7 @@
 #include "mocks/fake_clock.h"
 #include "mocks/manual_executor.h"
 #include "mocks/memory_stores.h"
+#include "support/aw_export.h"
 #include "support/temp_dir.h"
 
 namespace antidrift {
@@ -50,13 +51,18 @@ using test::MemoryAuditSink;
 using test::MemorySnapshotStore;
 using test::TempDirectory;
 
-const std::string kExport = std::string(ANTIDRIFT_SHARED_DATA) + "/aw-window-export-linux.json";
+/// What the person committed to for one replay.
+struct Commitment {
+  std::string nextAction;
+  std::string successCondition;
+  std::vector<std::string> allowedApps;
+};
 
-// The commitment of the data's README.
-const char* kNextAction = "Add page transitions to the chango.dev Gatsby site";
-const char* kSuccessCondition =
-    "Transitions work between blog pages with gatsby-plugin-transition-link";
-const std::vector<std::string> kAllowedApps = {"Code - Insiders", "qterminal"};
+// The commitment of the real data's README.
+const Commitment kRealCommitment{
+    "Add page transitions to the chango.dev Gatsby site",
+    "Transitions work between blog pages with gatsby-plugin-transition-link",
+    {"Code - Insiders", "qterminal"}};
 
 // The fake judge: off task for YouTube, Facebook, Twitter and shopping sites
 // (the export's shopping is eBay), on task otherwise; the nudge is on track.
@@ -72,43 +78,22 @@ const char* kResponses = R"({"responses": [
   {"role": "nudge", "text": "{\"on_track\": true, \"message\": \"\"}"}
 ]})";
 
-/// One window event of the export.
-struct Event {
-  std::int64_t atMs = 0;        ///< UTC ms
-  std::int64_t durationMs = 0;  ///< how long it lasted, ms
-  std::string app;
-  std::string title;
-};
+// The small export's commitment and judge: the tallyho CLI in Code and kitty;
+// Facebook, YouTube, X and the shop are off task, the docs and GitHub on task.
+const Commitment kSmallCommitment{"Add a --json flag to the tallyho CLI",
+                                  "tallyho --json prints the tally as JSON and the test passes",
+                                  {"Code", "kitty"}};
+const char* kSmallResponses = R"({"responses": [
+  {"role": "judge", "match": "YouTube", "text": "{\"on_task\": false, \"reason\": \"A video is not the CLI.\"}"},
+  {"role": "judge", "match": "Facebook", "text": "{\"on_task\": false, \"reason\": \"Facebook is not the CLI.\"}"},
+  {"role": "judge", "match": "Home / X", "text": "{\"on_task\": false, \"reason\": \"X is not the CLI.\"}"},
+  {"role": "judge", "match": "Shopdeck", "text": "{\"on_task\": false, \"reason\": \"Shopping is not the CLI.\"}"},
+  {"role": "judge", "text": "{\"on_task\": true, \"reason\": \"This can serve the CLI.\"}"},
+  {"role": "nudge", "text": "{\"on_track\": true, \"message\": \"\"}"}
+]})";
 
-/// The export's events, oldest first.
-std::vector<Event> loadEvents() {
-  std::ifstream in(kExport);
-  if (!in) throw std::runtime_error("cannot open " + kExport);
-  Poco::JSON::Parser parser;
-  const auto root = parser.parse(in).extract<Poco::JSON::Object::Ptr>();
-  const auto buckets = root->getObject("buckets");
-  std::vector<Event> events;
-  for (const auto& bucket : *buckets) {
-    const auto list = bucket.second.extract<Poco::JSON::Object::Ptr>()->getArray("events");
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      const auto raw = list->getObject(static_cast<unsigned>(i));
-      const auto data = raw->getObject("data");
-      int tzd = 0;
-      Poco::DateTime at = Poco::DateTimeParser::parse(Poco::DateTimeFormat::ISO8601_FRAC_FORMAT,
-                                                      raw->getValue<std::string>("timestamp"), tzd);
-      at.makeUTC(tzd);
-      Event event;
-      event.atMs = at.timestamp().epochMicroseconds() / 1000;
-      event.durationMs = static_cast<std::int64_t>(raw->getValue<double>("duration") * 1000.0);
-      event.app = data->optValue<std::string>("app", "");
-      event.title = data->optValue<std::string>("title", "");
-      events.push_back(std::move(event));
-    }
-  }
-  std::stable_sort(events.begin(), events.end(),
-                   [](const Event& a, const Event& b) { return a.atMs < b.atMs; });
-  return events;
-}
+/// One window event of an export.
+using Event = test::WindowEvent;
 
 /// Forwards to the real plugin and counts its calls by role (the prompt's
 /// first line "ROLE: <role>"). Thread-safe.
@@ -155,8 +140,8 @@ struct Counts {
 class Replay {
  public:
   Replay(const Settings& settings, const std::vector<Event>& events,
-         const std::string& responsesPath)
-      : settings_(settings), events_(events), clock_(events.front().atMs) {
+         const std::string& responsesPath, const Commitment& commitment = kRealCommitment)
+      : settings_(settings), events_(events), commitment_(commitment), clock_(events.front().atMs) {
     plugin::LoadResult loaded =
         loader_.load("fake", FAKE_PLUGIN_DIR, {{"responses", responsesPath}, {"timeout_s", "30"}});
     if (!loaded.loaded()) throw std::runtime_error("fake plugin: " + loaded.error);
@@ -190,10 +175,10 @@ class Replay {
     if (controller_->enterPlanning()) throw std::runtime_error("cannot enter planning");
     executor_.runAll();
     CommitmentRequest request;
-    request.nextAction = kNextAction;
-    request.successCondition = kSuccessCondition;
+    request.nextAction = commitment_.nextAction;
+    request.successCondition = commitment_.successCondition;
     request.timeboxSecs = kMaxTimeboxSecs;
-    request.allowedApps = kAllowedApps;
+    request.allowedApps = commitment_.allowedApps;
     if (controller_->startCommitment(request)) throw std::runtime_error("cannot start");
     ++counts_.sessions;
   }
@@ -208,7 +193,7 @@ class Replay {
 
   void see(const Event& event) {
     keepActive();
-    controller_->recordWindow(Observation{0, event.app, event.title, "activitywatch"});
+    controller_->recordWindow(Observation{0, event.app, event.title, "activitywatch", ""});
     executor_.runAll();
   }
 
@@ -235,6 +220,7 @@ class Replay {
 
   Settings settings_;
   const std::vector<Event>& events_;
+  Commitment commitment_;
   FakeClock clock_;
   ManualExecutor executor_;
   MemorySnapshotStore snapshots_;
@@ -247,15 +233,18 @@ class Replay {
 
 class DriftReplayTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { events_ = new std::vector<Event>(loadEvents()); }
+  static void SetUpTestSuite() {
+    if (test::realExportPresent())
+      events_ = new std::vector<Event>(test::loadWindowEvents(test::realExportPath()));
+  }
   static void TearDownTestSuite() {
     delete events_;
     events_ = nullptr;
   }
 
-  std::string responses() {
+  std::string responses(const char* text = kResponses) {
     const std::string path = dir_.file("responses.json");
-    std::ofstream(path) << kResponses;
+    std::ofstream(path) << text;
     return path;
   }
 
@@ -274,11 +263,12 @@ struct DataCounts {
   std::size_t unmatchedKeys = 0;
 };
 
-DataCounts countData(const std::vector<Event>& events) {
+DataCounts countData(const std::vector<Event>& events,
+                     const std::vector<std::string>& allowedApps) {
   DataCounts counts;
   const drift::Rules rules{Settings{}};
   std::set<std::string> allowed;
-  for (const std::string& app : kAllowedApps) allowed.insert(normaliseApp(app));
+  for (const std::string& app : allowedApps) allowed.insert(normaliseApp(app));
   std::set<std::string> keys;
   const Event* previous = nullptr;
   for (const Event& event : events) {
@@ -292,7 +282,7 @@ DataCounts countData(const std::vector<Event>& events) {
       }
     }
     if (allowed.count(app) == 0)
-      keys.insert(drift::verdictKey(rules, Observation{0, app, title, ""}));
+      keys.insert(drift::verdictKey(rules, Observation{0, app, title, "", ""}));
     previous = &event;
   }
   counts.unmatchedKeys = keys.size();
@@ -300,8 +290,10 @@ DataCounts countData(const std::vector<Event>& events) {
 }
 
 TEST_F(DriftReplayTest, JudgeCallsStayAtOrBelowATenthOfWindowChangesWithTheDefaults) {
+  ANTIDRIFT_SKIP_WITHOUT_REAL_EXPORT();
+  ASSERT_NE(events_, nullptr);
   ASSERT_GT(events_->size(), 3000u);
-  const DataCounts data = countData(*events_);
+  const DataCounts data = countData(*events_, kRealCommitment.allowedApps);
   std::cout << "replay of " << events_->size() << " events: window changes " << data.windowChanges
             << ", normalised-title changes " << data.titleChanges
             << ", distinct verdict keys outside the allowed apps " << data.unmatchedKeys << "\n";
@@ -337,6 +329,46 @@ TEST_F(DriftReplayTest, JudgeCallsStayAtOrBelowATenthOfWindowChangesWithTheDefau
   const Counts& defaults = byDebounce[12];  // Settings{} but for the debounce, which is its default
   EXPECT_LE(defaults.judgeCalls * 10, data.windowChanges)
       << "judge calls " << defaults.judgeCalls << ", window changes " << data.windowChanges;
+}
+
+// The same replay over the repository's own small export (tests/data/README.md),
+// runnable from a clean clone and in the sanitizer builds: the debounce never
+// adds calls, the judge is asked and drift is seen, and the verdict cache
+// keeps the calls at or below the distinct verdict keys outside the allowed
+// apps (the 1/10 ratio above is a property of a long real day, not of 61
+// events).
+class SmallExportReplayTest : public ::testing::Test {
+ protected:
+  TempDirectory dir_;
+};
+
+TEST_F(SmallExportReplayTest, TheJudgeIsAskedOncePerKeyAtMostAndDriftIsSeen) {
+  const std::vector<Event> events = test::loadWindowEvents(test::smallExportPath());
+  ASSERT_EQ(events.size(), 61u);
+  const DataCounts data = countData(events, kSmallCommitment.allowedApps);
+  std::cout << "replay of " << events.size() << " events: window changes " << data.windowChanges
+            << ", normalised-title changes " << data.titleChanges
+            << ", distinct verdict keys outside the allowed apps " << data.unmatchedKeys << "\n";
+  EXPECT_LT(data.titleChanges, data.windowChanges);  // the "● " marker and counters collapse
+
+  const std::string path = dir_.file("responses.json");
+  std::ofstream(path) << kSmallResponses;
+  std::map<std::int64_t, Counts> byDebounce;
+  for (const std::int64_t debounce : {0, 5, 12, 30}) {
+    Settings settings;
+    settings.judgeDebounceSecs = debounce;
+    byDebounce[debounce] = Replay(settings, events, path, kSmallCommitment).run();
+    const Counts& counts = byDebounce[debounce];
+    std::cout << "drift.judge_debounce_s = " << std::setw(2) << debounce << ": judge calls "
+              << counts.judgeCalls << ", nudge calls " << counts.nudgeCalls << ", drift episodes "
+              << counts.driftEpisodes << "\n";
+    EXPECT_LE(counts.judgeCalls, static_cast<std::int64_t>(data.unmatchedKeys));
+  }
+  EXPECT_GE(byDebounce[0].judgeCalls, byDebounce[5].judgeCalls);
+  EXPECT_GE(byDebounce[5].judgeCalls, byDebounce[12].judgeCalls);
+  EXPECT_GE(byDebounce[12].judgeCalls, byDebounce[30].judgeCalls);
+  EXPECT_GT(byDebounce[12].judgeCalls, 0);
+  EXPECT_GT(byDebounce[12].driftEpisodes, 0);
 }
 
 }  // namespace

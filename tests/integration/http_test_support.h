@@ -48,10 +48,11 @@ struct Reply {
 /// What to send besides method, path and body. Defaults make a valid POST.
 struct RequestOptions {
   std::optional<std::string> contentType = std::string("application/json");
-  std::optional<std::string> token;   ///< X-AntiDrift-Token, none when unset
-  std::optional<std::string> origin;  ///< Origin, none when unset
-  std::optional<std::string> host;    ///< Host; default "127.0.0.1:<port>"
-  bool chunked = false;               ///< send the body chunked, without Content-Length
+  std::optional<std::string> token;          ///< X-AntiDrift-Token, none when unset
+  std::optional<std::string> origin;         ///< Origin, none when unset
+  std::optional<std::string> host;           ///< Host; default "127.0.0.1:<port>"
+  std::optional<std::string> authorization;  ///< Authorization, none when unset
+  bool chunked = false;                      ///< send the body chunked, without Content-Length
 };
 
 /// Sends one request on a new connection and reads the whole answer.
@@ -79,6 +80,9 @@ inline Reply sendRequest(std::uint16_t port, const std::string& method, const st
   }
   if (options.origin) {
     request.set("Origin", *options.origin);
+  }
+  if (options.authorization) {
+    request.set("Authorization", *options.authorization);
   }
   std::ostream& out = session.sendRequest(request);
   out << body;

@@ -23,6 +23,7 @@
 #include "server/http_api.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
+#include "server/window_join.h"
 #include "support/temp_dir.h"
 
 namespace antidrift::test {
@@ -34,7 +35,7 @@ inline const std::string kToken =
 
 /// The daemon's HTTP stack assembled in-process (DESIGN §10, docs/API.md):
 /// a temp directory with the file stores, a FakeClock, a ManualExecutor, a
-/// real Controller, SseBroadcaster, RequestGuard(kToken), HttpApi and an
+/// real Controller, SseBroadcaster, RequestGuard(kToken), WindowJoin, HttpApi and an
 /// ApiServer on 127.0.0.1 with an ephemeral port, wired as antidriftd wires
 /// them (change listener → HttpApi::publish, restore, initial publish).
 /// The destructor stops the server, then runs every queued executor task.
@@ -74,8 +75,10 @@ class InProcessDaemon {
     controller_->setVerdictStore(verdicts_.get());  // as antidriftd: verdicts.jsonl in the store
     broadcaster_ = std::make_unique<SseBroadcaster>(options.maxSseClients, options.sseKeepAlive);
     guard_ = std::make_unique<RequestGuard>(kToken);
-    api_ = std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_,
-                                     HttpApi::Options{wwwDir_, audit_->path()});
+    windows_ = std::make_unique<WindowJoin>(*controller_, clock_, options.settings);
+    HttpApi::Options apiOptions{wwwDir_, audit_->path()};
+    apiOptions.windows = windows_.get();
+    api_ = std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_, apiOptions);
     controller_->setChangeListener([this](const State& state) { api_->publish(state); });
     controller_->restore();
     api_->publish(controller_->state());
@@ -113,6 +116,8 @@ class InProcessDaemon {
   Controller& controller() { return *controller_; }
   SseBroadcaster& broadcaster() { return *broadcaster_; }
   HttpApi& api() { return *api_; }
+  /// The join of aw-watcher-web tabs to windows (issue 16 item 4), as the daemon wires it.
+  WindowJoin& windows() { return *windows_; }
   ApiServer& server() { return *server_; }
 
  private:
@@ -127,6 +132,7 @@ class InProcessDaemon {
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<SseBroadcaster> broadcaster_;
   std::unique_ptr<RequestGuard> guard_;
+  std::unique_ptr<WindowJoin> windows_;
   std::unique_ptr<HttpApi> api_;
   std::unique_ptr<ApiServer> server_;
 };

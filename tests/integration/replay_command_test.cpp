@@ -2,7 +2,10 @@
 // runReplayCommand and the real fake plugin (fast enough for the sanitizer
 // builds), the binary's own wiring, bad input, and — in the DriftReplay
 // suite, left out of the sanitizer builds — the whole real export
-// (../shared/data, read by path) with the judge-call ratio of item 5.
+// (../shared/data, read by path) with the judge-call ratio of item 5. Its
+// tests skip, saying where they looked, when the export is absent; the
+// SmallExport twins run the same command and comparisons on the repository's
+// own export (tests/data/README.md).
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -25,6 +28,7 @@
 #include "antidrift/plugin/loader.h"
 #include "antidrift/replay/replay.h"
 #include "server/replay_command.h"
+#include "support/aw_export.h"
 #include "support/temp_dir.h"
 
 namespace antidrift {
@@ -34,7 +38,6 @@ using Poco::JSON::Object;
 using test::TempDirectory;
 using ::testing::HasSubstr;
 
-const std::string kExport = std::string(ANTIDRIFT_SHARED_DATA) + "/aw-window-export-linux.json";
 const char* kNextAction = "Add page transitions to the chango.dev Gatsby site";
 const char* kSuccessCondition =
     "Transitions work between blog pages with gatsby-plugin-transition-link";
@@ -311,22 +314,33 @@ TEST_F(ReplayCommandTest, TheDaemonBinaryRunsTheReplaySubcommand) {
 
 class DriftReplayCommandTest : public ReplayCommandTest {};
 
-/// Replays the export with the README's commitment and the replay judge.
-replay::ReplayReport replayExport(bool judgeEveryStableTitle, Backend* backend) {
+/// Replays the export at `path` with one commitment over all of it and the
+/// given judge.
+replay::ReplayReport replayExport(const std::string& path, const std::string& nextAction,
+                                  const std::string& successCondition,
+                                  const std::vector<std::string>& allowedApps,
+                                  bool judgeEveryStableTitle, Backend* backend) {
   replay::ReplayOptions options;
   replay::CommitmentRange range;
   range.fromMs = std::numeric_limits<std::int64_t>::min();
   range.toMs = std::numeric_limits<std::int64_t>::max();
-  range.nextAction = kNextAction;
-  range.successCondition = kSuccessCondition;
-  range.allowedApps = {"Code - Insiders", "qterminal"};
+  range.nextAction = nextAction;
+  range.successCondition = successCondition;
+  range.allowedApps = allowedApps;
   options.commitments = {range};
   options.backend = backend;
   options.judgeEveryStableTitle = judgeEveryStableTitle;
-  return replay::runReplay(replay::loadActivity(kExport), options);
+  return replay::runReplay(replay::loadActivity(path), options);
+}
+
+/// Replays the real export with the README's commitment and the replay judge.
+replay::ReplayReport replayExport(bool judgeEveryStableTitle, Backend* backend) {
+  return replayExport(test::realExportPath(), kNextAction, kSuccessCondition,
+                      {"Code - Insiders", "qterminal"}, judgeEveryStableTitle, backend);
 }
 
 TEST_F(DriftReplayCommandTest, JudgeCallsStayAtOrBelowATwentiethOfWindowChangesAndDriftsDoNotFall) {
+  ANTIDRIFT_SKIP_WITHOUT_REAL_EXPORT();
   plugin::PluginLoader loader;
   const plugin::LoadResult fake =
       loader.load("fake", FAKE_PLUGIN_DIR, {{"responses", FAKE_REPLAY_RESPONSES}});
@@ -355,13 +369,60 @@ TEST_F(DriftReplayCommandTest, JudgeCallsStayAtOrBelowATwentiethOfWindowChangesA
 }
 
 TEST_F(DriftReplayCommandTest, TheReadmeCommandPrintsTheReport) {
-  const CommandRun run = runCommand({kExport, "--next", kNextAction, "--done", kSuccessCondition,
-                                     "--allowed", "Code - Insiders,qterminal"});
+  ANTIDRIFT_SKIP_WITHOUT_REAL_EXPORT();
+  const CommandRun run = runCommand({test::realExportPath(), "--next", kNextAction, "--done",
+                                     kSuccessCondition, "--allowed", "Code - Insiders,qterminal"});
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("3512 window events"));
   EXPECT_THAT(run.out, HasSubstr("firefox developer edition"));
   EXPECT_THAT(run.out, HasSubstr("code - insiders"));
   EXPECT_THAT(run.out, HasSubstr("AI calls: judge 0"));
+}
+
+// ---- The repository's own small export (tests/data/README.md) ---------------------------------
+
+const char* kSmallNextAction = "Add a --json flag to the tallyho CLI";
+const char* kSmallSuccessCondition = "tallyho --json prints the tally as JSON and the test passes";
+
+TEST_F(ReplayCommandTest, SmallExportSiteVerdictsCallTheJudgeLessAndFindNoFewerDrifts) {
+  plugin::PluginLoader loader;
+  const plugin::LoadResult fake =
+      loader.load("fake", FAKE_PLUGIN_DIR, {{"responses", FAKE_REPLAY_RESPONSES}});
+  ASSERT_TRUE(fake.loaded()) << fake.error;
+  const std::string path = test::smallExportPath();
+  const replay::ReplayReport report = replayExport(path, kSmallNextAction, kSmallSuccessCondition,
+                                                   {"Code", "kitty"}, false, fake.backend.get());
+  const replay::ReplayReport baseline = replayExport(path, kSmallNextAction, kSmallSuccessCondition,
+                                                     {"Code", "kitty"}, true, fake.backend.get());
+  std::cout << "window changes " << report.windowChanges << "; judge calls " << report.judgeCalls
+            << " (" << report.siteVerdicts << " site-scoped), drifted window events "
+            << report.driftedVisits << ", drifting " << report.stats.driftMs / 1000
+            << " s; judging every stable title: judge calls " << baseline.judgeCalls
+            << ", drifted window events " << baseline.driftedVisits << "\n";
+  EXPECT_GT(report.siteVerdicts, 0);  // YouTube and Facebook are judged for the whole site
+  EXPECT_GT(report.driftedVisits, 0);
+  EXPECT_LT(report.judgeCalls, report.windowChanges);
+  EXPECT_LE(report.judgeCalls, baseline.judgeCalls);
+  EXPECT_GE(report.driftedVisits, baseline.driftedVisits);
+  EXPECT_GE(report.stats.driftMs, baseline.stats.driftMs);
+}
+
+TEST_F(ReplayCommandTest, SmallExportThroughTheCommandCountsWindowsAwayTimeAndApps) {
+  const CommandRun run = runCommand({test::smallExportPath(), "--next", kSmallNextAction, "--done",
+                                     kSmallSuccessCondition, "--allowed", "Code,kitty", "--json"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const Object::Ptr report = parse(run.out);
+  // Every window event of the file, the zero-duration flickers included.
+  EXPECT_EQ(report->getValue<int>("window_events"), 61);
+  // The AFK bucket's six minutes after the meeting.
+  EXPECT_EQ(report->getValue<std::int64_t>("away_ms"), 360'000);
+  const CommandRun text = runCommand({test::smallExportPath(), "--next", kSmallNextAction, "--done",
+                                      kSmallSuccessCondition, "--allowed", "Code,kitty"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("61 window events"));
+  EXPECT_THAT(text.out, HasSubstr("firefox"));
+  EXPECT_THAT(text.out, HasSubstr("code"));
+  EXPECT_THAT(text.out, HasSubstr("AI calls: judge 0"));
 }
 
 }  // namespace

@@ -111,7 +111,14 @@ export function update(state) {
   } else {
     driftStatus.dataset.status = String(drift.status || '');
     const words = kDriftWords[drift.status] || '';
-    setText('drift-status', words && reason ? `${words} · ${reason}` : (words || reason || '—'));
+    // A page waiting for the judge says when it will be judged (issue 16 item 2).
+    let when = '';
+    if (drift.status === 'judging' && typeof drift.judge_at === 'number') {
+      const secs = Math.max(0, Math.ceil((drift.judge_at - serverNowMs()) / 1000));
+      when = secs > 0 ? ` (in ${secs} s)` : '';
+    }
+    setText('drift-status',
+      words && reason ? `${words} · ${reason}${when}` : (words || reason || '—'));
   }
   updateDriftBanner(drift);
   updateHeadsUp(drift);

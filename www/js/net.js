@@ -1,9 +1,11 @@
 /*
  * The page's two ways to the daemon (DESIGN §10): POSTs as JSON with the
  * page's token, and one EventSource per browser (held by a SharedWorker,
- * js/stream-worker.js) that brings the whole State on every change. Every State received goes to the handler set with onState(); the
- * state of the connection ("connecting", "open", "lost") to the one set
- * with onConnection(), so the page can say at once that it lost the daemon.
+ * js/stream-worker.js; a tab's own where SharedWorker is missing) that brings
+ * the whole State on every change. Every State received goes to the handler
+ * set with onState(); the state of the connection ("connecting", "open",
+ * "lost") to the one set with onConnection(), so the page can say at once
+ * that it lost the daemon.
  */
 
 import { clearError, errorElement, showError } from './dom.js';

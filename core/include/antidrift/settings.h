@@ -11,6 +11,15 @@
 
 namespace antidrift {
 
+/// One known distraction (issue 16 item 3; data/distractions.txt, docs/API.md
+/// "Known distractions"): a site or app of a category, as its URL and its
+/// titles or window class name it.
+struct DistractionSite {
+  std::string category;  ///< "video", "social", "news", "adult", "shopping", "games", "chat", …
+  std::vector<std::string> domains;  ///< hosts, lower-case ("youtube.com"); subdomains match too
+  std::vector<std::string> names;    ///< as titles and window classes name it ("YouTube")
+};
+
 /// Settings the core uses. Defaults are the built-in defaults of DESIGN §12.
 struct Settings {
   /// evidence.heartbeat_s: a source re-emits the current window this often,
@@ -40,7 +49,7 @@ struct Settings {
   /// drift.title_sensitive_apps: apps judged per normalised title rather than
   /// per app (one browser serves the work and the distraction).
   /// Firefox Developer Edition reports the class "Firefox Developer Edition"
-  /// (ActivityWatch, ../shared/data) or "firefoxdeveloperedition".
+  /// (the real ActivityWatch export, TECH-NOTES §9) or "firefoxdeveloperedition".
   std::vector<std::string> titleSensitiveApps = {"firefox",
                                                  "firefox-esr",
                                                  "firefox developer edition",
@@ -88,6 +97,14 @@ struct Settings {
   /// drift.memory_max_entries: how many remembered verdicts are kept, 1–50000;
   /// the least recently used go first.
   std::int64_t driftMemoryMaxEntries = 5000;
+  /// drift.categories_file and drift.categories.<category>: the known
+  /// distractions (issue 16 item 3), read by the daemon from the shipped
+  /// data/distractions.txt and the config. Empty: none known.
+  std::vector<DistractionSite> distractionSites;
+  /// drift.distraction_categories: the categories whose sites raise the
+  /// banner at once, AI on or off (issue 16 item 3). Case as written.
+  std::vector<std::string> distractionCategories = {"video",    "social", "news", "adult",
+                                                    "shopping", "games",  "chat"};
 
   // ---- Nudge (DESIGN §5, seed 000) ----
 

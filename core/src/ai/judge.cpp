@@ -32,6 +32,12 @@ std::string buildJudgePrompt(const JudgeInput& input) {
   prompt += fenceData("app", input.app);
   prompt += "\nThe window's title:\n";
   prompt += fenceData("title", input.title);
+  if (!input.site.empty()) {
+    // Only for a browser window whose tab was joined (issue 16 item 4): prompts
+    // of every other window stay as they were.
+    prompt += "\nThe web site the browser shows (the host of the page's address):\n";
+    prompt += fenceData("site", input.site);
+  }
   prompt +=
       "\nAnswer with exactly one JSON object and nothing else (no prose, no code fence), with "
       "exactly these keys:\n"

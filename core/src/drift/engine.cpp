@@ -33,7 +33,25 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
 }  // namespace
 
 Engine::Engine(const Settings& settings)
-    : settings_(settings), rules_(settings), redactor_(settings.redactPatterns) {}
+    : settings_(settings),
+      rules_(settings),
+      distractions_(settings),
+      redactor_(settings.redactPatterns) {}
+
+const Relevance& Engine::relevanceOf(const Commitment& commitment) {
+  std::string key = commitment.nextAction;
+  key += '\n';
+  key += commitment.successCondition;
+  for (const std::string& app : commitment.allowedApps) {
+    key += '\n';
+    key += app;
+  }
+  if (!relevance_ || key != relevanceKey_) {
+    relevance_.emplace(commitment);
+    relevanceKey_ = std::move(key);
+  }
+  return *relevance_;
+}
 
 void Engine::reset() {
   cache_.clear();
@@ -47,6 +65,9 @@ void Engine::reset() {
   pendingSinceMono_.reset();
   driftingSinceMs_.reset();
   lastNudgeMono_.reset();
+  ringChanged_ = false;
+  nudgeKeys_.clear();
+  advice_.reset();
 }
 
 void Engine::setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
@@ -68,6 +89,7 @@ void Engine::setView(Decision& decision, DriftStatus status, std::string reason,
   view_.reason = std::move(reason);
   view_.app = std::move(app);
   view_.blocked = false;
+  view_.judgeAtMs = 0;
 }
 
 bool Engine::isLocalMatch(const Observation& obs, const Commitment& commitment) const {
@@ -156,21 +178,52 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
 
   // 3b. The verdict memory (issue 16 item 3): a verdict from an earlier session
   // for work that shares the commitment's words, the page's before its site's.
+  // The person's own corrections come before the local tier (they win over
+  // heuristics as over the judge); the judge's verdicts after it.
+  std::optional<RememberedVerdict> remembered;
   if (memory_ != nullptr && obs.title != kPrivateWindowTitle) {
     const std::set<std::string>& words = memoryWordsFor(commitment);
-    std::optional<RememberedVerdict> known = memory_->lookup(key, words, obs.atMs);
-    if (!known && !subject_->siteKey.empty())
-      known = memory_->lookup(subject_->siteKey, words, obs.atMs);
-    if (known) {
-      const std::string said =
-          known->reason.empty() ? obs.app + " fits the commitment" : known->reason;
-      cache_.put(key, CachedVerdict{known->onTask, "remembered: " + said});
+    remembered = memory_->lookup(key, words, obs.atMs);
+    if (!remembered && !subject_->siteKey.empty())
+      remembered = memory_->lookup(subject_->siteKey, words, obs.atMs);
+  }
+  const auto recall = [&](const RememberedVerdict& known) {
+    const std::string said = known.reason.empty() ? obs.app + " fits the commitment" : known.reason;
+    cache_.put(key, CachedVerdict{known.onTask, "remembered: " + said});
+    pendingSinceMono_.reset();
+    setView(decision, known.onTask ? DriftStatus::OnTask : DriftStatus::Drifting,
+            "remembered: " + said, obs.app, obs.atMs);
+    return decision;
+  };
+  if (remembered && remembered->source == VerdictSource::You) return recall(*remembered);
+
+  // The local tier (issue 16 item 3), before anything is sent: what it
+  // decides is cached for the session like a verdict, so a heartbeat of the
+  // same page costs one lookup and "This is on task" overrides it.
+  const RelevanceResult relevance = relevanceOf(commitment).score(obs.title);
+  if (!relevance.relevant) {
+    if (auto distraction = distractions_.match(obs, rules_.isPerPage(obs))) {
+      std::string reason =
+          distraction->site + " is a known distraction (" + distraction->category + ")";
+      if (distraction->how.find(distraction->site) == std::string::npos) {
+        reason += ": " + distraction->how;
+      }
+      cache_.put(key, CachedVerdict{false, reason});
       pendingSinceMono_.reset();
-      setView(decision, known->onTask ? DriftStatus::OnTask : DriftStatus::Drifting,
-              "remembered: " + said, obs.app, obs.atMs);
+      setView(decision, DriftStatus::Drifting, std::move(reason), obs.app, obs.atMs);
       return decision;
     }
+  } else if (obs.title != kPrivateWindowTitle) {
+    std::string reason = "its title shares your commitment's words: ";
+    for (std::size_t i = 0; i < relevance.shared.size() && i < 4; ++i) {
+      reason += (i == 0 ? "" : ", ") + relevance.shared[i];
+    }
+    cache_.put(key, CachedVerdict{true, reason});
+    pendingSinceMono_.reset();
+    setView(decision, DriftStatus::OnTask, std::move(reason), obs.app, obs.atMs);
+    return decision;
   }
+  if (remembered) return recall(*remembered);  // 3b, the judge's (issue 16 item 3)
 
   // 5 (early). Nothing may be sent, or nobody to ask: unknown, never fabricated.
   if (obs.title == kPrivateWindowTitle) {
@@ -204,18 +257,29 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
 
   // 4. Judge: one call in flight per key, after the key stayed in front for
   // drift.judge_debounce_s.
+  const std::int64_t previousJudgeAtMs = view_.judgeAtMs;
   setView(decision, DriftStatus::Judging, "checking whether " + obs.app + " fits the commitment",
           obs.app, obs.atMs);
   if (inFlight_.count(key) != 0) return decision;
   if (!sameSubject || !pendingSinceMono_) pendingSinceMono_ = nowMono;
   if (nowMono - *pendingSinceMono_ >= settings_.judgeDebounceSecs * 1000) {
     launchJudge(decision, commitment);
+  } else {
+    // The page says when the judge will be asked (issue 16 item 2).
+    const std::int64_t judgeAtMs =
+        obs.atMs + (*pendingSinceMono_ + settings_.judgeDebounceSecs * 1000 - nowMono);
+    view_.judgeAtMs = judgeAtMs;
+    if (previousJudgeAtMs != judgeAtMs) decision.changed = true;
   }
   return decision;
 }
 
 void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
   pendingSinceMono_.reset();
+  if (view_.judgeAtMs != 0) {  // asked now: no longer waiting
+    view_.judgeAtMs = 0;
+    decision.changed = true;
+  }
   if (!subject_) return;
   const std::string& key = subject_->key;
   inFlight_.emplace(key, subject_->siteKey);
@@ -225,6 +289,7 @@ void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
   input.successCondition = commitment.successCondition;
   input.app = subject_->obs.app;
   input.title = redactor_.apply(subject_->obs.title);
+  input.site = redactor_.apply(subject_->obs.domain);  // URL evidence (issue 16 item 4)
   if (memory_ != nullptr) memoryWordsFor(commitment);  // the words its answer is remembered with
   decision.judge = JudgeRequest{key, judgeEpoch_.current(), std::move(input)};
 }
@@ -246,10 +311,22 @@ Decision Engine::due(const Commitment& commitment, std::int64_t nowMono) {
 void Engine::maybeNudge(Decision& decision, const Observation& obs, const Commitment& commitment,
                         std::int64_t nowMono, Advisors advisors) {
   if (rules_.neverSend(obs.app)) return;  // its titles never go to the AI
-  ring_.add(normalizeTitle(obs.title), obs.title);
-  if (advisors == Advisors::None || ring_.size() < 2) return;
+  const std::string key = normalizeTitle(obs.title);
+  if (ring_.add(key, obs.title)) ringChanged_ = true;
+  // Back on a title the last advisory was about: it shows again at once
+  // (issue 16 item 2; leaving the allowed app hid it).
+  if (view_.nudge.empty() && advice_ &&
+      std::find(advice_->keys.begin(), advice_->keys.end(), key) != advice_->keys.end()) {
+    view_.nudge = advice_->message;
+    decision.changed = true;
+  }
+  // A first check once two distinct titles are seen, then one per new title
+  // at most every nudge.debounce_s (seed 000; issue 16 item 2).
+  if (advisors == Advisors::None || ring_.size() < 2 || !ringChanged_) return;
   if (lastNudgeMono_ && nowMono - *lastNudgeMono_ < settings_.nudgeDebounceSecs * 1000) return;
   lastNudgeMono_ = nowMono;  // a failed call does not retry at once (seed 000)
+  ringChanged_ = false;
+  nudgeKeys_ = ring_.newestKeys(2);
   ai::NudgeInput input;
   input.nextAction = commitment.nextAction;
   input.successCondition = commitment.successCondition;
@@ -311,7 +388,13 @@ Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Ve
 }
 
 bool Engine::applyNudge(const std::optional<std::string>& message) {
-  if (!message || view_.status != DriftStatus::OnTask) return false;
+  if (!message) return false;
+  if (message->empty()) {
+    advice_.reset();
+  } else {
+    advice_ = Advice{*message, nudgeKeys_};
+  }
+  if (view_.status != DriftStatus::OnTask) return false;
   if (view_.nudge == *message) return false;
   view_.nudge = *message;
   return true;

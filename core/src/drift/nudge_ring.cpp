@@ -25,6 +25,14 @@ std::vector<std::string> NudgeRing::titles() const {
   return titles;
 }
 
+std::vector<std::string> NudgeRing::newestKeys(std::size_t count) const {
+  std::vector<std::string> keys;
+  for (auto it = entries_.rbegin(); it != entries_.rend() && keys.size() < count; ++it) {
+    keys.push_back(it->first);
+  }
+  return keys;
+}
+
 std::size_t NudgeRing::size() const {
   return entries_.size();
 }

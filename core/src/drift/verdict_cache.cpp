@@ -13,6 +13,9 @@ std::string verdictKey(const Rules& rules, const Observation& obs) {
 
 std::string siteVerdictKey(const Rules& rules, const Observation& obs) {
   if (!rules.isPerPage(obs)) return {};
+  // URL evidence names the site exactly (issue 16 item 4); its own prefix, as a
+  // domain ("youtube.com") is not a title's site name ("youtube").
+  if (!obs.domain.empty()) return obs.app + "\ndomain:" + obs.domain;
   std::string site = siteOf(normalizeTitle(obs.title));
   return site.empty() ? std::string() : obs.app + "\nsite:" + site;
 }

@@ -7,50 +7,11 @@
 #include <stdexcept>
 #include <utility>
 
-#include "antidrift/text/normalize.h"
+#include "antidrift/drift/relevance.h"
 #include "store/json_fields.h"
 
 namespace antidrift::drift {
 namespace {
-
-/// Common English words that say nothing about what a commitment is about.
-const std::set<std::string>& stopWords() {
-  static const std::set<std::string> words = {
-      "about", "after", "again",   "also",   "because", "been",   "before", "being",   "both",
-      "could", "does",  "done",    "each",   "every",   "from",   "have",   "here",    "into",
-      "just",  "like",  "make",    "more",   "most",    "much",   "must",   "need",    "only",
-      "other", "over",  "same",    "should", "some",    "such",   "than",   "that",    "their",
-      "them",  "then",  "there",   "these",  "they",    "this",   "those",  "through", "under",
-      "until", "very",  "want",    "were",   "what",    "when",   "where",  "which",   "while",
-      "will",  "with",  "work",    "would",  "your",    "know",   "finish", "start",   "first",
-      "next",  "works", "working", "able",   "without", "within", "today",  "tomorrow"};
-  return words;
-}
-
-bool isWordByte(unsigned char c) {
-  return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-std::size_t utf8Length(const std::string& text) {
-  std::size_t chars = 0;
-  for (unsigned char c : text) chars += (c & 0xC0) != 0x80;
-  return chars;
-}
-
-void addWords(const std::string& text, std::set<std::string>& words) {
-  const std::string folded = text::foldCase(text);
-  std::size_t start = 0;
-  while (start < folded.size()) {
-    while (start < folded.size() && !isWordByte(static_cast<unsigned char>(folded[start]))) ++start;
-    std::size_t end = start;
-    while (end < folded.size() && isWordByte(static_cast<unsigned char>(folded[end]))) ++end;
-    if (end > start) {
-      std::string word = folded.substr(start, end - start);
-      if (utf8Length(word) >= 4 && stopWords().count(word) == 0) words.insert(std::move(word));
-    }
-    start = end;
-  }
-}
 
 bool shareWord(const std::set<std::string>& a, const std::set<std::string>& b) {
   const std::set<std::string>& small = a.size() <= b.size() ? a : b;
@@ -96,11 +57,15 @@ VerdictKeyView describeVerdictKey(const std::string& key) {
   }
   view.app = key.substr(0, newline);
   const std::string rest = key.substr(newline + 1);
-  const std::string sitePrefix = "site:";
-  if (rest.rfind(sitePrefix, 0) == 0) {
-    view.kind = "site";
-    view.label = rest.substr(sitePrefix.size());
-  } else {
+  // A site named by the title ("site:youtube") or by URL evidence ("domain:youtube.com").
+  for (const std::string prefix : {"site:", "domain:"}) {
+    if (rest.rfind(prefix, 0) == 0) {
+      view.kind = "site";
+      view.label = rest.substr(prefix.size());
+      return view;
+    }
+  }
+  {
     view.kind = "page";
     view.label = rest;
   }
@@ -108,10 +73,7 @@ VerdictKeyView describeVerdictKey(const std::string& key) {
 }
 
 std::set<std::string> memoryWords(const Commitment& commitment) {
-  std::set<std::string> words;
-  addWords(commitment.nextAction, words);
-  addWords(commitment.successCondition, words);
-  return words;
+  return distinctiveWords(commitment);
 }
 
 VerdictMemory::VerdictMemory(std::size_t maxEntries)

@@ -39,12 +39,21 @@ void Timeline::credit(std::int64_t untilMs) {
   last.endMs = untilMs;
 }
 
-void Timeline::record(std::int64_t atMs, const std::string& app, SpanStatus status) {
+namespace {
+
+/// The same app, status and heads-up: one span, not two.
+bool sameKind(const TimelineSpan& a, const TimelineSpan& b) {
+  return a.app == b.app && a.status == b.status && a.headsUp == b.headsUp;
+}
+
+}  // namespace
+
+void Timeline::record(std::int64_t atMs, const std::string& app, SpanStatus status, bool headsUp) {
   if (resumed_) {
     // The daemon was down since the last span ended: that time is no span.
     resumed_ = false;
     if (!spans_.empty() && atMs > spans_.back().endMs) {
-      spans_.push_back(TimelineSpan{atMs, atMs, app, status});
+      spans_.push_back(TimelineSpan{atMs, atMs, app, status, headsUp});
       bound();
       return;
     }
@@ -52,20 +61,18 @@ void Timeline::record(std::int64_t atMs, const std::string& app, SpanStatus stat
   if (!spans_.empty()) {
     credit(atMs);
     TimelineSpan& last = spans_.back();
-    if (last.app == app && last.status == status) return;
+    if (last.app == app && last.status == status && last.headsUp == headsUp) return;
     const std::int64_t start = last.endMs;
     if (last.startMs == last.endMs) {
       last.app = app;  // an empty span: nothing was in it, it becomes the new one
       last.status = status;
-      if (spans_.size() >= 2) {
-        const TimelineSpan& before = spans_[spans_.size() - 2];
-        if (before.app == app && before.status == status) spans_.pop_back();
-      }
+      last.headsUp = headsUp;
+      if (spans_.size() >= 2 && sameKind(spans_[spans_.size() - 2], last)) spans_.pop_back();
       return;
     }
-    spans_.push_back(TimelineSpan{start, start, app, status});
+    spans_.push_back(TimelineSpan{start, start, app, status, headsUp});
   } else {
-    spans_.push_back(TimelineSpan{atMs, atMs, app, status});
+    spans_.push_back(TimelineSpan{atMs, atMs, app, status, headsUp});
   }
   bound();
 }
@@ -91,17 +98,16 @@ void Timeline::bound() {
     if (second.endMs - second.startMs > first.endMs - first.startMs) {
       first.app = second.app;
       first.status = second.status;
+      first.headsUp = second.headsUp;
     }
     first.endMs = second.endMs;
     spans_.erase(spans_.begin() + static_cast<std::ptrdiff_t>(best) + 1);
     // The merged span may now match a neighbour (the open one too): one span, not two.
-    if (best + 1 < spans_.size() && spans_[best + 1].app == first.app &&
-        spans_[best + 1].status == first.status) {
+    if (best + 1 < spans_.size() && sameKind(spans_[best + 1], first)) {
       first.endMs = spans_[best + 1].endMs;
       spans_.erase(spans_.begin() + static_cast<std::ptrdiff_t>(best) + 1);
     }
-    if (best > 0 && spans_[best - 1].app == spans_[best].app &&
-        spans_[best - 1].status == spans_[best].status) {
+    if (best > 0 && sameKind(spans_[best - 1], spans_[best])) {
       spans_[best - 1].endMs = spans_[best].endMs;
       spans_.erase(spans_.begin() + static_cast<std::ptrdiff_t>(best));
     }

@@ -105,6 +105,10 @@ Labels parseLabels(std::istream& in, const std::string& name) {
       labels.set(app, title, Label::Off);
     } else if (label == "neutral") {
       labels.set(app, title, Label::Neutral);
+    } else if (Poco::trim(label).empty()) {
+      // What `antidriftd label` writes for the person to fill: never scored as if filled.
+      throw ReplayError(where + ": the label of (\"" + app + "\", \"" + title +
+                        "\") is empty: fill it with \"on\", \"off\" or \"neutral\"");
     } else {
       throw ReplayError(where + ": \"label\" must be \"on\", \"off\" or \"neutral\", got \"" +
                         label + "\"");

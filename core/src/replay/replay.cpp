@@ -1,5 +1,6 @@
 #include "antidrift/replay/replay.h"
 #include "antidrift/replay/label_score.h"
+#include "antidrift/replay/oracle.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -24,6 +25,7 @@
 
 #include "antidrift/ai/judge.h"
 #include "antidrift/ai/nudge.h"
+#include "antidrift/ai/redact.h"
 #include "antidrift/drift/engine.h"
 #include "antidrift/drift/rules.h"
 #include "antidrift/evidence/observation.h"
@@ -100,6 +102,8 @@ void sortActivity(Activity& activity) {
                    [](const WindowEvent& a, const WindowEvent& b) { return a.atMs < b.atMs; });
   std::sort(activity.away.begin(), activity.away.end(),
             [](const AwaySpan& a, const AwaySpan& b) { return a.startMs < b.startMs; });
+  std::stable_sort(activity.web.begin(), activity.web.end(),
+                   [](const WebEvent& a, const WebEvent& b) { return a.atMs < b.atMs; });
 }
 
 Object::Ptr parseRoot(const std::string& text, const std::string& name) {
@@ -111,6 +115,27 @@ Object::Ptr parseRoot(const std::string& text, const std::string& name) {
   } catch (const Poco::Exception& e) {
     throw ReplayError(name + " is not valid JSON: " + e.displayText());
   }
+}
+
+/// Event `i` of a "web.tab.current" bucket into `web`; an event without a string data.url
+/// says nothing and is skipped; a bad timestamp or duration is a ReplayError as for windows.
+void readWebEvent(const Poco::JSON::Array& events, std::size_t i, const std::string& where,
+                  std::vector<WebEvent>& web) {
+  const std::string at = where + " event " + std::to_string(i);
+  const Object::Ptr event = events.getObject(static_cast<unsigned>(i));
+  if (event.isNull()) throw ReplayError(at + " must be an object");
+  const Object::Ptr data = event->getObject("data");
+  if (data.isNull() || !data->has("url") || !data->get("url").isString()) return;
+  WebEvent entry;
+  entry.atMs = timeField(*event, "timestamp", at);
+  const auto duration = numberField(*event, "duration", at);
+  entry.durationMs = duration ? static_cast<std::int64_t>(*duration * 1000.0 + 0.5) : 0;
+  entry.title = stringField(*data, "title", at, false);
+  entry.incognito = data->has("incognito") && data->get("incognito").isBoolean() &&
+                    data->get("incognito").extract<bool>();
+  // Nothing of a private tab is kept but what the join needs (its title and time).
+  if (!entry.incognito) entry.url = data->get("url").extract<std::string>();
+  web.push_back(std::move(entry));
 }
 
 Activity parseExportObject(const Object& root, const std::string& name) {
@@ -127,9 +152,11 @@ Activity parseExportObject(const Object& root, const std::string& name) {
     const bool window = type == "currentwindow";
     const bool afk = type == "afkstatus";
     const bool web = type.rfind("web.", 0) == 0;
+    const bool webTab = type == "web.tab.current";  // aw-watcher-web (issue 16 item 4)
     for (std::size_t i = 0; i < events->size(); ++i) {
       if (web) {
         ++activity.webEvents;
+        if (webTab) readWebEvent(*events, i, where, activity.web);
         continue;
       }
       if (!window && !afk) continue;  // another watcher's bucket: nothing AntiDrift reads
@@ -306,17 +333,20 @@ namespace {
 class Session {
  public:
   Session(drift::Engine& engine, const ReplayOptions& options, const CommitmentRange& range,
-          const std::vector<AwaySpan>& away, ReplayReport& report)
+          const std::vector<AwaySpan>& away, const std::vector<WindowWeb>& web,
+          ReplayReport& report)
       : engine_(engine),
         options_(options),
         range_(range),
         away_(away),
+        web_(web),
         report_(report),
         stats_(options.settings.idleAfterSecs * 1000),
         heartbeatMs_(std::max<std::int64_t>(1, options.settings.heartbeatSecs) * 1000),
         staleAfterMs_(3 * heartbeatMs_),
-        advisors_(options.backend ? drift::Engine::Advisors::JudgeAndNudge
-                                  : drift::Engine::Advisors::None) {
+        advisors_(options.backend || options.oracle ? drift::Engine::Advisors::JudgeAndNudge
+                                                    : drift::Engine::Advisors::None) {
+    if (options.oracle) redactor_.emplace(options.settings.redactPatterns);
     engine_.reset();
     commitment_.nextAction = range.nextAction;
     commitment_.successCondition = range.successCondition;
@@ -351,10 +381,12 @@ class Session {
                        0});
         traceEvent_ = report_.trace.events.size() - 1;
       }
-      see(event, startMs, true);
+      static const WindowWeb kNoWeb;
+      const WindowWeb& web = web_.empty() ? kNoWeb : web_[i];
+      see(event, web, startMs, true);
       for (std::int64_t at = startMs + heartbeatMs_; at < untilMs; at += heartbeatMs_) {
         advanceTo(at);
-        see(event, at, false);
+        see(event, web, at, false);
       }
       endMs = std::max(endMs, std::max(untilMs, startMs));
     }
@@ -366,19 +398,25 @@ class Session {
 
  private:
   /// The Controller's entry steps for a recorded window (normaliseApp,
-  /// sanitizeTitle, a private window's title dropped), computed once per
-  /// distinct app and title of the replay (a day revisits the same windows).
-  const Observation& prepared(const WindowEvent& event) {
+  /// sanitizeTitle, a private window's title and site dropped), computed once per
+  /// distinct app, title and joined site of the replay (a day revisits the same windows).
+  const Observation& prepared(const WindowEvent& event, const WindowWeb& web) {
     std::string raw = event.app;
     raw += '\n';
     raw += event.title;
+    raw += '\n';
+    raw += web.privateWindow ? std::string("\x01") : web.domain;
     auto found = prepared_.find(raw);
     if (found == prepared_.end()) {
       Observation obs;
       obs.app = normaliseApp(event.app);
       obs.title = sanitizeTitle(event.title);
-      if (drift::isPrivateWindow(obs.app, obs.title))
+      obs.privateWindow = web.privateWindow || drift::isPrivateWindow(obs.app, obs.title);
+      if (obs.privateWindow) {
         obs.title = std::string(drift::kPrivateWindowTitle);
+      } else {
+        obs.domain = web.domain;
+      }
       obs.source = "replay";
       found = prepared_.emplace(std::move(raw), std::move(obs)).first;
     }
@@ -391,9 +429,13 @@ class Session {
     visitDrifted_ = false;
   }
 
-  void see(const WindowEvent& event, std::int64_t atMs, bool isNewEvent) {
+  void see(const WindowEvent& event, const WindowWeb& web, std::int64_t atMs, bool isNewEvent) {
     ++report_.observations;
-    if (isNewEvent || !current_) current_ = prepared(event);
+    if (isNewEvent || !current_) {
+      current_ = prepared(event, web);
+      currentEvent_ = &event;
+      if (redactor_) shownAs_[redactor_->apply(current_->title)] = &event;
+    }
     current_->atMs = atMs;
     evidenceOk_ = true;
     lastObservationMs_ = atMs;
@@ -422,7 +464,16 @@ class Session {
                                               engine_.view().reason});
     }
     const std::int64_t timeoutMs = options_.settings.aiTimeoutSecs * 1000;
-    if (decision.judge && options_.backend) {
+    if (decision.judge && options_.oracle) {
+      // The request is about the window in front at its launch, and the replay answers at that
+      // very instant: the key's subject is the raw event in front.
+      ++report_.judgeCalls;
+      const WindowEvent none;
+      const WindowEvent& subject = currentEvent_ ? *currentEvent_ : none;
+      const ai::Verdict verdict = oracleVerdict(*options_.oracle, subject.app, subject.title);
+      drift::Decision applied = engine_.applyVerdict(decision.judge->key, verdict, {}, atMs);
+      apply(applied, atMs);
+    } else if (decision.judge && options_.backend) {
       ++report_.judgeCalls;
       ai::Expected<ai::Verdict> result =
           ai::judge(*options_.backend, decision.judge->input, timeoutMs);
@@ -439,7 +490,19 @@ class Session {
       drift::Decision applied = engine_.applyVerdict(decision.judge->key, verdict, failure, atMs);
       apply(applied, atMs);
     }
-    if (decision.nudge && options_.backend) {
+    if (decision.nudge && options_.oracle) {
+      ++report_.nudgeCalls;
+      std::vector<OracleWindow> recent;
+      for (const std::string& title : decision.nudge->input.recentTitles) {
+        const auto found = shownAs_.find(title);
+        if (found == shownAs_.end()) {
+          recent.push_back(OracleWindow{{}, {}, title});  // matched to no window: unlabelled
+        } else {
+          recent.push_back(OracleWindow{found->second->app, found->second->title, title});
+        }
+      }
+      (void)engine_.applyNudge(oracleNudge(*options_.oracle, recent));
+    } else if (decision.nudge && options_.backend) {
       ++report_.nudgeCalls;
       ai::Expected<std::string> result =
           ai::nudge(*options_.backend, decision.nudge->input, timeoutMs);
@@ -447,7 +510,7 @@ class Session {
     }
     if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;
     timeline_.record(atMs, current_ ? current_->app : std::string(),
-                     drift::spanStatusOf(engine_.view(), away()));
+                     drift::spanStatusOf(engine_.view(), away()), !engine_.view().nudge.empty());
     if (options_.keepTrace) {
       if (decision.episodeStarted && traceEvent_) {
         ++report_.trace.events[*traceEvent_].bannerStarts;
@@ -574,6 +637,7 @@ class Session {
   const ReplayOptions& options_;
   const CommitmentRange& range_;
   const std::vector<AwaySpan>& away_;
+  const std::vector<WindowWeb>& web_;  ///< per window event: its joined site (issue 16 item 4)
   ReplayReport& report_;
   Commitment commitment_;
   StatsAccumulator stats_;
@@ -583,6 +647,11 @@ class Session {
   const drift::Engine::Advisors advisors_;
 
   std::optional<Observation> current_;
+  const WindowEvent* currentEvent_ = nullptr;  ///< the recorded event in front (the oracle's key)
+  std::optional<ai::Redactor> redactor_;       ///< with the oracle: the engine's redaction
+  /// With the oracle: a title as the Nudger is shown it (sanitised, redacted) → the recorded
+  /// event that last showed it.
+  std::unordered_map<std::string, const WindowEvent*> shownAs_;
   std::unordered_map<std::string, Observation> prepared_;  ///< raw app + '\n' + title → entry
   std::int64_t clockMs_ = 0;
   std::int64_t lastObservationMs_ = 0;
@@ -610,6 +679,7 @@ ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
   drift::VerdictMemory memory(
       static_cast<std::size_t>(std::max<std::int64_t>(1, options.settings.driftMemoryMaxEntries)));
   if (options.settings.driftMemory) engine.setMemory(&memory);
+  const std::vector<WindowWeb> web = joinWebEvents(activity, options.settings);
   const std::vector<WindowEvent>& windows = activity.windows;
   std::size_t first = 0;
   for (const CommitmentRange& range : options.commitments) {
@@ -617,7 +687,7 @@ ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
     std::size_t last = first;
     while (last < windows.size() && windows[last].atMs < range.toMs) ++last;
     if (last > first) {
-      Session(engine, options, range, activity.away, report).run(windows, first, last);
+      Session(engine, options, range, activity.away, web, report).run(windows, first, last);
     }
     first = last;
   }
@@ -728,6 +798,7 @@ std::string reportJson(const ReplayReport& report, const ReplayReport* baseline,
     entry->set("end_ms", span.endMs);
     entry->set("app", span.app);
     entry->set("status", std::string(toString(span.status)));
+    entry->set("heads_up", span.headsUp);
     timeline->add(entry);
   }
   root->set("timeline", timeline);
@@ -779,7 +850,8 @@ std::string reportText(const ReplayReport& report, const ReplayReport* baseline)
   for (const TimelineSpan& span : report.timeline) {
     if (span.endMs - span.startMs < 60'000) continue;  // the strip's resolution: minutes
     out << "  " << utc(span.startMs) << "–" << utc(span.endMs, "%H:%M") << "  "
-        << toString(span.status) << "  " << (span.app.empty() ? "-" : span.app) << "\n";
+        << toString(span.status) << (span.headsUp ? " (heads-up)" : "") << "  "
+        << (span.app.empty() ? "-" : span.app) << "\n";
   }
   return out.str();
 }

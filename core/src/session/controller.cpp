@@ -8,6 +8,8 @@
 #include <Poco/Timezone.h>
 #include <Poco/UUIDGenerator.h>
 
+#include "antidrift/evidence/web_join.h"
+
 namespace antidrift {
 namespace {
 
@@ -778,9 +780,14 @@ void Controller::recordWindow(Observation raw) {
   Observation obs;
   obs.app = normaliseApp(raw.app);
   obs.title = sanitizeTitle(raw.title);
-  // A private window's title is never stored, shown, logged or sent.
-  if (drift::isPrivateWindow(obs.app, obs.title))
+  // A private window's title is never stored, shown, logged or sent, nor the
+  // site of its page (issue 16 item 4: an incognito tab marks it private).
+  obs.privateWindow = raw.privateWindow || drift::isPrivateWindow(obs.app, obs.title);
+  if (obs.privateWindow) {
     obs.title = std::string(drift::kPrivateWindowTitle);
+  } else {
+    obs.domain = sanitizeText(raw.domain, kMaxDomainBytes);
+  }
   obs.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
   // A watcher's own timestamp is kept only when plausible: not in the future
   // and not older than three heartbeats (a late delivery); else receipt time.
@@ -794,7 +801,8 @@ void Controller::recordWindow(Observation raw) {
     obs.atMs = std::max(obs.atMs, commitment_->startedAtMs);
   }
 
-  const bool windowChanged = !current_ || current_->app != obs.app || current_->title != obs.title;
+  const bool windowChanged = !current_ || current_->app != obs.app ||
+                             current_->title != obs.title || current_->domain != obs.domain;
   const Health before = healthLocked();
   const drift::DriftView driftBefore = drift_.view();
   current_ = obs;
@@ -813,7 +821,7 @@ void Controller::recordWindow(Observation raw) {
   const bool driftChanged =
       driftBefore.status != driftAfter.status || driftBefore.reason != driftAfter.reason ||
       driftBefore.nudge != driftAfter.nudge || driftBefore.app != driftAfter.app ||
-      driftBefore.blocked != driftAfter.blocked;
+      driftBefore.blocked != driftAfter.blocked || driftBefore.judgeAtMs != driftAfter.judgeAtMs;
   const bool visible = windowChanged || before != Health::Ok || driftChanged;
   // While active, stats move: every change is persisted write-behind, and
   // heartbeats of the same window at most every kHeartbeatPersistMs.
@@ -940,6 +948,7 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
                              result ? result->error().message : std::string(kAsyncWorkFailed));
           }
           if (runtime_ != RuntimeState::Active || !drift_.applyNudge(message)) return std::nullopt;
+          trackTimelineLocked(sessionNowLocked());  // the heads-up starts or ends a span
           return changedLocked(Persist::No);
         },
         notify);
@@ -951,7 +960,7 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
 void Controller::trackTimelineLocked(std::int64_t atMs) {
   if (runtime_ != RuntimeState::Active) return;
   timeline_.record(atMs, current_ ? current_->app : std::string(),
-                   drift::spanStatusOf(drift_.view(), away_));
+                   drift::spanStatusOf(drift_.view(), away_), !drift_.view().nudge.empty());
 }
 
 ActionResult Controller::refocus() {
@@ -1080,7 +1089,7 @@ State Controller::stateLocked() const {
   if (runtime_ == RuntimeState::Active) {
     const drift::DriftView& view = drift_.view();
     state.drift = DriftView{std::string(drift::toString(view.status)), view.reason, view.nudge,
-                            view.app, view.blocked};
+                            view.app, view.blocked, view.judgeAtMs};
   }
   state.stats = stats_.stats();
   if (runtime_ == RuntimeState::Review) state.timeline = timeline_.spans();

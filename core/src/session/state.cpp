@@ -89,6 +89,7 @@ Poco::JSON::Array::Ptr timelineJson(const std::vector<TimelineSpan>& spans) {
     item->set("end", span.endMs);
     item->set("app", span.app);
     item->set("status", std::string(toString(span.status)));
+    item->set("heads_up", span.headsUp);
     array->add(item);
   }
   return array;
@@ -133,6 +134,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     current->set("app", state.evidence.current->app);
     current->set("title", state.evidence.current->title);
     current->set("at", state.evidence.current->atMs);
+    current->set("domain", state.evidence.current->domain);
     evidence->set("current", current);
   }
   json->set("evidence", evidence);
@@ -144,6 +146,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     drift->set("nudge", state.drift.nudge);
     drift->set("app", state.drift.app);
     drift->set("blocked", state.drift.blocked);
+    if (state.drift.judgeAtMs > 0) drift->set("judge_at", state.drift.judgeAtMs);
     json->set("drift", drift);
   }
   if (state.runtime == RuntimeState::Planning) {

@@ -152,6 +152,7 @@ Poco::JSON::Object timelineToJson(const std::vector<TimelineSpan>& spans,
     item.set("end", Poco::Int64(span.endMs));
     item.set("app", validUtf8(span.app));
     item.set("status", std::string(toString(span.status)));
+    item.set("heads_up", span.headsUp);
     array.add(item);
   }
   object.set("spans", array);
@@ -183,6 +184,14 @@ void timelineFromJson(const Poco::JSON::Object& object, Snapshot& snapshot) {
                                "\"");
     }
     span.status = *parsed;
+    // Issue 16 item 1; a snapshot written before it has none: no heads-up.
+    if (item->has("heads_up")) {
+      const Poco::Dynamic::Var headsUp = item->get("heads_up");
+      if (!headsUp.isBoolean()) {
+        throw std::runtime_error("field \"" + where + "heads_up\" must be a boolean");
+      }
+      span.headsUp = headsUp.convert<bool>();
+    }
     snapshot.timeline.push_back(std::move(span));
   }
   const Poco::JSON::Object::Ptr split = requireObject(object, "split", context);

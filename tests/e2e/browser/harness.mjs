@@ -136,7 +136,7 @@ export async function startDaemon(extraSettings = {}, { configFile } = {}) {
     return result;
   }
 
-  return { baseUrl, storeDir, token, post, getJson, resetToLocked, stop, output: () => output };
+  return { baseUrl, storeDir, token, pid: child.pid, post, getJson, resetToLocked, stop, output: () => output };
 }
 
 /** The real chromium, headless, with a fresh profile. Returns {context, close()}. */

@@ -66,9 +66,44 @@ TEST(StatusText, I3blocksGetsFullTextShortTextAndColour) {
             "no focus session\nlocked\n#aaaaaa\n");
 }
 
-TEST(StatusText, PolybarColoursTheTextAndEscapesPercent) {
+TEST(StatusText, PolybarColoursTheTextAndNoPercentInItCanFormATag) {
   EXPECT_EQ(barOutput(*activeState("Cut 50% of it"), BarFormat::Polybar),
-            "%{F#ff5555}15:00 Cut 50%% of it%{F-}\n");
+            "%{F#ff5555}15:00 Cut 50%\xe2\x80\x8b of it%{F-}\n");
+  // A tag in the text, "%%" (a tag opener where %% is not an escape), and a
+  // '%' at the end that would join the closing %{F-}.
+  const std::string line =
+      barOutput(*activeState("a %{F#fff}b %%{A1:x:} 100%"), BarFormat::Polybar);
+  const std::string text = line.substr(11, line.size() - 11 - 6);
+  EXPECT_EQ(text.find("%{"), std::string::npos) << text;
+  EXPECT_EQ(text.find("%%"), std::string::npos) << text;
+  EXPECT_EQ(line.substr(line.size() - 6), "%{F-}\n");
+  EXPECT_EQ(polybarEscape("100%"), "100%\xe2\x80\x8b");
+}
+
+TEST(StatusText, WaybarTextAndTooltipArePangoEscaped) {
+  auto state = activeState("Tom & Jerry <3");
+  state->getObject("evidence")->getObject("current")->set("title", "<b>bold</b> & 'q' \"d\"");
+  const auto bar = parse(barOutput(*state, BarFormat::Waybar));
+  EXPECT_EQ(bar->getValue<std::string>("text"), "15:00 Tom &amp; Jerry &lt;3");
+  EXPECT_THAT(bar->getValue<std::string>("tooltip"),
+              HasSubstr("steam — &lt;b&gt;bold&lt;/b&gt; &amp; &apos;q&apos; &quot;d&quot;"));
+  EXPECT_EQ(barLine(*state, BarFormat::Waybar), barOutput(*state, BarFormat::Waybar));
+}
+
+TEST(StatusText, TheI3blocksStreamLineIsOneLineOfEscapedPangoWithTheColour) {
+  EXPECT_EQ(barLine(*activeState("A & <b>"), BarFormat::I3blocks),
+            "<span foreground=\"#ff5555\">15:00 A &amp; &lt;b&gt;</span>\n");
+  EXPECT_EQ(offlineBarLine(BarFormat::I3blocks),
+            "<span foreground=\"#aaaaaa\">AntiDrift off</span>\n");
+  EXPECT_EQ(barLine(*activeState(), BarFormat::Polybar),
+            barOutput(*activeState(), BarFormat::Polybar));
+}
+
+TEST(StatusText, ANewlineInTheTextCannotSplitTheBarsLine) {
+  EXPECT_EQ(barLine(*parse(R"({"runtime":"active","commitment":{"next_action":"one\ntwo",
+      "timebox_secs":60,"remaining_secs":30},"drift":{"status":"ontask"}})"),
+                    BarFormat::Polybar),
+            "%{F#50fa7b}00:30 one two%{F-}\n");
 }
 
 TEST(StatusText, LongNextActionsAreCutOnACharacterBoundary) {

@@ -50,7 +50,7 @@ class EngineTest : public ::testing::Test {
   /// The engine sees `app` / `title` at the current virtual time.
   Decision see(const std::string& app, const std::string& title,
                Engine::Advisors advisors = Engine::Advisors::JudgeAndNudge) {
-    const Observation obs{utc_, normaliseApp(app), sanitizeTitle(title), "test"};
+    const Observation obs{utc_, normaliseApp(app), sanitizeTitle(title), "test", ""};
     return engine().observe(obs, commitment_, mono_, advisors);
   }
 
@@ -201,9 +201,9 @@ TEST_F(EngineTest, ASiteScopedVerdictCoversEveryPageOfThatSite) {
 }
 
 TEST_F(EngineTest, APageScopedVerdictCoversThatPageOnly) {
-  // One GitHub page is not all of GitHub.
-  judge("firefox", "TylerBarnes/gatsby-plugin-transition-link · GitHub",
-        verdict(true, "The plugin."));
+  // One GitHub page is not all of GitHub. (A page that shares the
+  // commitment's words would be on task without the judge: relevance.h.)
+  judge("firefox", "reach/router · GitHub", verdict(true, "The router the site uses."));
   const Decision other = see("firefox", "torvalds/linux · GitHub");
   EXPECT_TRUE(other.judge);
   EXPECT_EQ(engine().view().status, DriftStatus::Judging);
@@ -475,6 +475,56 @@ TEST_F(EngineTest, LeavingTheAllowedAppsEndsTheStretchAndClearsTheAdvisory) {
   EXPECT_GT(engine().nudgeEpoch().current(), afterSlack) << "a blocked app ends the stretch too";
 }
 
+TEST_F(EngineTest, TheAdvisoryComesBackWithTheTitlesItWasAbout) {
+  // Issue 16 item 2: back in the editor on the other project, the heads-up
+  // shows again at once; it was hidden while the browser was in front.
+  (void)see("Code - Insiders", "index.js - shop-site");
+  ASSERT_TRUE(see("Code - Insiders", "cart.js - shop-site").nudge);
+  ASSERT_TRUE(engine().applyNudge(std::string("The editor is on another project")));
+  (void)see("Slack", "general");
+  ASSERT_EQ(engine().view().nudge, "");
+  const Decision back = see("Code - Insiders", "cart.js - shop-site");
+  EXPECT_TRUE(back.changed);
+  EXPECT_FALSE(back.nudge) << "no call: the advice is about this title";
+  EXPECT_EQ(engine().view().nudge, "The editor is on another project");
+}
+
+TEST_F(EngineTest, TheAdvisoryDoesNotComeBackOnOtherTitles) {
+  (void)see("Code - Insiders", "index.js - shop-site");
+  ASSERT_TRUE(see("Code - Insiders", "cart.js - shop-site").nudge);
+  ASSERT_TRUE(engine().applyNudge(std::string("The editor is on another project")));
+  (void)see("Slack", "general");
+  (void)see("Code - Insiders", "navbar.js - chango.dev");
+  EXPECT_EQ(engine().view().nudge, "");
+  (void)engine().applyNudge(std::string());  // on track: the advice is forgotten
+  (void)see("Slack", "general");
+  (void)see("Code - Insiders", "cart.js - shop-site");
+  EXPECT_EQ(engine().view().nudge, "");
+}
+
+TEST_F(EngineTest, TheNudgeChecksAgainOnlyWhenANewTitleCame) {
+  (void)see("Code - Insiders", "index.js");
+  ASSERT_TRUE(see("Code - Insiders", "layout.css").nudge);
+  advance(301'000);
+  EXPECT_FALSE(see("Code - Insiders", "layout.css").nudge) << "a heartbeat of the same title";
+  EXPECT_TRUE(see("Code - Insiders", "footer.css").nudge);
+}
+
+TEST_F(EngineTest, AWindowWaitingForTheJudgeSaysWhenItWillBeJudged) {
+  settings_.judgeDebounceSecs = 10;
+  const Decision first = see("Slack", "general");
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+  EXPECT_EQ(engine().view().judgeAtMs, utc_ + 10'000);
+  EXPECT_TRUE(first.changed);
+  advance(4'000);
+  const Decision heartbeat = see("Slack", "general");
+  EXPECT_EQ(engine().view().judgeAtMs, utc_ + 6'000);
+  EXPECT_FALSE(heartbeat.changed) << "the same instant, seen again";
+  advance(6'000);
+  ASSERT_TRUE(see("Slack", "general").judge);
+  EXPECT_EQ(engine().view().judgeAtMs, 0) << "asked now";
+}
+
 TEST_F(EngineTest, AnAdvisoryIsNotShownWhileNotOnTask) {
   (void)see("Slack", "general");
   EXPECT_FALSE(engine().applyNudge(std::string("The titles drifted to CSS")));
@@ -559,6 +609,79 @@ TEST_F(EngineTest, ResetForgetsTheSessionAndAdvancesBothEpochs) {
   EXPECT_GT(engine().nudgeEpoch().current(), nudgeBefore);
   EXPECT_EQ(engine().view().status, DriftStatus::Inactive);
   EXPECT_TRUE(see("Slack", "general").judge) << "the cache is gone";
+}
+
+// ---- The local tier (issue 16 item 3) ------------------------------------------------------
+
+class LocalTierTest : public EngineTest {
+ protected:
+  LocalTierTest() {
+    settings_.judgeDebounceSecs = 12;
+    settings_.distractionSites = {DistractionSite{"video", {"youtube.com"}, {"YouTube"}},
+                                  DistractionSite{"social", {"facebook.com"}, {"Facebook"}}};
+  }
+};
+
+TEST_F(LocalTierTest, AKnownDistractionIsDriftAtOnceWithTheAIOff) {
+  const Decision decision = see("firefox", "Late night show highlights - YouTube — Mozilla Firefox",
+                                Engine::Advisors::None);
+  EXPECT_TRUE(decision.episodeStarted);
+  EXPECT_FALSE(decision.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "YouTube is a known distraction (video)");
+  EXPECT_FALSE(engine().view().blocked) << "This is on task may override it";
+}
+
+TEST_F(LocalTierTest, AKnownDistractionNeedsNoJudgeWithTheAIOnAndNoDebounce) {
+  const Decision decision = see("firefox", "(3) Facebook — Mozilla Firefox");
+  EXPECT_FALSE(decision.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_FALSE(engine().nextDueMono()) << "nothing waits for a judge";
+}
+
+TEST_F(LocalTierTest, AVideoAboutTheVeryTechniqueIsOnTask) {
+  const Decision decision =
+      see("firefox", "Page Transitions in Gatsby, step by step - YouTube — Mozilla Firefox",
+          Engine::Advisors::None);
+  EXPECT_FALSE(decision.episodeStarted);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  EXPECT_THAT(engine().view().reason, HasSubstr("transition"));
+}
+
+TEST_F(LocalTierTest, ARelevantPageOfAnUnknownSiteIsOnTaskWithoutACall) {
+  const Decision decision =
+      see("firefox", "Gatsby page transitions with Framer Motion | Some Blog — Mozilla Firefox");
+  EXPECT_FALSE(decision.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  EXPECT_FALSE(engine().nextDueMono());
+}
+
+TEST_F(LocalTierTest, AnUnknownPageThatSharesLittleStillWaitsForTheJudge) {
+  const Decision decision = see("firefox", "Gatsby meetup photos | Some Blog — Mozilla Firefox");
+  EXPECT_FALSE(decision.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+  EXPECT_TRUE(engine().nextDueMono());
+}
+
+TEST_F(LocalTierTest, ThisIsOnTaskOverridesAKnownDistraction) {
+  (void)see("firefox", "Conference talk recording - YouTube — Mozilla Firefox");
+  ASSERT_EQ(engine().view().status, DriftStatus::Drifting);
+  Decision decision;
+  ASSERT_TRUE(engine().markOnTask(commitment_, utc_, decision));
+  advance(10'000);
+  (void)see("firefox", "Conference talk recording - YouTube — Mozilla Firefox");
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  (void)see("firefox", "Another clip - YouTube — Mozilla Firefox");
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting) << "only that page was marked";
+}
+
+TEST_F(LocalTierTest, NoCategoriesNoDistraction) {
+  settings_.distractionCategories = {"news"};
+  const Decision decision = see("firefox", "Late night show highlights - YouTube — Mozilla Firefox",
+                                Engine::Advisors::None);
+  EXPECT_FALSE(decision.episodeStarted);
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_THAT(engine().view().reason, HasSubstr("AI is off"));
 }
 
 }  // namespace

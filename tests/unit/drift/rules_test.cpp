@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 using ::testing::Optional;
 
 Observation window(const std::string& rawApp, const std::string& title) {
-  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test"};
+  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test", ""};
 }
 
 TEST(Rules, AnOrdinaryWindowIsNormalAndNotBlocked) {
@@ -158,7 +158,7 @@ TEST(Rules, TitleSensitiveAppsDefaultToBrowsers) {
         "tor browser", "firefox developer edition", "firefoxdeveloperedition"}) {
     EXPECT_TRUE(rules.isTitleSensitive(browser)) << browser;
   }
-  // The class ActivityWatch reports for Firefox Developer Edition (../shared/data).
+  // The class ActivityWatch reports for Firefox Developer Edition (the real export, TECH-NOTES §9).
   EXPECT_TRUE(rules.isTitleSensitive(normaliseApp("Firefox Developer Edition")));
   EXPECT_FALSE(rules.isTitleSensitive("code"));
   EXPECT_FALSE(rules.isTitleSensitive("unknown"));

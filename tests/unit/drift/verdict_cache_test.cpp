@@ -8,7 +8,7 @@ namespace antidrift::drift {
 namespace {
 
 Observation window(const std::string& rawApp, const std::string& title) {
-  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test"};
+  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test", ""};
 }
 
 TEST(SiteVerdictKey, IsTheAppAndTheSiteTheTitleNames) {
@@ -24,6 +24,16 @@ TEST(SiteVerdictKey, IsTheAppAndTheSiteTheTitleNames) {
             verdictKey(rules, window("firefox", "YouTube")));
   EXPECT_EQ(siteVerdictKey(rules, window("Code", "index.js - chango.dev")), "");  // not a browser
   EXPECT_EQ(siteVerdictKey(rules, window("firefox", "")), "");
+}
+
+TEST(SiteVerdictKey, IsTheDomainWhenURLEvidenceGaveIt) {
+  // Issue 16 item 4: the domain names the site exactly, whatever the title says.
+  const Rules rules{Settings{}};
+  Observation obs = window("firefox", "Some clip - YouTube — Mozilla Firefox");
+  obs.domain = "m.youtube.com";
+  EXPECT_EQ(siteVerdictKey(rules, obs), "firefox\ndomain:m.youtube.com");
+  obs.app = "code";  // not a browser: no site scope at all
+  EXPECT_EQ(siteVerdictKey(rules, obs), "");
 }
 
 TEST(VerdictKey, IsTheAppForAnAppThatIsNotTitleSensitive) {

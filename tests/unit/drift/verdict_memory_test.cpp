@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "antidrift/drift/engine.h"
+#include "antidrift/drift/relevance.h"
 #include "antidrift/drift/title_normalizer.h"
 
 namespace antidrift::drift {
@@ -211,15 +212,19 @@ TEST(VerdictMemoryTest, KeysAreDescribedAsAppPageOrSite) {
   const VerdictKeyView site = describeVerdictKey("firefox\nsite:youtube.com");
   EXPECT_EQ(site.kind, "site");
   EXPECT_EQ(site.label, "youtube.com");
+  const VerdictKeyView domain = describeVerdictKey("firefox\ndomain:m.youtube.com");
+  EXPECT_EQ(domain.kind, "site");
+  EXPECT_EQ(domain.label, "m.youtube.com");
 }
 
-TEST(VerdictMemoryTest, MemoryWordsAreTheCommitmentsLongerWordsWithoutStopWords) {
+TEST(VerdictMemoryTest, MemoryWordsAreTheCommitmentsDistinctiveWords) {
   Commitment commitment;
-  commitment.nextAction = "Add page Transitions to the chango.dev Gatsby site";
+  commitment.nextAction = "Add page transitions to the chango.dev Gatsby site";
   commitment.successCondition = "Transitions work between blog pages";
-  EXPECT_EQ(memoryWords(commitment),
-            (std::set<std::string>{"between", "blog", "chango", "gatsby", "page", "pages", "site",
-                                   "transitions"}));
+  const std::set<std::string> words = memoryWords(commitment);
+  EXPECT_EQ(words, distinctiveWords(commitment));
+  EXPECT_EQ(words.count("gatsby"), 1u);
+  EXPECT_EQ(words.count("the"), 0u);
 }
 
 // ---- The engine with a memory ------------------------------------------------------------------
@@ -292,7 +297,7 @@ TEST_F(EngineMemoryTest, ACommitmentWithoutASharedWordAsksTheJudgeAgain) {
 
 TEST_F(EngineMemoryTest, ThisIsOnTaskIsRememberedAndWinsOverTheJudge) {
   newEngine();
-  const Decision first = see("firefox", "Barba JS Page Transitions - YouTube — Mozilla Firefox");
+  const Decision first = see("firefox", "Tailwind tips - Dev Blog — Mozilla Firefox");
   (void)engine_->applyVerdict(first.judge->key, ai::Verdict{false, "A video."}, "", utc_);
   ASSERT_EQ(engine_->view().status, DriftStatus::Drifting);
   Decision marked;
@@ -300,7 +305,7 @@ TEST_F(EngineMemoryTest, ThisIsOnTaskIsRememberedAndWinsOverTheJudge) {
   commitment_.allowedTitles.clear();  // the next session's commitment starts without it
 
   newEngine();
-  const Decision again = see("firefox", "Barba JS Page Transitions - YouTube — Mozilla Firefox");
+  const Decision again = see("firefox", "Tailwind tips - Dev Blog — Mozilla Firefox");
   EXPECT_FALSE(again.judge);
   EXPECT_EQ(engine_->view().status, DriftStatus::OnTask);
   EXPECT_EQ(engine_->view().reason, "remembered: you said this is on task");

@@ -5,8 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <Poco/DateTimeParser.h>
-#include <Poco/JSON/Parser.h>
+#include "support/aw_export.h"
 
 namespace antidrift {
 namespace {
@@ -15,7 +14,7 @@ using ::testing::ElementsAre;
 using ::testing::Pair;
 
 Observation at(std::int64_t ms, const std::string& app) {
-  return Observation{ms, app, "", "test"};
+  return Observation{ms, app, "", "test", ""};
 }
 
 TEST(StatsAccumulator, CreditsGapsToTheEarlierAppAndCountsSwitches) {
@@ -124,26 +123,13 @@ TEST(StatsAccumulator, SettlingWhileAwayCountsAwayTime) {
   EXPECT_EQ(stats.stats().bucketsMs.at("a"), 4'000);
 }
 
-// Replays the real ActivityWatch export (../shared/data) and checks that the
-// accumulator's total equals an independent sum of the same capped gaps.
-TEST(StatsAccumulator, ReplayOfRealActivityWatchDataAddsUp) {
-  std::ifstream file(ANTIDRIFT_SHARED_DATA "/aw-window-export-linux.json");
-  ASSERT_TRUE(file) << "missing " << ANTIDRIFT_SHARED_DATA;
-  Poco::JSON::Parser parser;
-  const auto root = parser.parse(file).extract<Poco::JSON::Object::Ptr>();
-  const auto buckets = root->getObject("buckets");
-  const auto bucket = buckets->getObject(*buckets->getNames().begin());
-  const auto events = bucket->getArray("events");
-  ASSERT_EQ(events->size(), 3512u);
+// Replays the window events of an export (oldest first) and checks that the
+// accumulator's total equals an independent sum of the same capped gaps, and
+// that the given apps got time.
+void expectReplayAddsUp(const std::vector<test::WindowEvent>& events,
+                        const std::vector<std::string>& appsWithTime) {
   std::vector<Observation> observations;
-  for (std::size_t i = events->size(); i-- > 0;) {  // newest first in the file
-    const auto event = events->getObject(static_cast<unsigned>(i));
-    int tz = 0;
-    const auto when = Poco::DateTimeParser::parse(event->getValue<std::string>("timestamp"), tz);
-    const auto data = event->getObject("data");
-    observations.push_back(at(when.timestamp().epochMicroseconds() / 1000 - tz * 1000LL,
-                              normaliseApp(data->getValue<std::string>("app"))));
-  }
+  for (const auto& event : events) observations.push_back(at(event.atMs, normaliseApp(event.app)));
   const std::int64_t cap = 180'000;
   StatsAccumulator stats(cap);
   std::int64_t expectedMs = 0;
@@ -163,8 +149,27 @@ TEST(StatsAccumulator, ReplayOfRealActivityWatchDataAddsUp) {
   for (const auto& [app, ms] : stats.stats().bucketsMs) totalMs += ms;
   EXPECT_EQ(totalMs, expectedMs);
   EXPECT_EQ(stats.stats().switches, expectedSwitches);
-  EXPECT_GT(stats.stats().bucketsMs.at("code - insiders"), 0);
-  EXPECT_GT(stats.stats().bucketsMs.at("firefox developer edition"), 0);
+  EXPECT_GT(expectedSwitches, 0);
+  for (const std::string& app : appsWithTime) {
+    ASSERT_EQ(stats.stats().bucketsMs.count(app), 1u) << app;
+    EXPECT_GT(stats.stats().bucketsMs.at(app), 0) << app;
+  }
+}
+
+// The real ActivityWatch export (../shared/data, read by path).
+TEST(StatsAccumulator, ReplayOfRealActivityWatchDataAddsUp) {
+  ANTIDRIFT_SKIP_WITHOUT_REAL_EXPORT();
+  const auto events = test::loadWindowEvents(test::realExportPath());
+  ASSERT_EQ(events.size(), 3512u);
+  expectReplayAddsUp(events, {"code - insiders", "firefox developer edition"});
+}
+
+// The repository's own export (tests/data/README.md): zero-duration flickers,
+// "unknown" windows and a gap of six minutes (over the cap) included.
+TEST(StatsAccumulator, ReplayOfTheSmallExportAddsUp) {
+  const auto events = test::loadWindowEvents(test::smallExportPath());
+  ASSERT_EQ(events.size(), 61u);
+  expectReplayAddsUp(events, {"code", "firefox", "kitty", "zoom", "libreoffice-writer"});
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "server/request_guard.h"
 
+#include <string>
+#include <vector>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -137,6 +140,80 @@ TEST(RequestGuardMutating, WrongContentTypeIs415AfterTheTokenCheck) {
   EXPECT_EQ(guard.checkMutating(headers)->status, 401);
 }
 
+TEST(RequestGuardMutating, TheTokenMayComeAsAnAuthorizationBearer) {
+  // Issue 16 item 4: ActivityWatch's opt-in API key header carries the same token.
+  const RequestGuard guard(kToken);
+  RequestHeaders headers = validPost();
+  headers.token.reset();
+  headers.authorization = "Bearer " + kToken;
+  EXPECT_FALSE(guard.checkMutating(headers));
+  headers.authorization = "bearer   " + kToken + " ";
+  EXPECT_FALSE(guard.checkMutating(headers));
+  const std::vector<std::string> wrongOnes = {"Bearer " + kToken.substr(1),
+                                              "Bearer x",
+                                              "Basic " + kToken,
+                                              "Bearer",
+                                              "Bearer ",
+                                              "Bearer" + kToken,
+                                              kToken};
+  for (const std::string& wrong : wrongOnes) {
+    headers.authorization = wrong;
+    const auto rejection = guard.checkMutating(headers);
+    ASSERT_TRUE(rejection) << wrong;
+    EXPECT_EQ(rejection->status, 403) << wrong;
+    EXPECT_THAT(rejection->message, HasSubstr("Authorization")) << wrong;
+  }
+  // Both sent: each must be right.
+  headers.token = kToken;
+  headers.authorization = "Bearer nope";
+  ASSERT_TRUE(guard.checkMutating(headers));
+  EXPECT_EQ(guard.checkMutating(headers)->status, 403);
+  headers.authorization = "Bearer " + kToken;
+  EXPECT_FALSE(guard.checkMutating(headers));
+}
+
+TEST(RequestGuardActivityWatch, ABrowserExtensionsOriginIsAllowedAWebPagesIsNot) {
+  const RequestGuard guard(kToken);
+  RequestHeaders headers;
+  headers.host = "127.0.0.1:5600";
+  headers.contentType = "application/json";
+  EXPECT_FALSE(guard.checkActivityWatch(headers, true));  // aw-client: no Origin
+  for (const char* origin :
+       {"moz-extension://0b2a1c4e-7d3f-4c55-9d1e-2f6a8b9c0d1e",
+        "chrome-extension://nglaklhklhcoonedhgnpgddginnjdadi",
+        "safari-web-extension://ABCDEF12-3456-7890-ABCD-EF1234567890", "Moz-Extension://abc"}) {
+    headers.origin = origin;
+    EXPECT_FALSE(guard.checkActivityWatch(headers, true)) << origin;
+    EXPECT_FALSE(guard.checkActivityWatch(headers, false)) << origin;
+  }
+  for (const char* origin :
+       {"http://127.0.0.1:5600", "https://evil.example", "null", "moz-extension://",
+        "chrome-extension://abc/page.html", "chrome-extension://abc@evil.example",
+        "moz-extension:abc", "x-moz-extension://abc"}) {
+    headers.origin = origin;
+    const auto rejection = guard.checkActivityWatch(headers, false);
+    ASSERT_TRUE(rejection) << origin;
+    EXPECT_EQ(rejection->status, 403) << origin;
+  }
+}
+
+TEST(RequestGuardActivityWatch, AnAuthorizationSentMustBeTheTokenAsBearer) {
+  const RequestGuard guard(kToken);
+  RequestHeaders headers;
+  headers.host = "127.0.0.1:5600";
+  headers.contentType = "application/json";
+  headers.origin = "chrome-extension://nglaklhklhcoonedhgnpgddginnjdadi";
+  headers.authorization = "Bearer " + kToken;
+  EXPECT_FALSE(guard.checkActivityWatch(headers, true));
+  for (const char* wrong : {"Bearer another-aw-server-key", "Basic dXNlcjpwYXNz", "Bearer"}) {
+    headers.authorization = wrong;
+    const auto rejection = guard.checkActivityWatch(headers, true);
+    ASSERT_TRUE(rejection) << wrong;
+    EXPECT_EQ(rejection->status, 403) << wrong;
+    EXPECT_THAT(rejection->message, HasSubstr("Authorization")) << wrong;
+  }
+}
+
 TEST(RequestGuard, RefusesAnEmptyToken) {
   EXPECT_THROW(RequestGuard(""), std::invalid_argument);
 }
@@ -149,7 +226,7 @@ namespace {
 
 TEST(RequestGuardHost, AHeaderSentTwiceIs400WhicheverCopyWouldPass) {
   for (const char* name : {"Host", "host", "Origin", "Content-Type", "Content-Length",
-                           "Transfer-Encoding", "X-AntiDrift-Token"}) {
+                           "Transfer-Encoding", "X-AntiDrift-Token", "Authorization"}) {
     Poco::Net::HTTPRequest request("POST", "/planning");
     request.add("Host", "127.0.0.1:7717");
     request.add(name, "evil.example");

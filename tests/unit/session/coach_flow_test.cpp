@@ -11,18 +11,12 @@
 #include <Poco/TemporaryFile.h>
 
 #include "antidrift/session/controller.h"
-#include "mocks/fake_clock.h"
-#include "mocks/manual_executor.h"
-#include "mocks/memory_stores.h"
 #include "mocks/mock_backend.h"
+#include "unit/session/controller_fixture.h"
 
 namespace antidrift {
 namespace {
 
-using test::FakeClock;
-using test::ManualExecutor;
-using test::MemoryAuditSink;
-using test::MemorySnapshotStore;
 using test::MockBackend;
 using ::testing::_;
 using ::testing::HasSubstr;
@@ -35,27 +29,17 @@ using ::testing::Throw;
 const char* kProposal =
     R"({"next_action": "Draft the summary", "success_condition": "Three paragraphs", "timebox_minutes": 25})";
 
-class CoachFlowTest : public ::testing::Test {
+class CoachFlowTest : public test::ControllerFixture {
  protected:
   void make(std::shared_ptr<Backend> backend) {
-    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_,
-                                               backend ? "mock" : "none", false);
-    controller_->setBackend(std::move(backend));
-    controller_->setChangeListener([this](const State& state) { seen_.push_back(state); });
+    const std::string name = backend ? "mock" : "none";
+    makeControllerWithBackend(std::move(backend), name);
   }
   void plan() {
     ASSERT_FALSE(controller_->enterPlanning());
     executor_.runAll();  // tasks and profile fetches
   }
   CoachView coach() const { return controller_->state().coach; }
-
-  Settings settings_;
-  FakeClock clock_;
-  ManualExecutor executor_;
-  MemorySnapshotStore snapshots_;
-  MemoryAuditSink audit_;
-  std::unique_ptr<Controller> controller_;
-  std::vector<State> seen_;
 };
 
 TEST_F(CoachFlowTest, ProposalGoesPendingThenReady) {

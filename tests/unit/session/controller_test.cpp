@@ -3,17 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "mocks/fake_clock.h"
-#include "mocks/manual_executor.h"
-#include "mocks/memory_stores.h"
+#include "unit/session/controller_fixture.h"
 
 namespace antidrift {
 namespace {
 
-using test::FakeClock;
-using test::ManualExecutor;
-using test::MemoryAuditSink;
-using test::MemorySnapshotStore;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
@@ -28,18 +22,12 @@ CommitmentRequest validRequest(std::int64_t minutes = 25) {
 }
 
 Observation window(const std::string& app, const std::string& title) {
-  return Observation{0, app, title, "x11"};
+  return Observation{0, app, title, "x11", ""};
 }
 
-class ControllerTest : public ::testing::Test {
+class ControllerTest : public test::ControllerFixture {
  protected:
   ControllerTest() { makeController(); }
-
-  void makeController() {
-    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_,
-                                               "none", false);
-    controller_->setChangeListener([this](const State& state) { seen_.push_back(state); });
-  }
 
   void toActive(std::int64_t minutes = 25) {
     ASSERT_FALSE(controller_->enterPlanning());
@@ -47,14 +35,6 @@ class ControllerTest : public ::testing::Test {
   }
 
   RuntimeState runtime() const { return controller_->state().runtime; }
-
-  Settings settings_;
-  FakeClock clock_;
-  ManualExecutor executor_;
-  MemorySnapshotStore snapshots_;
-  MemoryAuditSink audit_;
-  std::unique_ptr<Controller> controller_;
-  std::vector<State> seen_;
 };
 
 TEST_F(ControllerTest, StartsLockedWithNothingScheduled) {
@@ -347,7 +327,8 @@ TEST_F(ControllerTest, ListenerRunsWithoutTheMutexHeld) {
 // ---- Evidence ---------------------------------------------------------------------------
 
 TEST_F(ControllerTest, ObservationsAreSanitisedAndShownWithHealth) {
-  controller_->recordWindow(Observation{0, "  Firefox  ", std::string("Bad\xff\x01title"), "http"});
+  controller_->recordWindow(
+      Observation{0, "  Firefox  ", std::string("Bad\xff\x01title"), "http", ""});
   const State state = controller_->state();
   ASSERT_TRUE(state.evidence.current);
   EXPECT_EQ(state.evidence.current->app, "firefox");
@@ -362,7 +343,7 @@ TEST_F(ControllerTest, HealthGoesStaleAfterThreeHeartbeatsAndTickAnnouncesIt) {
   settings_.heartbeatSecs = 10;
   makeController();
   EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
-  controller_->recordWindow(Observation{0, "xterm", "bash", "aw-watcher-window"});
+  controller_->recordWindow(Observation{0, "xterm", "bash", "aw-watcher-window", ""});
   EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
   EXPECT_EQ(controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + 30'000);
   clock_.advance(29'999);
@@ -428,7 +409,7 @@ TEST_F(ControllerTest, NoSourceAndNoObservationIsUnavailable) {
 
 TEST_F(ControllerTest, TheCurrentWindowOfAStoppedSourceIsUnavailableUntilItRunsAgain) {
   controller_->setSourceRunning("sway", true);
-  controller_->recordWindow(Observation{0, "foot", "first-window", "sway"});
+  controller_->recordWindow(Observation{0, "foot", "first-window", "sway", ""});
   EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
   const std::size_t before = seen_.size();
   controller_->setSourceRunning("sway", false);  // sway exited: nobody watches that window
@@ -438,7 +419,7 @@ TEST_F(ControllerTest, TheCurrentWindowOfAStoppedSourceIsUnavailableUntilItRunsA
   EXPECT_EQ(seen_.back().evidence.source, "sway");  // the page still says where it came from
   controller_->setSourceRunning("sway", true);      // a new sway: running, nothing seen yet
   EXPECT_NE(controller_->state().evidence.health, Health::Unavailable);
-  controller_->recordWindow(Observation{0, "foot", "first-window", "sway"});
+  controller_->recordWindow(Observation{0, "foot", "first-window", "sway", ""});
   EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
 }
 
@@ -447,13 +428,13 @@ TEST_F(ControllerTest, AnotherSourcesObservationIsEvidenceWhileOneSourceIsStoppe
   controller_->recordWindow(window("xterm", "bash"));
   controller_->setSourceRunning("x11", false);
   EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
-  controller_->recordWindow(Observation{0, "firefox", "Docs", "http"});
+  controller_->recordWindow(Observation{0, "firefox", "Docs", "http", ""});
   EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
 }
 
 TEST_F(ControllerTest, AStoppedSourceSuspendsDriftWhileActive) {
   controller_->setSourceRunning("sway", true);
-  controller_->recordWindow(Observation{0, "qterminal", "bash", "sway"});
+  controller_->recordWindow(Observation{0, "qterminal", "bash", "sway", ""});
   toActive();
   EXPECT_EQ(controller_->state().drift.status, "ontask");
   controller_->setSourceRunning("sway", false);
@@ -633,9 +614,9 @@ TEST_F(ControllerTest, AControlCharacterOnlyNextActionIsEmpty) {
 }
 
 TEST_F(ControllerTest, ImplausibleWatcherTimestampsFallBackToReceiptTime) {
-  controller_->recordWindow(Observation{clock_.nowUtcMs() + 3'600'000, "a", "t", "http"});
+  controller_->recordWindow(Observation{clock_.nowUtcMs() + 3'600'000, "a", "t", "http", ""});
   EXPECT_EQ(controller_->state().evidence.current->atMs, clock_.nowUtcMs());
-  controller_->recordWindow(Observation{clock_.nowUtcMs() - 1'000, "b", "t", "http"});
+  controller_->recordWindow(Observation{clock_.nowUtcMs() - 1'000, "b", "t", "http", ""});
   EXPECT_EQ(controller_->state().evidence.current->atMs, clock_.nowUtcMs() - 1'000);
 }
 

@@ -8,9 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "antidrift/session/controller.h"
-#include "mocks/fake_clock.h"
-#include "mocks/manual_executor.h"
-#include "mocks/memory_stores.h"
+#include "unit/session/controller_fixture.h"
 
 namespace antidrift {
 namespace {
@@ -30,15 +28,15 @@ CommitmentRequest validRequest() {
   return request;
 }
 
-class CrashSafetyTest : public ::testing::Test {
+class CrashSafetyTest : public test::ControllerFixture {
  protected:
   CrashSafetyTest() { restart(); }
 
   /// A new daemon process on the same files (the old one was killed).
-  void restart() {
-    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_);
-    controller_->setChangeListener([this](const State&) { ++notified_; });
-  }
+  void restart() { makeController(); }
+
+  /// States announced so far, by every Controller of the test.
+  int notified() const { return static_cast<int>(seen_.size()); }
 
   void toReview() {
     ASSERT_FALSE(controller_->enterPlanning());
@@ -55,14 +53,6 @@ class CrashSafetyTest : public ::testing::Test {
     snapshots_.json = review;
     restart();
   }
-
-  Settings settings_;
-  FakeClock clock_;
-  ManualExecutor executor_;
-  MemorySnapshotStore snapshots_;
-  MemoryAuditSink audit_;
-  std::unique_ptr<Controller> controller_;
-  int notified_ = 0;
 };
 
 // ---- End exactly once by session id ---------------------------------------------------
@@ -152,7 +142,7 @@ TEST_P(FailedWriteTest, AnswersStorageAndLeavesStateAndFilesAsTheyWere) {
   const State before = controller_->state();
   const std::string onDisk = snapshots_.json.value_or("");
   const int savesBefore = snapshots_.saves;
-  const int notifiedBefore = notified_;
+  const int notifiedBefore = notified();
   snapshots_.failSaves = true;
 
   const ActionResult result = GetParam().act(*controller_);
@@ -176,7 +166,7 @@ TEST_P(FailedWriteTest, AnswersStorageAndLeavesStateAndFilesAsTheyWere) {
   EXPECT_EQ(after.stats.aiCalls, before.stats.aiCalls);
   EXPECT_EQ(snapshots_.json.value_or(""), onDisk);
   EXPECT_EQ(snapshots_.saves, savesBefore);
-  EXPECT_EQ(notified_, notifiedBefore);  // nothing announced that is not on disk
+  EXPECT_EQ(notified(), notifiedBefore);  // nothing announced that is not on disk
   EXPECT_TRUE(audit_.records.empty());
 
   snapshots_.failSaves = false;  // space again: the same action now succeeds

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,11 +15,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <Poco/JSON/Stringifier.h>
+
 #include "antidrift/session/controller.h"
-#include "mocks/fake_clock.h"
-#include "mocks/manual_executor.h"
-#include "mocks/memory_stores.h"
 #include "mocks/scripted_backend.h"
+#include "unit/session/controller_fixture.h"
 
 namespace antidrift {
 namespace {
@@ -39,7 +40,7 @@ const char* kConcern =
     R"({"on_track": false, "message": "These titles drifted to the blog's CSS, not transitions"})";
 const char* kOnTrack = R"({"on_track": true, "message": ""})";
 
-class DriftFlowTest : public ::testing::Test {
+class DriftFlowTest : public test::ControllerFixture {
  protected:
   DriftFlowTest() {
     settings_.judgeDebounceSecs = 0;
@@ -50,10 +51,7 @@ class DriftFlowTest : public ::testing::Test {
 
   void make(bool withAi = true) {
     executor_.runAll();  // nothing queued may outlive the controller it captured
-    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_,
-                                               withAi ? "scripted" : "none", false);
-    controller_->setBackend(withAi ? backend_ : nullptr);
-    controller_->setChangeListener([this](const State& state) { seen_.push_back(state); });
+    makeControllerWithBackend(withAi ? backend_ : nullptr, withAi ? "scripted" : "none");
   }
 
   void start(bool withAi = true) {
@@ -69,20 +67,13 @@ class DriftFlowTest : public ::testing::Test {
   }
 
   void see(const std::string& app, const std::string& title) {
-    controller_->recordWindow(Observation{0, app, title, "x11"});
+    controller_->recordWindow(Observation{0, app, title, "x11", ""});
   }
 
   DriftView drift() const { return controller_->state().drift; }
   SessionStats stats() const { return controller_->state().stats; }
 
-  Settings settings_;
-  FakeClock clock_;
-  ManualExecutor executor_;
-  MemorySnapshotStore snapshots_;
-  MemoryAuditSink audit_;
   std::shared_ptr<ScriptedBackend> backend_;
-  std::unique_ptr<Controller> controller_;
-  std::vector<State> seen_;
 };
 
 // ---- The hard tier (DESIGN §4) --------------------------------------------------------------
@@ -169,7 +160,7 @@ TEST_F(DriftFlowTest, ATitleSensitiveAppIsJudgedPerNormalisedTitle) {
     return std::string(prompt.find("YouTube") != std::string::npos ? kOffTask : kOnTask);
   });
   start();
-  see("Firefox", "gatsby-plugin-transition-link | Gatsby — Mozilla Firefox");
+  see("Firefox", "CSS animations | MDN — Mozilla Firefox");
   executor_.runAll();
   EXPECT_EQ(drift().status, "ontask");
   see("Firefox", "(1) YouTube — Mozilla Firefox");
@@ -177,7 +168,7 @@ TEST_F(DriftFlowTest, ATitleSensitiveAppIsJudgedPerNormalisedTitle) {
   EXPECT_EQ(drift().status, "drifting");
   // The same pages again, with another unread counter: the cache answers.
   see("Firefox", "(4) YouTube — Mozilla Firefox");
-  see("Firefox", "gatsby-plugin-transition-link | Gatsby — Mozilla Firefox");
+  see("Firefox", "CSS animations | MDN — Mozilla Firefox");
   EXPECT_EQ(drift().status, "ontask");
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 2u);
@@ -446,6 +437,43 @@ TEST_F(DriftFlowTest, APrivateWindowsTitleIsReplacedOnEntry) {
   EXPECT_EQ(backend_->calls("judge"), 0u);
   ASSERT_TRUE(snapshots_.json);
   EXPECT_THAT(*snapshots_.json, Not(HasSubstr("Secret plans")));
+}
+
+TEST_F(DriftFlowTest, AWindowAPrivateTabWasJoinedToIsPrivateWithNoDomain) {
+  // Issue 16 item 4: the title says nothing private, the joined incognito tab does.
+  backend_->answer("judge", kOffTask);
+  start();
+  Observation obs{0, "Firefox", "Flu symptoms - Mozilla Firefox", "x11"};
+  obs.domain = "health.example";
+  obs.privateWindow = true;
+  controller_->recordWindow(obs);
+  const State state = controller_->state();
+  ASSERT_TRUE(state.evidence.current);
+  EXPECT_EQ(state.evidence.current->title, "Private browsing window");
+  EXPECT_EQ(state.evidence.current->domain, "");
+  EXPECT_EQ(executor_.runAll(), 0u);
+  EXPECT_EQ(backend_->calls("judge"), 0u);
+  std::ostringstream json;
+  Poco::JSON::Stringifier::condense(toJson(state), json);
+  EXPECT_THAT(json.str(), Not(HasSubstr("Flu symptoms")));
+  EXPECT_THAT(json.str(), Not(HasSubstr("health.example")));
+  ASSERT_TRUE(snapshots_.json);
+  EXPECT_THAT(*snapshots_.json, Not(HasSubstr("health.example")));
+}
+
+TEST_F(DriftFlowTest, TheJoinedDomainIsKeptAndItsArrivalIsAChange) {
+  start();
+  see("Firefox", "Cat videos - YouTube - Mozilla Firefox");
+  const std::uint64_t before = controller_->state().version;
+  Observation obs{0, "Firefox", "Cat videos - YouTube - Mozilla Firefox", "x11"};
+  obs.domain = "youtube.com";
+  controller_->recordWindow(obs);  // the same window, now with its site: announced
+  const State state = controller_->state();
+  EXPECT_EQ(state.evidence.current->domain, "youtube.com");
+  EXPECT_GT(state.version, before);
+  EXPECT_EQ(
+      toJson(state)->getObject("evidence")->getObject("current")->getValue<std::string>("domain"),
+      "youtube.com");
 }
 
 // ---- The nudge (seed 000 "Testing") ---------------------------------------------------------

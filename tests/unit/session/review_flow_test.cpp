@@ -12,10 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "antidrift/session/controller.h"
-#include "mocks/fake_clock.h"
-#include "mocks/manual_executor.h"
-#include "mocks/memory_stores.h"
 #include "mocks/scripted_backend.h"
+#include "unit/session/controller_fixture.h"
 
 namespace antidrift {
 namespace {
@@ -33,7 +31,7 @@ const char* kOffTask = R"({"on_task": false, "reason": "YouTube is not the repor
 const char* kReflection =
     R"({"recap": "You drifted to YouTube twice but finished.", "carry_forward": "Close the browser first."})";
 
-class ReviewFlowTest : public ::testing::Test {
+class ReviewFlowTest : public test::ControllerFixture {
  protected:
   ReviewFlowTest() {
     settings_.judgeDebounceSecs = 0;
@@ -45,10 +43,7 @@ class ReviewFlowTest : public ::testing::Test {
 
   void make(bool withAi = true) {
     executor_.runAll();  // nothing queued may outlive the controller it captured
-    controller_ = std::make_unique<Controller>(settings_, clock_, executor_, snapshots_, audit_,
-                                               withAi ? "scripted" : "none", false);
-    controller_->setBackend(withAi ? backend_ : nullptr);
-    controller_->setChangeListener([this](const State& state) { seen_.push_back(state); });
+    makeControllerWithBackend(withAi ? backend_ : nullptr, withAi ? "scripted" : "none");
   }
 
   void plan() {
@@ -67,22 +62,38 @@ class ReviewFlowTest : public ::testing::Test {
   }
 
   void see(const std::string& app, const std::string& title) {
-    controller_->recordWindow(Observation{0, app, title, "x11"});
+    controller_->recordWindow(Observation{0, app, title, "x11", ""});
   }
 
   State state() const { return controller_->state(); }
 
-  Settings settings_;
-  FakeClock clock_;
-  ManualExecutor executor_;
-  MemorySnapshotStore snapshots_;
-  MemoryAuditSink audit_;
   std::shared_ptr<ScriptedBackend> backend_;
-  std::unique_ptr<Controller> controller_;
-  std::vector<State> seen_;
 };
 
 // ---- The timeline (issue 7 item 3) ------------------------------------------------------------
+
+// Issue 16 item 1: the heads-up starts its own span, in the State's timeline and its JSON.
+TEST_F(ReviewFlowTest, TheTimelineMarksWhereTheHeadsUpWasShown) {
+  backend_->answer("nudge", R"({"on_track": false, "message": "This looks like another report."})");
+  make();
+  start();
+  const std::int64_t t0 = clock_.nowUtcMs();
+  see("code", "report.md");
+  clock_.advance(30'000);
+  see("code", "other-report.md");  // two distinct titles: the Nudger is asked
+  executor_.runAll();
+  ASSERT_EQ(state().drift.nudge, "This looks like another report.");
+  clock_.advance(20'000);
+  ASSERT_FALSE(controller_->complete());
+  const State review = state();
+  ASSERT_EQ(review.timeline.size(), 2u);
+  EXPECT_EQ(review.timeline[0], (TimelineSpan{t0, t0 + 30'000, "code", SpanStatus::OnTask, false}));
+  EXPECT_EQ(review.timeline[1],
+            (TimelineSpan{t0 + 30'000, t0 + 50'000, "code", SpanStatus::OnTask, true}));
+  const auto json = toJson(review);
+  EXPECT_FALSE(json->getArray("timeline")->getObject(0)->getValue<bool>("heads_up"));
+  EXPECT_TRUE(json->getArray("timeline")->getObject(1)->getValue<bool>("heads_up"));
+}
 
 TEST_F(ReviewFlowTest, TheTimelineFollowsWindowsDriftAndAway) {
   make();

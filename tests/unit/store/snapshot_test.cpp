@@ -157,6 +157,34 @@ TEST(SnapshotJson, ASnapshotWrittenBeforeTheDriftFieldsStillLoads) {
   EXPECT_TRUE(parsed.lastAllowedApps.empty());
 }
 
+TEST(SnapshotJson, TimelineSpansKeepTheHeadsUpAndOldSpansLoadWithout) {
+  Snapshot original = fullSnapshot();
+  original.timeline = {{1'000, 5'000, "code", SpanStatus::OnTask, false},
+                       {5'000, 9'000, "code", SpanStatus::OnTask, true},
+                       {9'000, 9'500, "firefox", SpanStatus::Drifting, false}};
+  original.timelineSplit = {{"code", AppSplit{8'000, 0}}, {"firefox", AppSplit{0, 500}}};
+  const std::string json = snapshotToJson(original);
+  EXPECT_THAT(json, HasSubstr("\"heads_up\":true"));
+  EXPECT_EQ(snapshotFromJson(json).timeline, original.timeline);
+
+  // Issue 16 item 1: a snapshot written before "heads_up" existed loads with none shown.
+  const std::string older = replaceOnce(
+      replaceOnce(replaceOnce(json, ",\"heads_up\":false", ""), ",\"heads_up\":true", ""),
+      ",\"heads_up\":false", "");
+  ASSERT_THAT(older, Not(HasSubstr("heads_up")));
+  const Snapshot parsed = snapshotFromJson(older);
+  ASSERT_EQ(parsed.timeline.size(), 3u);
+  for (const TimelineSpan& span : parsed.timeline) EXPECT_FALSE(span.headsUp);
+  EXPECT_EQ(parsed.timeline[1].startMs, 5'000);
+
+  try {
+    snapshotFromJson(replaceOnce(json, "\"heads_up\":true", "\"heads_up\":1"));
+    FAIL() << "a number was taken for a boolean";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("timeline.spans[1].heads_up"));
+  }
+}
+
 TEST(SnapshotJson, AcceptsNullCommitment) {
   std::string json = snapshotToJson(Snapshot{});
   json = replaceOnce(json, "\"ended_at\"", "\"commitment\":null,\"ended_at\"");

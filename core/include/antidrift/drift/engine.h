@@ -17,14 +17,16 @@
 #include "antidrift/ai/nudge.h"
 #include "antidrift/ai/redact.h"
 #include "antidrift/domain/commitment.h"
+#include "antidrift/drift/distractions.h"
 #include "antidrift/drift/nudge_ring.h"
+#include "antidrift/drift/relevance.h"
 #include "antidrift/drift/rules.h"
 #include "antidrift/drift/verdict_cache.h"
 #include "antidrift/drift/verdict_memory.h"
+#include "antidrift/epoch.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
-#include "antidrift/session/async_slot.h"
 #include "antidrift/settings.h"
 
 namespace antidrift::drift {
@@ -50,6 +52,9 @@ struct DriftView {
   /// Drifting because of a hard rule (drift.blocked_apps / blocked_titles):
   /// "This is on task" cannot override it (DESIGN §4 step 1 comes first).
   bool blocked = false;
+  /// Judging and waiting for drift.judge_debounce_s: UTC ms at which the
+  /// judge will be asked (issue 16 item 2: the page says when); 0 otherwise.
+  std::int64_t judgeAtMs = 0;
 };
 
 /// A DriftJudge call the Controller must launch (off the lock) with
@@ -105,9 +110,12 @@ class Engine {
 
   /// DESIGN §4 on one observation while active with evidence ok and the
   /// person present: hard rules → local match (+ nudge, seed 000) → cached
-  /// verdict (the page's, else a site-scoped one for its site) → judge (debounced, one call per key
-  /// per session) → unknown. Observations that say nothing (unreadable window, lock screen) show
-  /// "window unknown" and judge nothing; AntiDrift's own page changes nothing.
+  /// verdict (the page's, else a site-scoped one for its site) → the local
+  /// tier (issue 16 item 3: a known distraction is drifting at once unless the
+  /// title shares the commitment's distinctive words; a title that shares them
+  /// is on task) → judge (debounced, one call per key per session) → unknown. Observations that say
+  /// nothing (unreadable window, lock screen) show "window unknown" and judge nothing; AntiDrift's
+  /// own page changes nothing.
   [[nodiscard]] Decision observe(const Observation& obs, const Commitment& commitment,
                                  std::int64_t nowMono, Advisors advisors);
 
@@ -144,7 +152,10 @@ class Engine {
 
   /// Applies the Nudger's answer (seed 000): a message (possibly "", which
   /// clears the advisory) or nullopt for an error, which leaves it as it
-  /// was. Returns true when the advisory changed.
+  /// was. A message is remembered with the titles the call was about (the
+  /// newest two of its trajectory): back in an allowed app on one of them,
+  /// the advisory shows again at once, without a call (issue 16 item 2).
+  /// Returns true when the advisory shown changed.
   bool applyNudge(const std::optional<std::string>& message);
 
   /// "Back to task" (DESIGN §4): hides the banner (status unknown), forgets
@@ -206,8 +217,15 @@ class Engine {
   /// memoryWords(commitment), computed once per commitment id (issue 16 item 3).
   const std::set<std::string>& memoryWordsFor(const Commitment& commitment);
 
+  /// The relevance of the commitment `commitment` (computed again only when
+  /// its next action, success condition or allowed apps changed).
+  const Relevance& relevanceOf(const Commitment& commitment);
+
   Settings settings_;
   Rules rules_;
+  Distractions distractions_;
+  std::optional<Relevance> relevance_;
+  std::string relevanceKey_;  ///< the commitment text relevance_ was computed from
   ai::Redactor redactor_;
   VerdictCache cache_;
   NudgeRing ring_;
@@ -229,6 +247,16 @@ class Engine {
   VerdictMemory* memory_ = nullptr;
   std::string memoryWordsId_;  ///< the commitment id memoryWords_ belongs to
   std::set<std::string> memoryWords_;
+  /// A new distinct title entered the ring since the last nudge call: only
+  /// then is another call worth making (issue 16 item 2).
+  bool ringChanged_ = false;
+  std::vector<std::string> nudgeKeys_;  ///< the newest two keys of the running nudge call
+  /// The last non-empty advisory and the title keys it was about.
+  struct Advice {
+    std::string message;
+    std::vector<std::string> keys;
+  };
+  std::optional<Advice> advice_;
 };
 
 /// Adds what `decision` means for the session's stats (DESIGN §3 "Stats"):

@@ -31,6 +31,10 @@ class NudgeRing {
   /// The display titles, oldest first (a copy, for a Nudger call).
   std::vector<std::string> titles() const;
 
+  /// The keys of the newest `count` entries, newest first (fewer when the
+  /// ring holds fewer).
+  std::vector<std::string> newestKeys(std::size_t count) const;
+
   /// Number of distinct titles held (≤ kCapacity).
   std::size_t size() const;
 

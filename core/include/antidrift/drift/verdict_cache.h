@@ -26,8 +26,9 @@ struct CachedVerdict {
 std::string verdictKey(const Rules& rules, const Observation& obs);
 
 /// The key a site-scoped verdict (ai::VerdictScope::Site) is cached under:
-/// app + "\nsite:" + siteOf(normalizeTitle(title)) for a title-sensitive app
-/// whose title names a site; "" otherwise (no site scope: a verdict about an
+/// app + "\ndomain:" + obs.domain when URL evidence gave the page's domain
+/// (issue 16 item 4), else app + "\nsite:" + siteOf(normalizeTitle(title)) for
+/// a title-sensitive app whose title names a site; "" otherwise (no site scope: a verdict about an
 /// app is about the whole app already). Issue 8 item 5. Pure; thread-safe.
 std::string siteVerdictKey(const Rules& rules, const Observation& obs);
 

@@ -52,18 +52,18 @@ struct RememberedEntry {
 struct VerdictKeyView {
   std::string kind;   ///< "app" | "page" | "site"
   std::string app;    ///< the normalised app
-  std::string label;  ///< the app, the page's normalised title, or the site's domain
+  std::string label;  ///< the app, the page's normalised title, or the site's name or domain
 };
 
 /// Splits a key of drift::verdictKey / drift::siteVerdictKey ("app",
-/// "app\ntitle", "app\nsite:domain") into what it names. Pure.
+/// "app\ntitle", "app\nsite:name", "app\ndomain:example.com") into what it
+/// names. Pure.
 VerdictKeyView describeVerdictKey(const std::string& key);
 
-/// The distinctive words of `commitment` the memory is keyed on: the next
-/// action's and success condition's words, case folded, of at least 4
-/// characters, minus common English stop words. An interim stand-in for
-/// drift::distinctiveWords (relevance.h, issue 16 item 3 second bullet): the
-/// one call to switch when that lands. Pure; thread-safe.
+/// The distinctive words of `commitment` the memory is keyed on:
+/// drift::distinctiveWords (relevance.h: next action, success condition and
+/// allowed apps, stop words and generic words out, lightly stemmed), the same
+/// words the relevance step scores titles with. Pure; thread-safe.
 std::set<std::string> memoryWords(const Commitment& commitment);
 
 /// The remembered verdicts by key, at most maxEntries() of them, least

@@ -18,6 +18,16 @@ struct Observation {
   std::string app;        ///< window class, normalised by normaliseApp()
   std::string title;      ///< window title, sanitised by sanitizeTitle()
   std::string source;     ///< "x11", "http", "activitywatch"
+  /// The site of the page a browser window shows (issue 16 item 4): the host
+  /// of the tab's URL as domainOfUrl() gives it (lower-cased, no "www.", no
+  /// port, never a path, query or fragment), joined from an aw-watcher-web
+  /// heartbeat (evidence/web_join.h); empty when unknown, and always for a
+  /// private window.
+  std::string domain{};  // (a default, so Observation{at, app, title, source} stays complete)
+  /// A source knows this window is private (an incognito tab was joined to
+  /// it): the Controller treats it as drift::isPrivateWindow() does — its
+  /// title replaced, no domain (issue 6 item 5, issue 16 item 4).
+  bool privateWindow = false;
 };
 
 /// Makes raw text safe for display and storage: each invalid UTF-8 sequence

@@ -27,16 +27,20 @@ std::string_view toString(SpanStatus status);
 /// The inverse of toString; nullopt for any other text. Pure.
 std::optional<SpanStatus> parseSpanStatus(std::string_view text);
 
-/// One stretch of the session: [startMs, endMs) in UTC ms, one app, one status.
+/// One stretch of the session: [startMs, endMs) in UTC ms, one app, one status, and whether
+/// the soft "Heads up" advisory was shown.
 struct TimelineSpan {
   std::int64_t startMs = 0;  ///< UTC ms
   std::int64_t endMs = 0;    ///< UTC ms, ≥ startMs
   std::string app;           ///< window class (normalised); "" when none was seen
   SpanStatus status = SpanStatus::Unknown;
+  /// The Nudger's advisory (DriftView::nudge) was shown over the span (issue 16 item 1:
+  /// "heads_up" in the State's and the replay's timeline).
+  bool headsUp = false;
 
   bool operator==(const TimelineSpan& other) const {
     return startMs == other.startMs && endMs == other.endMs && app == other.app &&
-           status == other.status;
+           status == other.status && headsUp == other.headsUp;
   }
 };
 
@@ -47,10 +51,10 @@ struct AppSplit {
 };
 
 /// Spans oldest first, each ending where the next starts, merged as they
-/// grow: a record with the same app and status as the last span extends it.
-/// Bounded: when a new span would make more than maxSpans, the adjacent pair
-/// of closed spans with the shortest combined length becomes one span (the
-/// longer one's app and status), so the whole session stays covered and the
+/// grow: a record with the same app, status and heads-up as the last span
+/// extends it. Bounded: when a new span would make more than maxSpans, the
+/// adjacent pair of closed spans with the shortest combined length becomes one
+/// span (the longer one's app, status and heads-up), so the whole session stays covered and the
 /// open (last) span stays exact. The per-app split is accumulated exactly as
 /// time passes and is not affected by merging. Not thread-safe: the
 /// Controller owns one under its mutex. Times are UTC ms; a time earlier than
@@ -63,10 +67,11 @@ class Timeline {
   /// `maxSpans` ≥ 2; smaller values are raised to 2.
   explicit Timeline(std::size_t maxSpans = kMaxSpans);
 
-  /// From `atMs` on, the person is in `app` with `status`: extends the last
-  /// span to `atMs` (crediting its app's split), then starts a new span unless
-  /// the last one has the same app and status.
-  void record(std::int64_t atMs, const std::string& app, SpanStatus status);
+  /// From `atMs` on, the person is in `app` with `status`, and the heads-up
+  /// shown when `headsUp`: extends the last span to `atMs` (crediting its app's
+  /// split), then starts a new span unless the last one has the same app,
+  /// status and heads-up (issue 16 item 1).
+  void record(std::int64_t atMs, const std::string& app, SpanStatus status, bool headsUp);
   /// Extends the last span to `atMs` (the session ends); no new span.
   void extendTo(std::int64_t atMs);
   /// Starts from stored spans and split (restore after a restart). Nothing

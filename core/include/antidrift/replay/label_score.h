@@ -1,7 +1,7 @@
 /// @file label_score.h
 /// DriftBench (issue 16 item 1): what a replay did, scored against a
 /// labelled day — every distinct window (app, title) labelled on, off or
-/// neutral for one commitment (the format of ../shared/drift-labels/). The
+/// neutral for one commitment (the format in docs/API.md "Scoring against labels"). The
 /// scorer is pure: it reads the replay's trace (replay.h ReplayReport::trace)
 /// and the labels, nothing else.
 #pragma once
@@ -17,7 +17,7 @@ namespace antidrift::replay {
 
 struct ReplayReport;
 
-/// A window's label (../shared/drift-labels/GUIDE.md).
+/// A window's label (docs/API.md "Scoring against labels").
 enum class Label { On, Off, Neutral };
 
 /// "on" | "off" | "neutral". Pure.
@@ -41,7 +41,9 @@ class Labels {
 /// Reads a labels JSONL: one object a line, {"app", "title", "label": "on" | "off" | "neutral"}
 /// (other fields such as "why" ignored; blank lines and lines starting with '#' skipped). A window
 /// listed twice takes its last label. Throws ReplayError "<name> line N: …" for a line that is not
-/// such an object, and for a file with no label. Pure apart from reading `in`.
+/// such an object — an empty label (as `antidriftd label` writes it, label_list.h) is refused
+/// naming the window, so a file not filled in is never scored — and for a file with no label. Pure
+/// apart from reading `in`.
 Labels parseLabels(std::istream& in, const std::string& name);
 
 /// Opens `path` and parses it (parseLabels). Throws ReplayError for a missing or unreadable file.
@@ -106,7 +108,7 @@ struct LabelScore {
   std::vector<CostlyWindow> costliestFalse;     ///< ≤ kCostliest, costliest first
 };
 
-/// A visit lasts at least this long, ms (../shared/drift-labels/README.md: 30 s).
+/// A visit lasts at least this long, ms (docs/API.md "Scoring against labels": 30 s).
 constexpr std::int64_t kVisitMinMs = 30'000;
 /// Windows listed in each costliest list.
 constexpr std::size_t kCostliest = 10;

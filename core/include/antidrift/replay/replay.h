@@ -44,19 +44,50 @@ struct AwaySpan {
   std::int64_t endMs = 0;    ///< UTC ms, ≥ startMs
 };
 
+/// One aw-watcher-web event (`web.tab.current`): the browser's active tab over a span
+/// (issue 16 item 4). Only the domain of `url` is ever used (joinWebEvents).
+struct WebEvent {
+  std::int64_t atMs = 0;        ///< UTC ms the span starts
+  std::int64_t durationMs = 0;  ///< its length, ms (≥ 0)
+  std::string url;              ///< data.url as recorded; "" for an incognito tab
+  std::string title;            ///< data.title as recorded
+  bool incognito = false;       ///< data.incognito: a private tab
+};
+
 /// What a file holds, sorted by time (oldest first).
 struct Activity {
   std::vector<WindowEvent> windows;
   std::vector<AwaySpan> away;
-  std::size_t webEvents = 0;  ///< events of web buckets, read and not replayed (the window
-                              ///< title already names the page)
+  /// The events of "web.tab.current" buckets (aw-watcher-web), joined to the windows by
+  /// joinWebEvents (issue 16 item 4).
+  std::vector<WebEvent> web;
+  std::size_t webEvents = 0;  ///< events of web buckets ("web." types) read
 };
+
+/// What the web events add to one window event: the site of the page (or the private mark)
+/// of the tab it showed (issue 16 item 4).
+struct WindowWeb {
+  std::string domain;          ///< domainOfUrl of the joined tab; "" when none or private
+  bool privateWindow = false;  ///< an incognito tab was joined: a private window
+};
+
+/// The daemon's join (server/window_join.h) over recorded time, for runReplay: for each of
+/// `activity.windows`, in order, the web event that describes it — a window of a browser
+/// (drift::Rules::isPerPage with `settings`) whose title one of the web events' titles
+/// describes (joinWebTab; the longest title first), among the web events that started before
+/// the window event ended and ended at most kWebTabFreshMs before it started; of several, the
+/// one overlapping it longest. Windows without one get an empty WindowWeb. Pure; the result
+/// has activity.windows.size() entries, or none at all when activity.web is empty (a day
+/// without aw-watcher-web costs no memory). Throws std::invalid_argument for settings whose rules
+/// do not compile (as drift::Rules does).
+std::vector<WindowWeb> joinWebEvents(const Activity& activity, const Settings& settings);
 
 /// Reads an ActivityWatch export: {"buckets": {id: {"type", "events": [{"timestamp" (ISO 8601
 /// with offset), "duration" (s), "data"}]}}} — "currentwindow" buckets give windows
 /// (data.app, data.title), "afkstatus" buckets away spans (data.status "afk"), "web.tab.current"
-/// buckets are counted. Events in any order. Throws ReplayError naming `name` and the bucket and
-/// event index of the first bad field. Pure apart from reading `in`.
+/// buckets web events (data.url, data.title, data.incognito; an event without a string url is
+/// skipped), other "web." buckets are counted. Events in any order. Throws ReplayError naming
+/// `name` and the bucket and event index of the first bad field. Pure apart from reading `in`.
 Activity parseActivityWatch(std::istream& in, const std::string& name);
 
 /// Reads a JSONL of observations, one JSON object a line (blank lines and lines starting with
@@ -84,6 +115,8 @@ struct CommitmentRange {
 /// must not overlap. Throws ReplayError "<name> line N: …". Pure apart from reading `in`.
 std::vector<CommitmentRange> parseCommitments(std::istream& in, const std::string& name);
 
+class Labels;
+
 /// How to replay.
 struct ReplayOptions {
   Settings settings;                         ///< heartbeat, idle, drift.*, privacy.*
@@ -91,6 +124,14 @@ struct ReplayOptions {
   /// The AI backend, or nullptr for AI off (judge and nudge never called). Called on the
   /// replaying thread; not owned.
   Backend* backend = nullptr;
+  /// The label oracle (oracle.h; issue 16 item 1, `--oracle`), or nullptr: when set, the judge
+  /// and the nudge are answered from these labels in place of `backend` (which is then not
+  /// called), from the windows as recorded: the judge from the raw app and title of the window in
+  /// front when its request is launched (the replay answers at that very instant), the nudge from
+  /// the recorded windows behind the nudge input's titles (matched by their redacted, sanitised
+  /// text; a title matched to none counts as unlabelled). Oracle calls count as judge and nudge
+  /// calls like a backend's. Not owned; outlives the replay.
+  const Labels* oracle = nullptr;
   /// The baseline of issue 8 item 5, "judge every stable title": each title that stays in front
   /// for drift.judge_debounce_s is judged on its own — the verdict's scope is ignored, so a
   /// site-scoped verdict covers only its page.

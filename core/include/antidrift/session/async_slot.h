@@ -1,9 +1,9 @@
 /// @file async_slot.h
 /// The generation-guarded asynchronous call, written once (DESIGN §6,
-/// CONVENTIONS "Concurrency", seeds 003/000/004): an Epoch (the guard), one
-/// generic launchGuarded (the launch dance), and AsyncSlot (a status/value/
-/// error holder on top of both) for the coach, the tasks, the profile and the
-/// reviewer. The drift judge (one call in flight per key, one Epoch for all
+/// CONVENTIONS "Concurrency", seeds 003/000/004): an Epoch (the guard, in
+/// antidrift/epoch.h), one generic launchGuarded (the launch dance), and
+/// AsyncSlot (a status/value/error holder on top of both) for the coach, the
+/// tasks, the profile and the reviewer. The drift judge (one call in flight per key, one Epoch for all
 /// keys) and the nudger (whose advisory survives an error) use the generic
 /// launchGuarded with an Epoch of their own.
 ///
@@ -26,6 +26,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "antidrift/epoch.h"
 #include "antidrift/executor.h"
 
 namespace antidrift {
@@ -52,32 +53,6 @@ constexpr std::string_view toString(AsyncStatus status) {
   }
   return "idle";
 }
-
-/// The generation guard: a counter that, once advanced, makes every result
-/// launched under an older value stale. NOT synchronised: call it with the
-/// owner's mutex held (the mutex given to launchGuarded).
-///
-/// Generations are drawn from one process-wide counter, so a value is never
-/// handed out twice: when the owner rolls its state back to a copy taken
-/// earlier (the Controller does when a snapshot write fails, issue 9), work
-/// launched after that copy can never match a later generation.
-class Epoch {
- public:
-  /// The current generation; capture it when launching.
-  std::uint64_t current() const { return value_; }
-  /// Makes every in-flight result stale; returns the new generation, one no
-  /// Epoch in the process held before. Thread-safe counter.
-  std::uint64_t advance() {
-    static std::atomic<std::uint64_t> next{0};
-    value_ = ++next;
-    return value_;
-  }
-  /// True while nothing advanced the epoch since `token` was taken.
-  bool isCurrent(std::uint64_t token) const { return token == value_; }
-
- private:
-  std::uint64_t value_ = 0;
-};
 
 /// Runs `work` on `executor` and hands its result to `applyLocked` under
 /// `mutex`, but only while `epoch` is still at `token` (CONVENTIONS

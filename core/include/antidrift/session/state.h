@@ -42,6 +42,9 @@ struct DriftView {
   std::string nudge;     ///< the soft "Heads up" advisory (seed 000); "" = none
   std::string app;       ///< the app the status is about; "" when none
   bool blocked = false;  ///< drifting by a hard rule: "This is on task" is refused
+  /// judging, waiting for drift.judge_debounce_s: UTC ms the judge will be
+  /// asked (issue 16 item 2); 0 otherwise.
+  std::int64_t judgeAtMs = 0;
 };
 
 /// The AI part of State.

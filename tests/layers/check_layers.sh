@@ -1,0 +1,128 @@
+#!/bin/sh
+# The layer check (docs/ARCHITECTURE.md "The arrows", issue 15 item 1): reads
+# every #include of the C++ sources and fails when one points the wrong way.
+# Usage: tests/layers/check_layers.sh [SOURCE_DIR]   (default: the repository
+# this script lives in). Prints one line per broken rule and exits 1 if any;
+# prints "layers: ok (N files)" and exits 0 otherwise. Registered as the ctest
+# test "layers.check" (tests/CMakeLists.txt), so scripts/test.sh runs it.
+set -eu
+root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$root"
+
+failures=0
+fail() {
+  echo "layers: $1" >&2
+  failures=$((failures + 1))
+}
+
+# Every C/C++ source and header of one room, as "file:line:#include ..." lines.
+includes() {
+  find "$@" -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.c' \) -print0 2>/dev/null |
+    xargs -0 grep -Hn '^[[:space:]]*#[[:space:]]*include' || true
+}
+
+# Rule 1: core/ does no network I/O and reads no configuration: nothing of
+# Poco::Net or Poco::Util (the link graph says so too: core/CMakeLists.txt).
+includes core | grep -E '#[[:space:]]*include[[:space:]]*[<"]Poco/(Net|Util)/' |
+  while IFS= read -r line; do echo "rule 1 (core includes no Poco/Net or Poco/Util): $line"; done |
+  { grep . >&2 && echo x; } | grep -q x && fail "rule 1 broken" || true
+
+# Rule 2: the drift floor is sans-I/O and below the session: core/drift
+# includes nothing of session/ (nor store/, plugin/, replay/, planning/).
+includes core/include/antidrift/drift core/src/drift |
+  grep -E '"antidrift/(session|store|plugin|replay|planning)/' |
+  while IFS= read -r line; do echo "rule 2 (drift includes nothing of session/store/plugin/replay/planning): $line"; done |
+  { grep . >&2 && echo x; } | grep -q x && fail "rule 2 broken" || true
+
+# Rule 3: the floors of core point one way. For each floor, the floors it may
+# include (the single headers at the top of antidrift/ — clock.h, epoch.h,
+# executor.h, settings.h, backend.h, thread_name.h — are the ground everyone
+# stands on).
+allowed() {
+  case $1 in
+    text) echo "text" ;;
+    domain) echo "text domain" ;;
+    evidence) echo "text domain evidence" ;;
+    ai) echo "text domain ai" ;;
+    planning) echo "text domain planning" ;;
+    store) echo "text domain evidence store" ;;
+    drift) echo "text domain evidence ai drift" ;;
+    plugin) echo "plugin" ;;
+    replay) echo "text domain evidence ai drift replay" ;;
+    session) echo "text domain evidence ai drift planning store session" ;;
+    *) echo "" ;;
+  esac
+}
+for floor in $(ls core/include/antidrift core/src | grep -v '[.:]' | grep . | sort -u); do
+  ok=$(allowed "$floor")
+  if [ -z "$ok" ]; then
+    fail "rule 3: core floor '$floor' has no entry in the table of tests/layers/check_layers.sh"
+    continue
+  fi
+  includes "core/include/antidrift/$floor" "core/src/$floor" |
+    sed -n 's/^\([^:]*:[0-9]*\):.*"antidrift\/\([a-z_]*\)\/.*/\1 \2/p' |
+    while read -r where target; do
+      case " $ok " in
+        *" $target "*) ;;
+        *) echo "rule 3 (core/$floor may include only: $ok): $where includes antidrift/$target/" ;;
+      esac
+    done | { grep . >&2 && echo x; } | grep -q x && fail "rule 3 broken" || true
+done
+
+# Rule 4: no room includes another's private header. A private header lives
+# beside its .cpp under core/src/ or plugins/common/src/; only its own room
+# (core/, resp. plugins/) may include it. Inside core, a floor includes another
+# floor's private header only where listed here (today's two, to be gathered
+# into one public text module by issue 15 item 4).
+private_ok_in_core='core/src/planning/profile.cpp:ai/text_sanitize.h
+core/src/planning/todo_txt.cpp:ai/text_sanitize.h
+core/src/evidence/observation.cpp:text/utf8.h'
+includes server cli plugins tests core |
+  sed -n 's/^\([^:]*\):\([0-9]*\):.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1 \2 \3/p' |
+  while read -r file line header; do
+    case $header in
+      *src/*) echo "rule 4 (no include through a src/ path): $file:$line includes \"$header\"" ;;
+    esac
+    if [ -f "core/src/$header" ] && [ ! -f "core/include/$header" ]; then
+      case $file in
+        core/src/*)
+          own=${file#core/src/}
+          own=${own%%/*}
+          case $header in
+            "$own"/*) ;;
+            *) printf '%s\n' "$private_ok_in_core" | grep -qx "$file:$header" ||
+                 echo "rule 4 (a core floor includes another floor's private header): $file:$line includes \"$header\"" ;;
+          esac
+          ;;
+        *) echo "rule 4 (core's private headers stay in core): $file:$line includes \"$header\"" ;;
+      esac
+    fi
+  done | { grep . >&2 && echo x; } | grep -q x && fail "rule 4 broken" || true
+
+# Rule 5: plugins include from core only the Backend ABI header
+# (antidrift/backend.h); their shared code is plugins/common
+# (antidrift/runner/...). Nothing of server/ or cli/.
+includes plugins |
+  sed -n 's/^\([^:]*:[0-9]*\):.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1 \2/p' |
+  while read -r where header; do
+    case $header in
+      antidrift/backend.h | antidrift/runner/*) ;;
+      *) [ -f "core/include/$header" ] || [ -f "core/src/$header" ] || [ -f "$header" ] &&
+           echo "rule 5 (plugins include only antidrift/backend.h of core): $where includes \"$header\"" ;;
+    esac
+  done | { grep . >&2 && echo x; } | grep -q x && fail "rule 5 broken" || true
+
+# Rule 6: core knows nothing of the rooms around it (server/, cli/, plugins'
+# code, tests/), and server/ nothing of cli/.
+includes core | grep -E '#[[:space:]]*include[[:space:]]*"(server|cli|plugins|tests|mocks|support)/|"antidrift/runner/' |
+  while IFS= read -r line; do echo "rule 6 (core includes nothing of server/cli/plugins/tests): $line"; done |
+  { grep . >&2 && echo x; } | grep -q x && fail "rule 6 broken" || true
+includes server | grep -E '#[[:space:]]*include[[:space:]]*"cli/' |
+  while IFS= read -r line; do echo "rule 6 (server includes nothing of cli/): $line"; done |
+  { grep . >&2 && echo x; } | grep -q x && fail "rule 6 broken" || true
+
+if [ "$failures" -gt 0 ]; then
+  echo "layers: $failures check(s) failed; see docs/ARCHITECTURE.md \"The arrows\"" >&2
+  exit 1
+fi
+echo "layers: ok ($(includes core server cli plugins tests | cut -d: -f1 | sort -u | wc -l) files)"
