@@ -247,7 +247,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     });
     assert.equal(commit.status, 200, commit.text);
     await waitForView(page, 'active');
-    await observe('firefox', 'Quarterly report template - Docs — Mozilla Firefox');
+    await observe('firefox', 'Spreadsheet formulas guide - Docs — Mozilla Firefox');
     await page.waitForSelector('#drift-status[data-status="ontask"]');
     await suite.daemon.resetToLocked();
     await waitForView(page, 'locked');
@@ -255,7 +255,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.click('#plan-button');
     await waitForView(page, 'planning');
     await page.click('#verdicts summary');
-    const item = page.locator('#verdicts-list li', { hasText: 'quarterly report template - docs' });
+    const item = page.locator('#verdicts-list li', { hasText: 'spreadsheet formulas guide - docs' });
     await item.waitFor();
     assert.match(await item.textContent(), /on task.*the judge: Looks like the report\./);
     screenshots.push(await screenshot(page, 'ui-drift-remembered-verdicts'));
@@ -265,7 +265,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     assert.equal((await cleared).status(), 200);
     await item.waitFor({ state: 'detached' });
     const listed = (await suite.daemon.getJson('/verdicts')).body.verdicts;
-    assert.equal(listed.some((verdict) => verdict.label.includes('quarterly report template')), false);
+    assert.equal(listed.some((verdict) => verdict.label.includes('spreadsheet formulas guide')), false);
 
     if (listed.length > 0) {
       await page.click('#verdicts-clear-all');
