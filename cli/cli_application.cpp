@@ -53,6 +53,7 @@ const std::map<std::string, std::set<std::string>> kCommandOptions = {
     {"watch", {"json", "format", "refresh"}},
     {"verify", {"json"}},
     {"review", {"json", "note"}},
+    {"verdicts", {"json", "clear"}},
 };
 
 /// The answers of `review` (POST /review "success"; issue 17 item 4).
@@ -73,6 +74,13 @@ std::string compact(const Object& object) {
   std::ostringstream out;
   object.stringify(out);
   return out.str();
+}
+
+/// `value` percent-encoded for a query string (every reserved character, and '+').
+std::string encodeQueryValue(const std::string& value) {
+  std::string encoded;
+  Poco::URI::encode(value, "!#$&'()*+,/:;=?@[]%", encoded);
+  return encoded;
 }
 
 bool isDigits(const std::string& text) {
@@ -135,6 +143,10 @@ void CliApplication::defineOptions(Poco::Util::OptionSet& options) {
   options.addOption(Option("count", "n", "history: how many sessions, 1..100 (default 10)")
                         .argument("N")
                         .callback(callback));
+  options.addOption(Option("clear", "",
+                           "verdicts: forget every remembered verdict, or only KEY when given "
+                           "after it (as `verdicts` prints it)")
+                        .callback(callback));
 }
 
 void CliApplication::onOption(const std::string& name, const std::string& value) {
@@ -172,6 +184,8 @@ void CliApplication::onOption(const std::string& name, const std::string& value)
     note_ = value;
   } else if (name == "count") {
     count_ = value;
+  } else if (name == "clear") {
+    clear_ = true;
   } else if (name == "refresh") {
     refresh_ = value;
   }
@@ -195,6 +209,7 @@ void CliApplication::printHelp() {
       "                            answer the review: was it met?\n"
       "  ontask | refocus          the drift banner's two answers\n"
       "  history [-n N]            recent sessions, newest first\n"
+      "  verdicts [--clear [KEY]]  remembered drift verdicts; forget them\n"
       "  watch                     one line per change, until Ctrl-C\n"
       "  watch --format waybar|i3blocks|polybar [--refresh N]\n"
       "                            for a status bar: one line per change in its\n"
@@ -305,22 +320,25 @@ int CliApplication::main(const std::vector<std::string>& args) {
   if (args.empty()) {
     return usageError(
         "a command is needed (status, plan, start, complete, abandon, review, end, ontask, "
-        "refocus, history, watch, verify)");
+        "refocus, history, watch, verify, verdicts)");
   }
   const std::string& command = args.front();
   const auto known = kCommandOptions.find(command);
   if (known == kCommandOptions.end()) {
     return usageError("unknown command \"" + command + "\"");
   }
+  // `review` takes its answer; only `verdicts --clear KEY` takes a key to forget.
+  const bool takesKey = command == "verdicts" && clear_;
   if (command == "review") {
     if (args.size() != 2 || kReviewAnswers.count(args[1]) == 0) {
       return usageError("review takes one answer: yes, partly or no" +
                         (args.size() > 1 ? ", got \"" + args[1] + "\"" : std::string()));
     }
     reviewAnswer_ = args[1];
-  } else if (args.size() > 1) {
-    return usageError(command + " takes no argument \"" + args[1] + "\"");
+  } else if (args.size() > (takesKey ? 2u : 1u)) {
+    return usageError(command + " takes no argument \"" + args[takesKey ? 2 : 1] + "\"");
   }
+  if (takesKey && args.size() == 2) clearKey_ = unescapeVerdictKey(args[1]);
   for (const std::string& option : given_) {
     if (kGlobalOptions.count(option) == 0 && known->second.count(option) == 0) {
       return usageError(command + " takes no --" + option);
@@ -371,6 +389,9 @@ int CliApplication::runCommand(const std::string& command, DaemonClient& client)
     body.set("success", reviewAnswer_);
     if (note_) body.set("note", *note_);
     return transition(client, "/review", compact(body));
+  }
+  if (command == "verdicts") {
+    return verdicts(client);
   }
   return transition(client, kTransitionRoutes.at(command));
 }
@@ -498,6 +519,50 @@ int CliApplication::history(DaemonClient& client) {
   }
   for (std::size_t i = 0; i < sessions->size(); ++i) {
     std::cout << terminalSafe(historyLine(*sessions->getObject(static_cast<unsigned>(i)))) << "\n";
+  }
+  std::cout << std::flush;
+  return EXIT_OK;
+}
+
+int CliApplication::verdicts(DaemonClient& client) {
+  if (clear_) {
+    std::string token;
+    try {
+      token = readToken();
+    } catch (const std::runtime_error& error) {
+      std::cerr << "antidrift: " << error.what() << std::endl;
+      return EXIT_NOPERM;
+    }
+    const Reply reply = client.remove(
+        clearKey_ ? "/verdicts?key=" + encodeQueryValue(*clearKey_) : std::string("/verdicts"),
+        token);
+    if (reply.status != 200) {
+      return refused(reply);
+    }
+    if (json_) {
+      std::cout << reply.body << std::endl;
+    } else {
+      std::cout << (clearKey_ ? "forgot " + escapeVerdictKey(*clearKey_)
+                              : std::string("forgot every remembered verdict"))
+                << std::endl;
+    }
+    return EXIT_OK;
+  }
+  const Reply reply = client.get("/verdicts");
+  if (reply.status != 200) {
+    return refused(reply);
+  }
+  if (json_) {
+    std::cout << reply.body << std::endl;
+    return EXIT_OK;
+  }
+  const Poco::JSON::Array::Ptr list = parseObject(reply.body)->getArray("verdicts");
+  if (!list || list->size() == 0) {
+    std::cout << "no verdicts remembered" << std::endl;
+    return EXIT_OK;
+  }
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    std::cout << terminalSafe(verdictLine(*list->getObject(static_cast<unsigned>(i)))) << "\n";
   }
   std::cout << std::flush;
   return EXIT_OK;

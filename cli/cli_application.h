@@ -63,6 +63,8 @@ class CliApplication : public Poco::Util::Application {
   int start(DaemonClient& client);
   int history(DaemonClient& client);
   int watch(DaemonClient& client);
+  /// `verdicts` (GET /verdicts) and `verdicts --clear [KEY]` (DELETE /verdicts).
+  int verdicts(DaemonClient& client);
   int verify();
 
   /// Prints a State answer: the JSON line with --json, else describeState().
@@ -84,8 +86,10 @@ class CliApplication : public Poco::Util::Application {
   std::optional<std::string> minutes_;
   std::optional<std::string> apps_;
   std::optional<std::string> count_;
-  std::optional<std::string> note_;  ///< review --note
-  std::string reviewAnswer_;         ///< review's argument: yes, partly or no
+  std::optional<std::string> note_;      ///< review --note
+  std::string reviewAnswer_;             ///< review's argument: yes, partly or no
+  bool clear_ = false;                   ///< verdicts --clear
+  std::optional<std::string> clearKey_;  ///< verdicts --clear KEY, unescaped
   std::optional<std::string> refresh_;
   /// Options given, by full name, to refuse those a command does not take.
   std::set<std::string> given_;

@@ -125,6 +125,20 @@ Reply DaemonClient::post(const std::string& path, const std::string& body,
   });
 }
 
+Reply DaemonClient::remove(const std::string& pathAndQuery, const std::string& token) const {
+  return guarded(endpoint_, [&] {
+    HTTPClientSession session(endpoint_.host, endpoint_.port);
+    session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
+    HTTPRequest request(HTTPRequest::HTTP_DELETE, pathAndQuery, Poco::Net::HTTPMessage::HTTP_1_1);
+    const std::string body = "{}";
+    request.setContentType("application/json");
+    request.setContentLength64(static_cast<Poco::Int64>(body.size()));
+    request.set("X-AntiDrift-Token", token);
+    session.sendRequest(request) << body;
+    return readReply(session);
+  });
+}
+
 void StreamCancel::cancel() {
   std::lock_guard<std::mutex> lock(mutex_);
   cancelled_ = true;

@@ -97,6 +97,10 @@ class DaemonClient {
   /// `X-AntiDrift-Token: token` (docs/API.md §1). Throws DaemonUnreachable.
   Reply post(const std::string& path, const std::string& body, const std::string& token) const;
 
+  /// DELETE `pathAndQuery` with the body `{}`, `Content-Type:
+  /// application/json` and the token, like post(). Throws DaemonUnreachable.
+  Reply remove(const std::string& pathAndQuery, const std::string& token) const;
+
   /// Reads GET /events and calls `onEvent` for every event until the stream
   /// ends (the daemon stopped: returns), `onEvent` returns false (returns),
   /// or nothing — not even a keep-alive comment — arrives for

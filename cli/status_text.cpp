@@ -351,4 +351,44 @@ std::string terminalSafe(const std::string& text) {
   return safe;
 }
 
+std::string escapeVerdictKey(const std::string& key) {
+  std::string text;
+  for (char c : key) {
+    if (c == '\\') {
+      text += "\\\\";
+    } else if (c == '\n') {
+      text += "\\n";
+    } else {
+      text += c;
+    }
+  }
+  return text;
+}
+
+std::string unescapeVerdictKey(const std::string& text) {
+  std::string key;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && (text[i + 1] == 'n' || text[i + 1] == '\\')) {
+      key += text[i + 1] == 'n' ? '\n' : '\\';
+      ++i;
+    } else {
+      key += text[i];
+    }
+  }
+  return key;
+}
+
+std::string verdictLine(const Object& verdict) {
+  const std::string kind = stringField(verdict, "kind");
+  const std::string app = stringField(verdict, "app");
+  const std::string label = stringField(verdict, "label");
+  const bool onTask = verdict.has("on_task") && verdict.get("on_task").isBoolean() &&
+                      verdict.getValue<bool>("on_task");
+  std::string line = std::string(onTask ? "on " : "off") + "  " + stringField(verdict, "source") +
+                     "  " + kind + " " + (kind == "app" ? label : app + ": " + label);
+  const std::string reason = stringField(verdict, "reason");
+  if (!reason.empty()) line += " — " + reason;
+  return line + "  [key " + escapeVerdictKey(stringField(verdict, "key")) + "]";
+}
+
 }  // namespace antidrift::cli

@@ -89,6 +89,18 @@ std::string historyLine(const Poco::JSON::Object& summary);
 /// clipboard writes, title changes). Other bytes pass unchanged. Pure.
 std::string terminalSafe(const std::string& text);
 
+/// One line (no '\n') for a remembered verdict of `verdicts` (GET /verdicts,
+/// issue 16 item 3): "on"/"off", "you"/"judge", the kind and what it names
+/// ("site firefox: youtube.com"), the reason, and "[key …]" with the key as
+/// escapeVerdictKey writes it. Pure.
+std::string verdictLine(const Poco::JSON::Object& verdict);
+
+/// A verdict key on one line: '\' becomes "\\" and a newline "\n". Pure.
+std::string escapeVerdictKey(const std::string& key);
+/// The inverse of escapeVerdictKey ("\n" → newline, "\\" → '\'; any other
+/// backslash is kept). Pure.
+std::string unescapeVerdictKey(const std::string& text);
+
 /// "MM:SS" for under an hour, else "H:MM:SS"; negative counts as 0. Pure.
 std::string formatDuration(long long seconds);
 

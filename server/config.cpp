@@ -394,6 +394,8 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"drift.title_sensitive_apps", joinApps(settings.titleSensitiveApps)},
       {"drift.lock_screen_apps", joinApps(settings.lockScreenApps)},
       {"drift.judge_debounce_s", std::to_string(settings.judgeDebounceSecs)},
+      {"drift.memory", settings.driftMemory ? "true" : "false"},
+      {"drift.memory_max_entries", std::to_string(settings.driftMemoryMaxEntries)},
       {"drift.categories_file", config.distractionsFile},
       {"drift.distraction_categories", joinApps(settings.distractionCategories)},
       {"nudge.debounce_s", std::to_string(settings.nudgeDebounceSecs)},
@@ -671,6 +673,9 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
       readAppListOr(config, "drift.lock_screen_apps", result.settings.lockScreenApps);
   result.settings.judgeDebounceSecs =
       readInteger(config, "drift.judge_debounce_s", result.settings.judgeDebounceSecs, 0, 86400);
+  result.settings.driftMemory = readBool(config, "drift.memory", result.settings.driftMemory);
+  result.settings.driftMemoryMaxEntries = readInteger(
+      config, "drift.memory_max_entries", result.settings.driftMemoryMaxEntries, 1, 50000);
   result.settings.nudgeDebounceSecs =
       readInteger(config, "nudge.debounce_s", result.settings.nudgeDebounceSecs, 0, 86400);
   readDistractions(config, env, result);

@@ -34,6 +34,7 @@
 #include "antidrift/session/history_view.h"
 #include "antidrift/store/audit_log.h"
 #include "antidrift/store/snapshot.h"
+#include "antidrift/store/verdict_store.h"
 #include "server/api_server.h"
 #include "server/child_processes.h"
 #include "server/evidence_sources.h"
@@ -230,8 +231,11 @@ void Daemon::handleHelp(const std::string&, const std::string&) {
   formatter.setFooter(
       "Configuration keys are documented in antidrift.properties.example and docs/API.md.\n"
       "Subcommands (the first argument; no daemon starts), each with --help:\n"
-      "  " + commandName() + " replay FILE ...  replay a recorded day, scored with --labels\n"
-      "  " + commandName() + " label FILE ...   list a recorded day's windows to label\n");
+      "  " +
+      commandName() +
+      " replay FILE ...  replay a recorded day, scored with --labels\n"
+      "  " +
+      commandName() + " label FILE ...   list a recorded day's windows to label\n");
   formatter.format(std::cout);
   stopOptionsProcessing();
 }
@@ -493,6 +497,7 @@ int Daemon::serve() {
   SseBroadcaster broadcaster(config_.maxSseClients, std::chrono::seconds(config_.sseKeepAliveSecs));
   ThreadExecutor executor(kExecutorThreads);
   FileSnapshotStore snapshots(config_.storeDir);
+  FileVerdictStore verdicts(config_.storeDir);
   AuditLog audit(config_.storeDir);
 
   try {
@@ -609,6 +614,7 @@ int Daemon::serve() {
   Controller controller(config_.settings, clock, executor, snapshots, audit, ai.backendName,
                         ai.available);
   controller.setBackend(ai.backend, ai.detail);
+  controller.setVerdictStore(&verdicts);  // issue 16 item 3: remembered across restarts
   controller.setNotifyView(NotifyView{notifier != nullptr, dnd ? dnd->backendName() : ""});
   actionTarget = &controller;
   Ticker ticker(

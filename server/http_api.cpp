@@ -12,6 +12,7 @@
 #include <Poco/URI.h>
 
 #include "antidrift/domain/runtime.h"
+#include "antidrift/drift/verdict_memory.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/session/history_view.h"
 #include "antidrift/store/audit_log.h"
@@ -128,6 +129,8 @@ const HttpApi::Route HttpApi::kRoutes[] = {
      Access::Token,
      {"app", "title", "at"}},
     {"POST", "/coach", &HttpApi::postCoach, Access::Token, {"intent"}},
+    {"GET", "/verdicts", &HttpApi::getVerdicts, Access::Read},
+    {"DELETE", "/verdicts", &HttpApi::deleteVerdicts, Access::Token},
     {"*", "/api/0/", &HttpApi::activityWatch, Access::ActivityWatch},
 };
 
@@ -315,6 +318,9 @@ void HttpApi::answerAction(Exchange& exchange, const ActionResult& result) {
     case ErrorKind::Busy:
       http::sendError(exchange.response, 409, result->message, result->state);
       return;
+    case ErrorKind::NotFound:
+      http::sendError(exchange.response, 404, result->message);
+      return;
     case ErrorKind::Storage:
       exchange.response.set("Retry-After", "5");
       http::sendError(exchange.response, 503, result->message, result->state);
@@ -460,6 +466,49 @@ void HttpApi::postEnd(Exchange& exchange) {
 void HttpApi::postCoach(Exchange& exchange) {
   const std::string intent = http::requireString(*exchange.json, "intent");
   answerAction(exchange, controller_.requestCoach(intent));
+}
+
+void HttpApi::getVerdicts(Exchange& exchange) {
+  for (const auto& parameter : exchange.query) {
+    throw http::BadRequest("GET /verdicts takes no parameter, got \"" +
+                           http::sanitizeRequestText(parameter.first) + "\"");
+  }
+  Poco::JSON::Array list;
+  for (const drift::RememberedEntry& entry : controller_.verdicts()) {
+    const drift::VerdictKeyView view = drift::describeVerdictKey(entry.key);
+    Poco::JSON::Object item;
+    item.set("key", entry.key);
+    item.set("kind", view.kind);
+    item.set("app", view.app);
+    item.set("label", view.label);
+    item.set("on_task", entry.verdict.onTask);
+    item.set("source", std::string(drift::toString(entry.verdict.source)));
+    item.set("reason", entry.verdict.reason);
+    item.set("last_used", Poco::Int64(entry.verdict.lastUsedMs));
+    list.add(item);
+  }
+  Poco::JSON::Object body;
+  body.set("verdicts", list);
+  http::sendJson(exchange.response, 200, http::toJsonText(body));
+}
+
+void HttpApi::deleteVerdicts(Exchange& exchange) {
+  std::optional<std::string> key;
+  for (const auto& [name, value] : exchange.query) {
+    if (name != "key") {
+      throw http::BadRequest("DELETE /verdicts takes only ?key=, got \"" +
+                             http::sanitizeRequestText(name) + "\"");
+    }
+    if (key) throw http::BadRequest("key may be given once");
+    if (value.empty()) throw http::BadRequest("key must not be empty");
+    key = value;
+  }
+  const ActionResult result = controller_.forgetVerdicts(key);
+  if (result) {
+    answerAction(exchange, result);
+    return;
+  }
+  http::sendJson(exchange.response, 200, "{\"ok\":true}");
 }
 
 void HttpApi::postEvidenceWindow(Exchange& exchange) {

@@ -139,6 +139,8 @@ class HttpApi {
   void postEnd(Exchange& exchange);
   void postEvidenceWindow(Exchange& exchange);
   void postCoach(Exchange& exchange);
+  void getVerdicts(Exchange& exchange);     ///< the remembered verdicts (issue 16 item 3)
+  void deleteVerdicts(Exchange& exchange);  ///< forget one (?key=) or all (issue 16 item 3)
   void getStatic(Exchange& exchange);
   void activityWatch(Exchange& exchange);
 

@@ -167,6 +167,46 @@ void BM_DriftDecision(benchmark::State& state) {
 }
 BENCHMARK(BM_DriftDecision);
 
+// BM_DriftDecision with a verdict memory lent to the engine (issue 16 item 3),
+// kept across passes: each pass is a new session (reset) after a restart, so
+// after the first pass every key is answered by the memory once, then by the
+// session cache. judge_calls_per_pass falls to the first pass's share.
+void BM_DriftDecisionWithMemory(benchmark::State& state) {
+  const auto& obs = observations();
+  const Settings settings;
+  Commitment commitment = readmeCommitment();
+  commitment.id = "bench";
+  drift::VerdictMemory memory;
+  drift::Engine engine(settings);
+  engine.setMemory(&memory);
+  std::int64_t judgeCalls = 0;
+  std::int64_t passes = 0;
+  for (auto _ : state) {
+    engine.reset();
+    ++passes;
+    std::int64_t mono = 0;
+    for (const auto& o : obs) {
+      mono += 2'000;
+      drift::Decision decision =
+          engine.observe(o, commitment, mono, drift::Engine::Advisors::JudgeAndNudge);
+      if (const auto due = engine.nextDueMono(); due && *due <= mono + 20'000) {
+        mono = *due;
+        decision = engine.due(commitment, mono);
+      }
+      if (decision.judge) {
+        ++judgeCalls;
+        benchmark::DoNotOptimize(engine.applyVerdict(
+            decision.judge->key, ai::Verdict{false, "not the Gatsby site"}, "", o.atMs));
+      }
+    }
+  }
+  setTitlesPerSecond(state, obs.size());
+  state.counters["judge_calls_per_pass"] =
+      static_cast<double>(judgeCalls) / static_cast<double>(passes);
+  state.counters["remembered"] = static_cast<double>(memory.size());
+}
+BENCHMARK(BM_DriftDecisionWithMemory);
+
 /// How many events of the export the State benchmarks' Controller sees:
 /// enough for a long timeline and many stats buckets. (Feeding it the whole
 /// export takes a minute on a loaded machine: the cost of the Controller's

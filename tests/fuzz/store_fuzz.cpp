@@ -3,13 +3,17 @@
 // line). Properties: bad input throws std::runtime_error and nothing else (the
 // daemon turns it into a clear start-up error); what parses serialises and
 // parses again to the same text (a restart never changes what was restored),
-// and an audit record re-serialised keeps its canonical form.
+// and an audit record re-serialised keeps its canonical form. verdicts.jsonl
+// (drift::VerdictMemory::parse, issue 16 item 3): refused with
+// std::runtime_error or read with bad lines skipped, never more entries than
+// its bound, and what it read writes and reads back to the same text.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "antidrift/drift/verdict_memory.h"
 #include "antidrift/store/audit_log.h"
 #include "antidrift/store/snapshot.h"
 #include "fuzz/fuzz_check.h"
@@ -53,6 +57,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     fuzz::check(canonicalJson(*again) == canonicalJson(*summary),
                 "an audit record keeps its canonical form through a re-write (audit_log.h)");
+  }
+  for (const std::string& candidate :
+       {text, std::string(drift::VerdictMemory::kHeader) + "\n" + text}) {
+    std::optional<drift::VerdictMemory::Parsed> parsed;
+    try {
+      parsed.emplace(drift::VerdictMemory::parse(candidate, 8));
+    } catch (const std::runtime_error&) {
+      // Not a verdicts file: set aside by the daemon.
+    }
+    if (!parsed) continue;
+    fuzz::check(parsed->memory.size() <= 8, "the memory keeps its bound (verdict_memory.h)");
+    const std::string written = parsed->memory.serialise();
+    std::optional<drift::VerdictMemory::Parsed> again;
+    try {
+      again.emplace(drift::VerdictMemory::parse(written, 8));
+    } catch (const std::runtime_error&) {
+      fuzz::check(false, "serialise() output always parses back (verdict_memory.h)");
+    }
+    fuzz::check(again->skippedLines == 0 && again->memory.serialise() == written,
+                "remembered verdicts write and read back unchanged (verdict_memory.h)");
   }
   return 0;
 }

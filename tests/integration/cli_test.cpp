@@ -343,6 +343,51 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   EXPECT_EQ(parseObject(verifyJson.out)->getValue<int>("records"), 1);
 }
 
+TEST_F(CliTest, VerdictsSurviveARealRestartAndTheCliListsAndClearsThem) {
+  // Issue 16 item 3: a restart no longer forgets what the judge said.
+  startDaemon();
+  ASSERT_EQ(
+      cli({"start", "--next", "Write the intro", "--minutes", "25", "--apps", "code"}).exitCode, 0);
+  test::SseRecorder sse(daemon_->port());
+  observe("supertuxkart", "Race");
+  ASSERT_TRUE(sse.waitUntil([](const std::vector<test::SseEvent>& events) {
+    return !events.empty() &&
+           events.back().data.find("Racing games are not the intro.") != std::string::npos;
+  }));
+  sse.close();
+  EXPECT_EQ(daemon_->stop(), 0) << daemon_->err();  // SIGINT: the pending write is flushed
+  daemon_.reset();
+
+  startDaemon();
+  observe("code", "main.cpp");
+  observe("supertuxkart", "Race");  // answered at once, from the memory
+  const auto state = parseObject(cli({"status", "--json"}).out);
+  EXPECT_EQ(state->getValue<std::string>("runtime"), "active");
+  EXPECT_EQ(state->getObject("drift")->getValue<std::string>("status"), "drifting");
+  EXPECT_EQ(state->getObject("drift")->getValue<std::string>("reason"),
+            "remembered: Racing games are not the intro.");
+  EXPECT_EQ(state->getObject("stats")->getObject("ai_calls")->getValue<int>("judge"), 1);
+
+  const ChildResult listed = cli({"verdicts"});
+  EXPECT_EQ(listed.exitCode, 0) << listed.err;
+  EXPECT_EQ(listed.out,
+            "off  judge  app supertuxkart — Racing games are not the intro.  [key supertuxkart]\n");
+  const ChildResult json = cli({"verdicts", "--json"});
+  EXPECT_EQ(parseObject(json.out)->getArray("verdicts")->size(), 1u);
+
+  const ChildResult unknown = cli({"verdicts", "--clear", "firefox\\nnothing"});
+  EXPECT_EQ(unknown.exitCode, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("no remembered verdict has that key"));
+  const ChildResult one = cli({"verdicts", "--clear", "supertuxkart"});
+  EXPECT_EQ(one.exitCode, 0) << one.err;
+  EXPECT_EQ(one.out, "forgot supertuxkart\n");
+  EXPECT_EQ(cli({"verdicts"}).out, "no verdicts remembered\n");
+  const ChildResult all = cli({"verdicts", "--clear"});
+  EXPECT_EQ(all.exitCode, 0) << all.err;
+  EXPECT_EQ(all.out, "forgot every remembered verdict\n");
+  EXPECT_EQ(cli({"verdicts", "extra"}).exitCode, 64);  // a key only with --clear
+}
+
 TEST_F(CliTest, PlanThenStartAndAbandon) {
   startDaemon();
   const ChildResult plan = cli({"plan"});

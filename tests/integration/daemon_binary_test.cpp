@@ -212,6 +212,8 @@ TEST_F(DaemonBinaryTest, TheExampleConfigurationIsValidAndDocumentsEveryKey) {
                           "drift.title_sensitive_apps",
                           "drift.lock_screen_apps",
                           "drift.judge_debounce_s",
+                          "drift.memory",
+                          "drift.memory_max_entries",
                           "nudge.debounce_s",
                           "privacy.redact.",
                           "privacy.never_send_apps",

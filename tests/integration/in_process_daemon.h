@@ -15,6 +15,7 @@
 #include "antidrift/session/controller.h"
 #include "antidrift/store/audit_log.h"
 #include "antidrift/store/snapshot.h"
+#include "antidrift/store/verdict_store.h"
 #include "http_test_support.h"
 #include "mocks/fake_clock.h"
 #include "mocks/manual_executor.h"
@@ -70,6 +71,8 @@ class InProcessDaemon {
     controller_ =
         std::make_unique<Controller>(options.settings, clock_, executor_, *snapshots_, *audit_);
     if (options.backend) controller_->setBackend(options.backend);
+    verdicts_ = std::make_unique<FileVerdictStore>(storeDir_);
+    controller_->setVerdictStore(verdicts_.get());  // as antidriftd: verdicts.jsonl in the store
     broadcaster_ = std::make_unique<SseBroadcaster>(options.maxSseClients, options.sseKeepAlive);
     guard_ = std::make_unique<RequestGuard>(kToken);
     windows_ = std::make_unique<WindowJoin>(*controller_, clock_, options.settings);
@@ -109,6 +112,7 @@ class InProcessDaemon {
   ManualExecutor& executor() { return executor_; }
   FileSnapshotStore& snapshots() { return *snapshots_; }
   AuditLog& audit() { return *audit_; }
+  FileVerdictStore& verdicts() { return *verdicts_; }
   Controller& controller() { return *controller_; }
   SseBroadcaster& broadcaster() { return *broadcaster_; }
   HttpApi& api() { return *api_; }
@@ -124,6 +128,7 @@ class InProcessDaemon {
   ManualExecutor executor_;
   std::unique_ptr<FileSnapshotStore> snapshots_;
   std::unique_ptr<AuditLog> audit_;
+  std::unique_ptr<FileVerdictStore> verdicts_;
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<SseBroadcaster> broadcaster_;
   std::unique_ptr<RequestGuard> guard_;

@@ -43,13 +43,26 @@ export function onConnection(handler) {
  * view's error line) and null is returned.
  */
 export async function post(path, body, onError) {
+  return send('POST', path, body, onError);
+}
+
+/**
+ * DELETEs `path` (a query names what) with `{}` and the page's token, like
+ * post(): the JSON answer, or null after reporting the {"error"} sentence.
+ */
+export async function remove(path, onError) {
+  return send('DELETE', path, {}, onError);
+}
+
+/** One JSON request with the page's token (post and remove). */
+async function send(method, path, body, onError) {
   const errorLine = errorElement();
   const report = onError || ((message) => showError(message, errorLine));
   if (!onError) clearError(errorLine);
   let response;
   try {
     response = await fetch(path, {
-      method: 'POST',
+      method,
       headers: { 'Content-Type': 'application/json', 'X-AntiDrift-Token': kToken },
       body: JSON.stringify(body || {}),
       cache: 'no-store',

@@ -10,6 +10,7 @@ import { byId, setHidden, setText, updateCarry } from './dom.js';
 import { joinAppList, parseAppList } from './format.js';
 import { post } from './net.js';
 import { latestState } from './store.js';
+import { mountVerdicts } from './verdicts.js';
 
 const kDefaultMinutes = 25;
 const kMaxMinutes = 720;  // 12 h, DESIGN §2
@@ -65,6 +66,7 @@ export function mount(state) {
   byId(aiAvailable(state) ? 'intent' : 'next-action').focus();
   checkPlanning();
   updateAllowedApps();
+  mountVerdicts();
 }
 
 /** Partial update: status lines, tasks, profile; inputs only for a new coach proposal. */

@@ -89,6 +89,14 @@ struct Settings {
   /// unchanged, before the DriftJudge is asked about it; 0 = at once. 12 since
   /// issue 8 item 5 (was 10): ≤ 1/20 judge calls per window change on the real export.
   std::int64_t judgeDebounceSecs = 12;
+  /// drift.memory: remember the judge's verdicts and the person's corrections
+  /// across sessions and reuse them for work that shares the commitment's
+  /// words (issue 16 item 3). Off: the remembered verdicts are neither
+  /// consulted nor added to (they can still be listed and cleared).
+  bool driftMemory = true;
+  /// drift.memory_max_entries: how many remembered verdicts are kept, 1–50000;
+  /// the least recently used go first.
+  std::int64_t driftMemoryMaxEntries = 5000;
   /// drift.categories_file and drift.categories.<category>: the known
   /// distractions (issue 16 item 3), read by the daemon from the shipped
   /// data/distractions.txt and the config. Empty: none known.

@@ -104,6 +104,14 @@ bool Engine::isLocalMatch(const Observation& obs, const Commitment& commitment) 
                      });
 }
 
+const std::set<std::string>& Engine::memoryWordsFor(const Commitment& commitment) {
+  if (memoryWordsId_ != commitment.id || memoryWordsId_.empty()) {
+    memoryWords_ = memoryWords(commitment);
+    memoryWordsId_ = commitment.id;
+  }
+  return memoryWords_;
+}
+
 void Engine::endStretch() {
   // Seed 000: the on-task stretch ended — a running nudge is stale and the
   // advisory no longer applies.
@@ -175,6 +183,27 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
     return decision;
   }
 
+  // 3b. The verdict memory (issue 16 item 3): a verdict from an earlier session
+  // for work that shares the commitment's words, the page's before its site's.
+  // The person's own corrections come before the local tier (they win over
+  // heuristics as over the judge); the judge's verdicts after it.
+  std::optional<RememberedVerdict> remembered;
+  if (memory_ != nullptr && obs.title != kPrivateWindowTitle) {
+    const std::set<std::string>& words = memoryWordsFor(commitment);
+    remembered = memory_->lookup(key, words, obs.atMs);
+    if (!remembered && !subject_->siteKey.empty())
+      remembered = memory_->lookup(subject_->siteKey, words, obs.atMs);
+  }
+  const auto recall = [&](const RememberedVerdict& known) {
+    const std::string said = known.reason.empty() ? obs.app + " fits the commitment" : known.reason;
+    cache_.put(key, CachedVerdict{known.onTask, "remembered: " + said});
+    pendingSinceMono_.reset();
+    setView(decision, known.onTask ? DriftStatus::OnTask : DriftStatus::Drifting,
+            "remembered: " + said, obs.app, obs.atMs);
+    return decision;
+  };
+  if (remembered && remembered->source == VerdictSource::You) return recall(*remembered);
+
   // The local tier (issue 16 item 3), before anything is sent: what it
   // decides is cached for the session like a verdict, so a heartbeat of the
   // same page costs one lookup and "This is on task" overrides it.
@@ -210,6 +239,7 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
     if (localMisses_.size() >= VerdictCache::kMaxEntries) localMisses_.clear();
     localMisses_.insert(missKey);
   }
+  if (remembered) return recall(*remembered);  // 3b, the judge's (issue 16 item 3)
 
   // 5 (early). Nothing may be sent, or nobody to ask: unknown, never fabricated.
   if (obs.title == kPrivateWindowTitle) {
@@ -276,6 +306,7 @@ void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
   input.app = subject_->obs.app;
   input.title = redactor_.apply(subject_->obs.title);
   input.site = redactor_.apply(subject_->obs.domain);  // URL evidence (issue 16 item 4)
+  if (memory_ != nullptr) memoryWordsFor(commitment);  // the words its answer is remembered with
   decision.judge = JudgeRequest{key, judgeEpoch_.current(), std::move(input)};
 }
 
@@ -346,6 +377,13 @@ Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Ve
   const bool siteWide = verdict && verdict->scope == ai::VerdictScope::Site && !siteKey.empty();
   if (verdict) cache_.put(key, CachedVerdict{verdict->onTask, verdict->reason});
   if (siteWide) cache_.put(siteKey, CachedVerdict{verdict->onTask, verdict->reason});
+  if (verdict && memory_ != nullptr) {  // issue 16 item 3
+    memory_->remember(key, verdict->onTask, verdict->reason, VerdictSource::Judge, memoryWords_,
+                      atMs);
+    if (siteWide)
+      memory_->remember(siteKey, verdict->onTask, verdict->reason, VerdictSource::Judge,
+                        memoryWords_, atMs);
+  }
   const bool aboutSubject =
       subject_ && (subject_->key == key || (siteWide && subject_->siteKey == siteKey));
   if (!aboutSubject || view_.status != DriftStatus::Judging) return decision;
@@ -386,6 +424,12 @@ Decision Engine::refocus(std::int64_t atMs) {
   for (const auto& running : inFlight_) attempted_.erase(running.first);
   inFlight_.clear();
   pendingSinceMono_.reset();
+  if (memory_ != nullptr && subject_ && view_.status == DriftStatus::Drifting && !view_.blocked &&
+      subject_->obs.title != kPrivateWindowTitle) {
+    // The person confirms the drift (issue 16 item 3): remembered as theirs.
+    memory_->remember(subject_->key, false, "you went back to the task from this",
+                      VerdictSource::You, memoryWords_, atMs);
+  }
   subject_.reset();
   setView(decision, DriftStatus::Unknown, "back to the task", "", atMs);
   return decision;
@@ -408,6 +452,10 @@ std::optional<OnTaskMark> Engine::markOnTask(Commitment& commitment, std::int64_
     commitment.allowedApps.push_back(obs.app);
   }
   cache_.put(subject_->key, CachedVerdict{true, "you said this is on task"});
+  if (memory_ != nullptr && obs.title != kPrivateWindowTitle) {  // issue 16 item 3
+    memory_->remember(subject_->key, true, "you said this is on task", VerdictSource::You,
+                      memoryWordsFor(commitment), atMs);
+  }
   inFlight_.erase(subject_->key);
   pendingSinceMono_.reset();
   const std::string app = obs.app;

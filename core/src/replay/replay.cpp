@@ -381,6 +381,11 @@ ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
     report.toMs = std::max(report.toMs, event.atMs + event.durationMs);
   }
   drift::Engine engine(options.settings);
+  // The verdict memory as the daemon has it (issue 16 item 3), starting empty
+  // so a replay stays deterministic: later commitment ranges reuse verdicts.
+  drift::VerdictMemory memory(
+      static_cast<std::size_t>(std::max<std::int64_t>(1, options.settings.driftMemoryMaxEntries)));
+  if (options.settings.driftMemory) engine.setMemory(&memory);
   const std::vector<WindowWeb> web = joinWebEvents(activity, options.settings);
   const std::vector<WindowEvent>& windows = activity.windows;
   std::size_t first = 0;

@@ -96,7 +96,79 @@ Controller::Controller(Settings settings, Clock& clock, Executor& executor,
       aiAvailable_(aiAvailable),
       aiDetail_(aiAvailable ? "" : "AI is off (ai.backend = " + aiBackendName_ + ")"),
       stats_(settings_.idleAfterSecs * 1000),
-      drift_(settings_) {}
+      memory_(static_cast<std::size_t>(std::max<std::int64_t>(1, settings_.driftMemoryMaxEntries))),
+      drift_(settings_) {
+  if (settings_.driftMemory) drift_.setMemory(&memory_);
+}
+
+void Controller::setVerdictStore(VerdictStore* store) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  verdictStore_ = store;
+  if (store == nullptr) return;
+  const auto setAside = [store](const std::string& why) {
+    try {
+      const std::string where = store->setAside(why);
+      logger().warning("the remembered verdicts are unusable (%s); moved to %s, starting afresh",
+                       why, where);
+    } catch (const std::exception& e) {
+      logger().error("the remembered verdicts are unusable (%s) and could not be moved aside: %s",
+                     why, std::string(e.what()));
+    }
+  };
+  std::optional<std::string> text;
+  try {
+    text = store->load();
+  } catch (const std::exception& e) {
+    setAside(e.what());
+  }
+  if (text) {
+    try {
+      drift::VerdictMemory::Parsed parsed =
+          drift::VerdictMemory::parse(*text, memory_.maxEntries());
+      memory_ = std::move(parsed.memory);
+      if (parsed.skippedLines > 0) {
+        logger().warning("skipped %s unreadable lines of the remembered verdicts",
+                         std::to_string(parsed.skippedLines));
+      }
+    } catch (const std::exception& e) {
+      setAside(e.what());
+    }
+  }
+  savedMemoryVersion_ = memory_.version();
+}
+
+std::vector<drift::RememberedEntry> Controller::verdicts() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return memory_.entries();
+}
+
+ActionResult Controller::forgetVerdicts(const std::optional<std::string>& key) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const std::string before = memory_.serialise();
+  if (key) {
+    if (!memory_.erase(*key)) {
+      return ActionError{ErrorKind::NotFound, "no remembered verdict has that key", runtime_};
+    }
+  } else {
+    memory_.clear();
+  }
+  if (verdictStore_ != nullptr) {
+    try {
+      verdictStore_->save(memory_.serialise());
+      savedMemoryVersion_ = memory_.version();
+    } catch (const std::exception& e) {
+      logger().error("could not write the remembered verdicts; nothing forgotten: %s",
+                     std::string(e.what()));
+      memory_ = std::move(drift::VerdictMemory::parse(before, memory_.maxEntries()).memory);
+      return ActionError{ErrorKind::Storage,
+                         "could not save the remembered verdicts (is the disk full?); nothing "
+                         "changed, try again",
+                         runtime_};
+    }
+  }
+  logger().information(key ? "forgot one remembered verdict" : "forgot every remembered verdict");
+  return std::nullopt;
+}
 
 void Controller::setChangeListener(ChangeListener listener) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -181,6 +253,22 @@ void Controller::persistLocked() {
   }
 }
 
+bool Controller::verdictsUnsavedLocked() const {
+  return verdictStore_ != nullptr && memory_.version() != savedMemoryVersion_;
+}
+
+void Controller::saveVerdictsLocked() {
+  verdictsDueMono_.reset();
+  if (!verdictsUnsavedLocked()) return;
+  try {
+    verdictStore_->save(memory_.serialise());
+    savedMemoryVersion_ = memory_.version();
+  } catch (const std::exception& e) {
+    // Kept in memory; the next write tries again.
+    logger().error("could not write the remembered verdicts: %s", std::string(e.what()));
+  }
+}
+
 bool Controller::persistLaterLocked() {
   if (persistDueMono_) return false;  // coalesced into the write already pending
   persistDueMono_ = clock_.monotonicMs() + kWriteBehindMs;
@@ -190,6 +278,7 @@ bool Controller::persistLaterLocked() {
 void Controller::flush() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (persistDueMono_) persistLocked();
+  saveVerdictsLocked();
 }
 
 void Controller::flushForShutdown() {
@@ -210,6 +299,10 @@ State Controller::changedLocked(Persist persist) {
   ++version_;
   if (persist == Persist::Yes) persistLocked();
   if (persist == Persist::Later) persistLaterLocked();
+  // The verdict memory changed (issue 16 item 3): written behind, coalesced.
+  if (verdictsUnsavedLocked() && !verdictsDueMono_) {
+    verdictsDueMono_ = clock_.monotonicMs() + kWriteBehindMs;
+  }
   State state = stateLocked();
   lastHealth_ = state.evidence.health;
   return state;
@@ -316,7 +409,8 @@ std::string Controller::restore() {
   reviewAnswer_ = snapshot->review;
   lastCarryForward_ = snapshot->lastCarryForward;
   lastAllowedApps_ = snapshot->lastAllowedApps;
-  drift_.reset();  // DESIGN §9: verdicts and nudges are not restored
+  drift_
+      .reset();  // DESIGN §9: the session cache and nudges are not restored; memory_ is (issue 16)
   if ((runtime_ == RuntimeState::Active || runtime_ == RuntimeState::Review) && !commitment_) {
     logger().warning("snapshot in %s without a commitment; starting locked", toString(runtime_));
     resetSessionLocked();
@@ -871,7 +965,8 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
           drift::Decision applied = drift_.applyVerdict(key, verdict, failure, sessionNowLocked());
           const bool statsMoved = applied.episodeStarted || applied.driftMs > 0;
           applyDriftLocked(applied);
-          if (!applied.changed && !statsMoved) return std::nullopt;
+          // A verdict remembered about a window no longer in front still has to be written.
+          if (!applied.changed && !statsMoved && !verdictsUnsavedLocked()) return std::nullopt;
           return changedLocked(statsMoved ? Persist::Yes : Persist::No);
         },
         notify);
@@ -973,6 +1068,9 @@ void Controller::tick() {
   if (!persist && persistDueMono_ && clock_.monotonicMs() >= *persistDueMono_) {
     persistLocked();  // the write-behind of evidence announced earlier
   }
+  if (verdictsDueMono_ && clock_.monotonicMs() >= *verdictsDueMono_) {
+    saveVerdictsLocked();  // the write-behind of the verdict memory (issue 16 item 3)
+  }
   if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
@@ -987,6 +1085,7 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
     next = next ? std::min(*next, reviewerGiveUpMono_) : reviewerGiveUpMono_;
   }
   if (persistDueMono_) next = next ? std::min(*next, *persistDueMono_) : *persistDueMono_;
+  if (verdictsDueMono_) next = next ? std::min(*next, *verdictsDueMono_) : *verdictsDueMono_;
   const bool goesStale = runtime_ == RuntimeState::Active || !currentFromRunningSourceLocked();
   if (lastHealth_ == Health::Ok && lastObservationMono_ >= 0 && goesStale) {
     const std::int64_t staleAt = lastObservationMono_ + 3 * settings_.heartbeatSecs * 1000;

@@ -255,6 +255,50 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await waitForView(page, 'locked');
     await page.close();
   });
+
+  test('remembered verdicts: listed on planning, cleared one by one and all at once', async () => {
+    // Issue 16 item 3: a verdict of the judge is remembered; the page lists it and clears it.
+    const page = await openLockedPage(suite);
+    const start = await suite.daemon.post('/planning');
+    assert.equal(start.status, 200, start.text);
+    const commit = await suite.daemon.post('/commitment', {
+      next_action: 'Draft the quarterly report summary', success_condition: 'Three paragraphs written',
+      timebox_minutes: 25, allowed_apps: ['code'],
+    });
+    assert.equal(commit.status, 200, commit.text);
+    await waitForView(page, 'active');
+    await observe('firefox', 'Spreadsheet formulas guide - Docs — Mozilla Firefox');
+    await page.waitForSelector('#drift-status[data-status="ontask"]');
+    await suite.daemon.resetToLocked();
+    await waitForView(page, 'locked');
+
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+    await page.click('#verdicts summary');
+    const item = page.locator('#verdicts-list li', { hasText: 'spreadsheet formulas guide - docs' });
+    await item.waitFor();
+    assert.match(await item.textContent(), /on task.*the judge: Looks like the report\./);
+    screenshots.push(await screenshot(page, 'ui-drift-remembered-verdicts'));
+
+    const cleared = page.waitForResponse((response) => response.request().method() === 'DELETE');
+    await item.locator('button', { hasText: 'Clear' }).click();
+    assert.equal((await cleared).status(), 200);
+    await item.waitFor({ state: 'detached' });
+    const listed = (await suite.daemon.getJson('/verdicts')).body.verdicts;
+    assert.equal(listed.some((verdict) => verdict.label.includes('spreadsheet formulas guide')), false);
+
+    if (listed.length > 0) {
+      await page.click('#verdicts-clear-all');
+      await page.waitForSelector('#verdicts-clear-all', { state: 'hidden' });
+    }
+    await page.waitForFunction(
+      () => document.getElementById('verdicts-status').textContent === 'Nothing remembered yet.');
+    assert.deepEqual((await suite.daemon.getJson('/verdicts')).body.verdicts, []);
+    assert.deepEqual(await horizontalOverflow(page), []);
+    assert.deepEqual(page.pageErrors, []);
+    assert.deepEqual(page.consoleErrors, []);
+    await page.close();
+  });
 });
 
 describe('AntiDrift UI: with the AI off the blocked-app rule still drifts', () => {

@@ -155,5 +155,26 @@ TEST(StatusText, BarFormatsAreParsedByName) {
   EXPECT_EQ(parseBarFormat("dzen"), std::nullopt);
 }
 
+// ---- verdicts (issue 16 item 3) ---------------------------------------------------------------
+
+TEST(VerdictLineTest, NamesTheVerdictItsSourceWhatItIsAboutAndTheKey) {
+  EXPECT_EQ(verdictLine(*parse(R"({"key":"firefox\nsite:youtube.com","kind":"site",)"
+                               R"("app":"firefox","label":"youtube.com","on_task":false,)"
+                               R"("source":"judge","reason":"Videos.","last_used":1})")),
+            "off  judge  site firefox: youtube.com — Videos.  [key firefox\\nsite:youtube.com]");
+  EXPECT_EQ(verdictLine(*parse(R"({"key":"steam","kind":"app","app":"steam","label":"steam",)"
+                               R"("on_task":true,"source":"you","reason":"","last_used":1})")),
+            "on   you  app steam  [key steam]");
+}
+
+TEST(VerdictLineTest, KeysEscapeToOneLineAndBack) {
+  const std::string key = "firefox\nC:\\temp \\n - page";
+  const std::string escaped = escapeVerdictKey(key);
+  EXPECT_EQ(escaped.find('\n'), std::string::npos);
+  EXPECT_EQ(unescapeVerdictKey(escaped), key);
+  EXPECT_EQ(unescapeVerdictKey("firefox\\nsite:youtube.com"), "firefox\nsite:youtube.com");
+  EXPECT_EQ(unescapeVerdictKey("a\\tb"), "a\\tb");  // another backslash stays
+}
+
 }  // namespace
 }  // namespace antidrift::cli

@@ -23,6 +23,7 @@
 #include "antidrift/drift/relevance.h"
 #include "antidrift/drift/rules.h"
 #include "antidrift/drift/verdict_cache.h"
+#include "antidrift/drift/verdict_memory.h"
 #include "antidrift/epoch.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
@@ -179,6 +180,15 @@ class Engine {
   /// returns it in ms; the status stays as it is.
   std::int64_t close(std::int64_t atMs);
 
+  /// Lends the engine the verdict memory (issue 16 item 3), owned by the
+  /// caller and outliving the engine (and its copies); nullptr: none (the
+  /// default). observe() consults it after the session cache misses and
+  /// before the judge — a hit shows "remembered: <reason>" — and
+  /// applyVerdict(), markOnTask() and refocus() on a drifting window write to
+  /// it, keyed like the cache, with memoryWords() of the commitment. reset()
+  /// leaves it alone. Not synchronised: the caller's lock guards both.
+  void setMemory(VerdictMemory* memory) { memory_ = memory; }
+
   /// What the page shows.
   const DriftView& view() const { return view_; }
   /// The guard of judge calls: one for all keys.
@@ -205,6 +215,8 @@ class Engine {
                   std::int64_t nowMono, Advisors advisors);
   void launchJudge(Decision& decision, const Commitment& commitment);
   void endStretch();
+  /// memoryWords(commitment), computed once per commitment id (issue 16 item 3).
+  const std::set<std::string>& memoryWordsFor(const Commitment& commitment);
 
   /// The relevance of the commitment `commitment` (computed again only when
   /// its next action, success condition or allowed apps changed).
@@ -234,6 +246,11 @@ class Engine {
   std::optional<std::int64_t> pendingSinceMono_;
   std::optional<std::int64_t> driftingSinceMs_;  ///< UTC ms the current drift began
   std::optional<std::int64_t> lastNudgeMono_;    ///< monotonic ms of the last nudge call
+  // The verdict memory (issue 16 item 3): not owned; the words of the last
+  // commitment consulted, for the answers and corrections that follow.
+  VerdictMemory* memory_ = nullptr;
+  std::string memoryWordsId_;  ///< the commitment id memoryWords_ belongs to
+  std::set<std::string> memoryWords_;
   /// A new distinct title entered the ring since the last nudge call: only
   /// then is another call worth making (issue 16 item 2).
   bool ringChanged_ = false;

@@ -18,6 +18,7 @@
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/drift/engine.h"
+#include "antidrift/drift/verdict_memory.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
@@ -30,6 +31,7 @@
 #include "antidrift/settings.h"
 #include "antidrift/store/audit_log.h"
 #include "antidrift/store/snapshot.h"
+#include "antidrift/store/verdict_store.h"
 
 namespace antidrift {
 
@@ -40,6 +42,7 @@ enum class ErrorKind {
   NotPlanning,        ///< an advisory request outside planning → 400 (seed 003 ErrNotPlanning)
   Storage,            ///< the audit log or snapshot could not be written → 503; retry later
   Busy,               ///< the coach is still answering the last request → 409
+  NotFound,           ///< the thing named does not exist (a remembered verdict's key) → 404
 };
 
 /// A refused action. Nothing changed when one is returned.
@@ -133,6 +136,19 @@ class Controller {
   /// 2 and 3), copied into every State from now on. Announces nothing; call
   /// before restore().
   void setNotifyView(NotifyView view);
+
+  /// Connects the verdict memory's file (issue 16 item 3) and loads it: the
+  /// remembered verdicts survive restarts. A file that cannot be read, is
+  /// oversized or is not a verdicts file is set aside (VerdictStore::setAside)
+  /// with a log line and the memory starts empty; bad lines are skipped and
+  /// counted in the log. Afterwards every change to the memory is written
+  /// behind: kWriteBehindMs after the first change that was announced,
+  /// coalescing every change in between, by tick() (and on flush()).
+  /// An action rolled back after a failed snapshot write (ErrorKind::Storage)
+  /// keeps what it added to the memory (This is on task, Back to task): the
+  /// memory is an advisory cache, not session state. `store` must outlive the
+  /// Controller; call before other threads use it. Without a store the memory lives in memory only.
+  void setVerdictStore(VerdictStore* store);
 
   /// Loads the snapshot (DESIGN §9 "Restart"): an active session resumes with
   /// drift state reset; one whose deadline passed while the daemon was down
@@ -277,6 +293,18 @@ class Controller {
   /// closes is not reopened. A failed write is logged, not thrown. Thread-safe.
   void flushForShutdown();
 
+  // ---- The verdict memory (issue 16 item 3).
+
+  /// The remembered verdicts, most recently used first. Thread-safe; a copy.
+  std::vector<drift::RememberedEntry> verdicts() const;
+  /// Forgets the remembered verdict of `key`, or every one when nullopt, and
+  /// writes the file at once (a person clearing titles expects them gone from
+  /// disk). An unknown key → ErrorKind::NotFound; a failed write →
+  /// ErrorKind::Storage with the memory as it was. The current session keeps
+  /// what it has already decided; the next session asks afresh. Any runtime
+  /// state. Thread-safe.
+  [[nodiscard]] ActionResult forgetVerdicts(const std::optional<std::string>& key);
+
   // ---- Reading.
 
   /// The current State. Thread-safe; a copy. Its `timeline` is filled in review only
@@ -315,6 +343,11 @@ class Controller {
   bool currentFromRunningSourceLocked() const;
   Snapshot snapshotLocked() const;
   void persistLocked();
+  /// Writes the verdict memory if it changed since the last write (logged on
+  /// failure; retried with the next write).
+  void saveVerdictsLocked();
+  /// Whether the verdict memory has changes its file does not have yet.
+  bool verdictsUnsavedLocked() const;
   /// Whether a change is written to the snapshot before it is announced
   /// (Yes), within kWriteBehindMs after it (Later), or not at all (No).
   enum class Persist { Yes, Later, No };
@@ -422,6 +455,12 @@ class Controller {
   bool away_ = false;
   Health lastHealth_ = Health::Unavailable;
 
+  /// The verdict memory (issue 16 item 3), lent to drift_ when drift.memory is on.
+  drift::VerdictMemory memory_;
+  VerdictStore* verdictStore_ = nullptr;  ///< its file; nullptr: not persisted
+  std::uint64_t savedMemoryVersion_ = 0;  ///< memory_.version() last written
+  /// Monotonic ms at which the verdict memory's deferred write is due; nullopt: none.
+  std::optional<std::int64_t> verdictsDueMono_;
   drift::Engine drift_;  ///< what each observation means for drift (DESIGN §4, §5)
 
   AsyncSlot<ai::Proposal> coach_;
