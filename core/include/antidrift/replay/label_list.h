@@ -25,7 +25,7 @@ struct WindowToLabel {
 };
 
 /// The distinct windows of `activity`, most time first (ties by app, then title). A window that
-/// nobody can judge is prefilled neutral (../shared/drift-labels/GUIDE.md): a lock screen
+/// nobody can judge is prefilled neutral (docs/API.md "Scoring against labels"): a lock screen
 /// (`settings.lockScreenApps`), an unreadable window (app "unknown", no title) and AntiDrift's own
 /// page, as drift::Rules::classify tells them. Throws std::invalid_argument for a drift pattern
 /// of `settings` that does not compile (drift::Rules). Pure.

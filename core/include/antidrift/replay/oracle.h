@@ -32,7 +32,7 @@ inline constexpr std::size_t kOracleNudgeWindow = 3;
 /// (the labels are per window, and a site may be on for one title and off for another, GUIDE.md):
 /// labelled on → on task, reason "labelled on task"; labelled off → off task, reason
 /// kOracleOffReason; labelled neutral or absent from the labels → on task, reason "labelled
-/// neutral". Neutral means "cannot be judged or does not count" (../shared/drift-labels/GUIDE.md):
+/// neutral". Neutral means "cannot be judged or does not count" (docs/API.md "Scoring against labels"):
 /// such a window must raise no banner — nobody could tell the person they drifted from a lock
 /// screen or a "New Tab" — and the scorer counts its time neither way, so on task is the only
 /// answer that costs nothing where it cannot be scored; a failed call would instead show "the AI
