@@ -9,6 +9,7 @@
 #include <Poco/Path.h>
 #include <Poco/Timestamp.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -120,6 +121,27 @@ void writeAll(int fd, const std::string& data, const std::string& path) {
     }
     written += static_cast<std::size_t>(result);
   }
+}
+
+void replaceFileDurably(const std::string& directory, const std::string& path,
+                        const std::string& tempInfix, const std::string& data, unsigned mode) {
+  static std::atomic<unsigned> tempCounter{0};
+  ensureDirectory(directory);
+  // The temp file lives in the same directory so the rename is atomic.
+  const std::string tempPath = path + tempInfix + std::to_string(::getpid()) + "-" +
+                               std::to_string(tempCounter.fetch_add(1));
+  writeNewFileDurably(tempPath, data, mode);
+  try {
+    Poco::File(tempPath).renameTo(path);
+  } catch (const Poco::Exception& error) {
+    try {
+      Poco::File(tempPath).remove();
+    } catch (const Poco::Exception&) {
+      // Best effort: the rename error below is the one to report.
+    }
+    throw std::runtime_error("cannot replace " + path + ": " + error.displayText());
+  }
+  syncDirectory(directory);
 }
 
 void writeNewFileDurably(const std::string& path, const std::string& data, unsigned mode) {

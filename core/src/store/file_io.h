@@ -31,6 +31,16 @@ void writeAll(int fd, const std::string& data, const std::string& path);
 /// std::runtime_error naming the path on failure (including when it exists).
 void writeNewFileDurably(const std::string& path, const std::string& data, unsigned mode);
 
+/// Replaces `path` (in `directory`) with `data` atomically and durably: a
+/// new temp file `path` + `tempInfix` + pid + "-" + counter written with
+/// writeNewFileDurably (`mode`), renamed over `path`, then the directory
+/// fsynced — a crash leaves the old file or the new one, never half of
+/// either (the snapshot's and the verdict memory's write, DESIGN §9).
+/// Creates `directory` when missing. Throws std::runtime_error naming the
+/// path; the temp file is removed when the rename fails. Thread-safe.
+void replaceFileDurably(const std::string& directory, const std::string& path,
+                        const std::string& tempInfix, const std::string& data, unsigned mode);
+
 /// Opens the store file `path` with `flags` | O_NOFOLLOW | O_CLOEXEC (and
 /// `mode` when creating), never through a symbolic link, and checks that it
 /// is a regular file owned by this user (issue 19 item 6, review L1). A file

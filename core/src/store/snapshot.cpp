@@ -11,7 +11,6 @@
 #include <Poco/Logger.h>
 #include <Poco/Path.h>
 
-#include <atomic>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -231,9 +230,6 @@ ReflectionRecord reflectionFromJson(const Poco::JSON::Object& object) {
   return reflection;
 }
 
-/// Distinguishes temp files of concurrent saves within one process.
-std::atomic<unsigned> tempCounter{0};
-
 }  // namespace
 
 std::string snapshotToJson(const Snapshot& snapshot) {
@@ -399,22 +395,7 @@ FileSnapshotStore::FileSnapshotStore(std::string directory)
 
 void FileSnapshotStore::save(const Snapshot& snapshot) {
   const std::string json = snapshotToJson(snapshot);
-  fileio::ensureDirectory(directory_);
-  // The temp file lives in the same directory so the rename is atomic.
-  const std::string tempPath = path_ + kTempInfix + std::to_string(::getpid()) + "-" +
-                               std::to_string(tempCounter.fetch_add(1));
-  fileio::writeNewFileDurably(tempPath, json + "\n", 0600);
-  try {
-    Poco::File(tempPath).renameTo(path_);
-  } catch (const Poco::Exception& error) {
-    try {
-      Poco::File(tempPath).remove();
-    } catch (const Poco::Exception&) {
-      // Best effort: the rename error below is the one to report.
-    }
-    throw std::runtime_error("cannot replace " + path_ + ": " + error.displayText());
-  }
-  fileio::syncDirectory(directory_);
+  fileio::replaceFileDurably(directory_, path_, kTempInfix, json + "\n", 0600);
 }
 
 void FileSnapshotStore::removeStaleTempFiles() {

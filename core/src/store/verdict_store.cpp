@@ -7,7 +7,6 @@
 #include <Poco/File.h>
 #include <Poco/Path.h>
 
-#include <atomic>
 #include <stdexcept>
 #include <utility>
 
@@ -19,9 +18,6 @@ namespace {
 constexpr const char* kFileName = "verdicts.jsonl";
 constexpr const char* kTempInfix = ".tmp-";
 
-/// Distinguishes temp files of concurrent saves within one process.
-std::atomic<unsigned> tempCounter{0};
-
 }  // namespace
 
 FileVerdictStore::FileVerdictStore(std::string directory)
@@ -29,21 +25,7 @@ FileVerdictStore::FileVerdictStore(std::string directory)
       path_(Poco::Path(Poco::Path::forDirectory(directory_), kFileName).toString()) {}
 
 void FileVerdictStore::save(const std::string& text) {
-  fileio::ensureDirectory(directory_);
-  const std::string tempPath = path_ + kTempInfix + std::to_string(::getpid()) + "-" +
-                               std::to_string(tempCounter.fetch_add(1));
-  fileio::writeNewFileDurably(tempPath, text, 0600);
-  try {
-    Poco::File(tempPath).renameTo(path_);
-  } catch (const Poco::Exception& error) {
-    try {
-      Poco::File(tempPath).remove();
-    } catch (const Poco::Exception&) {
-      // Best effort: the rename error below is the one to report.
-    }
-    throw std::runtime_error("cannot replace " + path_ + ": " + error.displayText());
-  }
-  fileio::syncDirectory(directory_);
+  fileio::replaceFileDurably(directory_, path_, kTempInfix, text, 0600);
 }
 
 std::optional<std::string> FileVerdictStore::load() {
