@@ -135,7 +135,7 @@ Reply DaemonClient::remove(const std::string& pathAndQuery, const std::string& t
     request.setContentLength64(static_cast<Poco::Int64>(body.size()));
     request.set("X-AntiDrift-Token", token);
     session.sendRequest(request) << body;
-    return readReply(session);
+    return readReply(session, endpoint_);
   });
 }
 
