@@ -104,12 +104,16 @@ bool Engine::isLocalMatch(const Observation& obs, const Commitment& commitment) 
                      });
 }
 
+const std::set<std::string>& Engine::currentWords() const {
+  static const std::set<std::string> kNone;
+  return relevance_ ? relevance_->words() : kNone;
+}
+
 const std::set<std::string>& Engine::memoryWordsFor(const Commitment& commitment) {
-  if (memoryWordsId_ != commitment.id || memoryWordsId_.empty()) {
-    memoryWords_ = memoryWords(commitment);
-    memoryWordsId_ = commitment.id;
-  }
-  return memoryWords_;
+  // memoryWords() is the commitment's distinctive words: relevanceOf keeps
+  // them, computed again only when the commitment's words change (a replay's
+  // commitment has no id, so an id could not tell).
+  return relevanceOf(commitment).words();
 }
 
 void Engine::endStretch() {
@@ -378,11 +382,11 @@ Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Ve
   if (verdict) cache_.put(key, CachedVerdict{verdict->onTask, verdict->reason});
   if (siteWide) cache_.put(siteKey, CachedVerdict{verdict->onTask, verdict->reason});
   if (verdict && memory_ != nullptr) {  // issue 16 item 3
-    memory_->remember(key, verdict->onTask, verdict->reason, VerdictSource::Judge, memoryWords_,
+    memory_->remember(key, verdict->onTask, verdict->reason, VerdictSource::Judge, currentWords(),
                       atMs);
     if (siteWide)
       memory_->remember(siteKey, verdict->onTask, verdict->reason, VerdictSource::Judge,
-                        memoryWords_, atMs);
+                        currentWords(), atMs);
   }
   const bool aboutSubject =
       subject_ && (subject_->key == key || (siteWide && subject_->siteKey == siteKey));
@@ -428,7 +432,7 @@ Decision Engine::refocus(std::int64_t atMs) {
       subject_->obs.title != kPrivateWindowTitle) {
     // The person confirms the drift (issue 16 item 3): remembered as theirs.
     memory_->remember(subject_->key, false, "you went back to the task from this",
-                      VerdictSource::You, memoryWords_, atMs);
+                      VerdictSource::You, currentWords(), atMs);
   }
   subject_.reset();
   setView(decision, DriftStatus::Unknown, "back to the task", "", atMs);

@@ -151,7 +151,8 @@ bool isPrivateWindow(std::string_view app, std::string_view title) {
   // title cannot reach there, so "I went incognito - YouTube — Mozilla
   // Firefox" is an ordinary window.
   const std::string folded = text::foldCase(title);
-  if (folded == text::foldCase(kPrivateWindowTitle)) return true;  // already replaced
+  static const std::string kPlaceholder = text::foldCase(kPrivateWindowTitle);
+  if (folded == kPlaceholder) return true;  // already replaced
   static constexpr std::string_view kBrowsers[] = {
       "mozilla firefox", "firefox",   "firefox developer edition",
       "firefox nightly", "librewolf", "waterfox",
@@ -159,10 +160,12 @@ bool isPrivateWindow(std::string_view app, std::string_view title) {
       "vivaldi",         "opera",     "microsoft edge"};
   static constexpr std::string_view kMarkers[] = {" private browsing", " (private browsing)",
                                                   " (incognito)", " (private)", " (inprivate)"};
-  for (const std::string_view browser : kBrowsers) {
-    for (const std::string_view marker : kMarkers) {
-      const std::string suffix = std::string(browser) + std::string(marker);
-      if (endsWith(folded, suffix)) return true;
+  for (const std::string_view marker : kMarkers) {
+    if (!endsWith(folded, marker)) continue;
+    const std::string_view before =
+        std::string_view(folded).substr(0, folded.size() - marker.size());
+    for (const std::string_view browser : kBrowsers) {
+      if (endsWith(before, browser)) return true;
     }
   }
   // Edge: "Page - [InPrivate] - Microsoft Edge" (its profile's place).

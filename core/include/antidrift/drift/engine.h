@@ -215,8 +215,12 @@ class Engine {
                   std::int64_t nowMono, Advisors advisors);
   void launchJudge(Decision& decision, const Commitment& commitment);
   void endStretch();
-  /// memoryWords(commitment), computed once per commitment id (issue 16 item 3).
+  /// memoryWords(commitment): the commitment's distinctive words, kept by
+  /// relevanceOf() until its words change (issue 16 item 3).
   const std::set<std::string>& memoryWordsFor(const Commitment& commitment);
+  /// The words of the last commitment seen (empty before any): what a
+  /// verdict answered later is remembered with.
+  const std::set<std::string>& currentWords() const;
 
   /// The relevance of the commitment `commitment` (computed again only when
   /// its next action, success condition or allowed apps changed).
@@ -249,8 +253,6 @@ class Engine {
   // The verdict memory (issue 16 item 3): not owned; the words of the last
   // commitment consulted, for the answers and corrections that follow.
   VerdictMemory* memory_ = nullptr;
-  std::string memoryWordsId_;  ///< the commitment id memoryWords_ belongs to
-  std::set<std::string> memoryWords_;
   /// A new distinct title entered the ring since the last nudge call: only
   /// then is another call worth making (issue 16 item 2).
   bool ringChanged_ = false;
