@@ -283,6 +283,7 @@ void Controller::flush() {
 
 void Controller::flushForShutdown() {
   std::lock_guard<std::mutex> lock(mutex_);
+  saveVerdictsLocked();  // the verdict memory's pending write (issue 16 item 3)
   if (runtime_ != RuntimeState::Active || !commitment_) {
     if (persistDueMono_) persistLocked();
     return;

@@ -287,7 +287,8 @@ class Controller {
   /// active, credits the stats and the timeline up to now (at most the
   /// deadline), closes the open drifting time into the stats, and writes the
   /// snapshot at once, so a restart resumes with the time up to the stop;
-  /// otherwise as flush(). The time the daemon is then down is not credited
+  /// otherwise as flush(); either way the verdict memory's pending write
+  /// goes out too. The time the daemon is then down is not credited
   /// (StatsAccumulator::resume). Call it once, when nothing else changes any
   /// more (after the sources and the ticker stopped): the drift episode it
   /// closes is not reopened. A failed write is logged, not thrown. Thread-safe.
