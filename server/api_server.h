@@ -1,7 +1,7 @@
 /// @file api_server.h
 /// The listening HTTP server of antidriftd: Poco's HTTP connection handling
 /// on its own thread pool and limits, behind an accept thread of our own that
-/// sleeps until a connection or stop() (DESIGN §10, TECH-NOTES §2.3, §2.4;
+/// sleeps until a connection or stop() (DESIGN §10, docs/TECH-NOTES.md §2.3, §2.4;
 /// issue 8: no wake-up while nothing happens).
 #pragma once
 
@@ -69,7 +69,7 @@ class ApiServer {
   /// The base URL, e.g. "http://127.0.0.1:7717" ("http://[::1]:7717" for IPv6).
   std::string baseUrl() const;
 
-  /// Shuts down in the order of TECH-NOTES §2.4: stops the broadcaster (every
+  /// Shuts down in the order of docs/TECH-NOTES.md §2.4: stops the broadcaster (every
   /// SSE stream writes `event: bye` and returns), stops accepting and closes
   /// the listening socket, waits up to 2 s for the streams to end, drops the
   /// queued connections, shuts down the sockets of the connections being

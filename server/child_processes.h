@@ -2,7 +2,7 @@
 /// Prompt shutdown with child processes in flight (issue 9 item 7): the
 /// daemon's direct children (the AI CLIs the plugins launch under `setsid`,
 /// notify-send) are found in /proc and their process groups ended, so an AI
-/// call never holds the exit for up to `ai.timeout_s` (TECH-NOTES §3.3).
+/// call never holds the exit for up to `ai.timeout_s` (docs/TECH-NOTES.md §3.3).
 #pragma once
 
 #include <sys/types.h>

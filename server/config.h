@@ -161,7 +161,7 @@ bool runsInstalled(const ConfigEnvironment& env);
 std::string defaultWwwDir(const ConfigEnvironment& env);
 /// Built-in default of ai.plugin_dir: `<build dir>/plugins` for the binary
 /// in the build tree, else `<executableDir>/../lib/antidrift/plugins`
-/// (TECH-NOTES §1.6). Pure.
+/// (docs/TECH-NOTES.md §1.6). Pure.
 std::string defaultPluginDir(const ConfigEnvironment& env);
 
 /// Every key readDaemonConfig reads, found by running it against an empty
@@ -209,7 +209,7 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
 /// "default", "file", "environment" or "-D". Pure.
 std::string originName(ValueOrigin origin);
 
-/// The logging.* defaults (TECH-NOTES §4): root logger on a ConsoleChannel
+/// The logging.* defaults (docs/TECH-NOTES.md §4): root logger on a ConsoleChannel
 /// (stderr) with the pattern "%Y-%m-%d %H:%M:%S [%p] %s: %t", level
 /// information. The daemon adds them below every other layer.
 std::map<std::string, std::string> defaultLoggingProperties();

@@ -471,7 +471,7 @@ AiSetup Daemon::loadAi() {
 
 int Daemon::serve() {
   Poco::Logger& log = Poco::Logger::get("antidrift.daemon");
-  // Before any thread starts (TECH-NOTES §2.2): writes to a closed socket
+  // Before any thread starts (docs/TECH-NOTES.md §2.2): writes to a closed socket
   // must fail with EPIPE, never kill the process.
   ::signal(SIGPIPE, SIG_IGN);
   TerminationSignals signals;
@@ -698,7 +698,7 @@ int Daemon::serve() {
   const int signal = signals.wait();
   log.information("received " + signalName(signal) + "; shutting down");
 
-  // TECH-NOTES §2.4: stop flag + wake every SSE stream, stopAll(true), join
+  // docs/TECH-NOTES.md §2.4: stop flag + wake every SSE stream, stopAll(true), join
   // the pool; then the evidence source, the timer and the executor (its
   // queued tasks still run against a live Controller). An AI call in flight
   // would hold the executor for up to ai.timeout_s: while it drains, every

@@ -1,6 +1,6 @@
 /// @file daemon.h
 /// antidriftd as a Poco::Util::ServerApplication: command line, layered
-/// configuration (DESIGN §12, TECH-NOTES §4) and the wiring of core, HTTP
+/// configuration (DESIGN §12, docs/TECH-NOTES.md §4) and the wiring of core, HTTP
 /// server, evidence sources (X11, sway/i3), notifier and timers (DESIGN §1,
 /// §10; docs/ARCHITECTURE.md).
 #pragma once

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
     return antidrift::runLabelCommand(std::vector<std::string>(argv + 2, argv + argc), std::cout,
                                       std::cerr);
   }
-  // TECH-NOTES §2.2: a write to a closed socket must fail with EPIPE.
+  // docs/TECH-NOTES.md §2.2: a write to a closed socket must fail with EPIPE.
   std::signal(SIGPIPE, SIG_IGN);
   Poco::AutoPtr<antidrift::Daemon> daemon = new antidrift::Daemon;
   return daemon->run(argc, argv);

@@ -1,6 +1,6 @@
 /// @file sse_broadcaster.h
 /// Server-Sent Events fan-out of State snapshots (DESIGN §10 "SSE",
-/// TECH-NOTES §2).
+/// docs/TECH-NOTES.md §2).
 #pragma once
 
 #include <chrono>
@@ -29,7 +29,7 @@ namespace antidrift {
 /// one write per interval, and the first
 /// change after a quiet spell goes out at once. Streams are capped at
 /// `maxClients`; `stop()` wakes every stream so its handler returns
-/// (TECH-NOTES §2.4).
+/// (docs/TECH-NOTES.md §2.4).
 ///
 /// A stream subscribed with its socket's descriptor waits in poll(2) on that
 /// socket and on its own eventfd, with no timeout but the keep-alive: an SSE

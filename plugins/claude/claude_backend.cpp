@@ -1,7 +1,7 @@
 /// @file claude_backend.cpp
 /// The claude backend: runs Claude Code in print mode with the prompt on stdin
 /// and reads the answer from its JSON result envelope (DESIGN §8,
-/// TECH-NOTES §5.1, docs/PLUGINS.md for the flags and the --help lines behind them).
+/// docs/TECH-NOTES.md §5.1, docs/PLUGINS.md for the flags and the --help lines behind them).
 
 #include <unistd.h>
 
@@ -47,7 +47,7 @@ struct Envelope {
 /// The result message of `output`: the object itself when the CLI printed one
 /// result object, or the LAST element whose "type" is "result" when it
 /// printed a JSON array of every session message (verbose output on in the
-/// user's settings or arguments, TECH-NOTES §5.1); null otherwise. Throws
+/// user's settings or arguments, docs/TECH-NOTES.md §5.1); null otherwise. Throws
 /// what Poco's parser throws on text that is not JSON.
 Poco::JSON::Object::Ptr resultMessage(const std::string& output) {
   Poco::JSON::Parser parser;
@@ -166,7 +166,7 @@ class ClaudeBackend : public antidrift::Backend {
     request.extraEnvironment["DISABLE_AUTOUPDATER"] = "1";
 
     // Claude writes $HOME/.claude.json and $HOME/.claude/: give it a scratch
-    // home when the real one is not writable (TECH-NOTES §5.1).
+    // home when the real one is not writable (docs/TECH-NOTES.md §5.1).
     std::unique_ptr<runner::ScratchDirectory> scratchHome;
     if (!isWritableDirectory(Poco::Environment::get("HOME", ""))) {
       scratchHome = std::make_unique<runner::ScratchDirectory>();

@@ -1,7 +1,7 @@
 /// @file codex_backend.cpp
 /// The codex backend: runs `codex exec` with the prompt on stdin and reads the
 /// agent's last message from the file named by `-o` (DESIGN §8,
-/// TECH-NOTES §5.2, docs/PLUGINS.md for the flags and the --help lines behind them).
+/// docs/TECH-NOTES.md §5.2, docs/PLUGINS.md for the flags and the --help lines behind them).
 
 #include <cstdint>
 #include <exception>

@@ -15,7 +15,7 @@
 namespace antidrift::notify {
 namespace {
 
-/// Poco's child exits with this when exec fails (TECH-NOTES §3.1).
+/// Poco's child exits with this when exec fails (docs/TECH-NOTES.md §3.1).
 constexpr int kExecFailedExitCode = 72;
 
 }  // namespace

@@ -23,7 +23,7 @@
 namespace antidrift::notify {
 namespace {
 
-/// Poco's child exits with this when exec fails (TECH-NOTES §3.1).
+/// Poco's child exits with this when exec fails (docs/TECH-NOTES.md §3.1).
 constexpr int kExecFailedExitCode = 72;
 constexpr std::chrono::milliseconds kPollInterval{10};
 
@@ -76,7 +76,7 @@ std::optional<DndBackend> dndBackendNamed(const std::string& name) {
   }
   if (name == "mako") {
     // Hides notifications only if the person's mako config has a
-    // [mode=do-not-disturb] section with invisible=1 (TECH-NOTES §8).
+    // [mode=do-not-disturb] section with invisible=1 (docs/TECH-NOTES.md §8).
     return DndBackend{"mako",
                       {"makoctl", "mode", "-a", "do-not-disturb"},
                       {"makoctl", "mode", "-r", "do-not-disturb"},

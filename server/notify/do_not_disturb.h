@@ -2,7 +2,7 @@
 /// Do-not-disturb while a session runs (issue 17 item 3, `focus.do_not_disturb`):
 /// other apps' notifications are held while a commitment is active and
 /// released when it ends, through the notification server's own switch
-/// (dunst, mako, swaync, GNOME, xfce4-notifyd; TECH-NOTES §8). Crash-safe: the
+/// (dunst, mako, swaync, GNOME, xfce4-notifyd; docs/TECH-NOTES.md §8). Crash-safe: the
 /// hold is recorded in the store before the switch is thrown and undone at
 /// the next start.
 #pragma once
@@ -33,7 +33,7 @@ struct DndBackend {
   /// `query`'s output (trimmed) when held already; for mako a line of the output.
   std::string heldAnswer;
   /// The server holds every notification while held, AntiDrift's own too
-  /// (dunst 1.9: critical urgency included, TECH-NOTES §8): the switch is
+  /// (dunst 1.9: critical urgency included, docs/TECH-NOTES.md §8): the switch is
   /// released around AntiDrift's own notifications.
   bool holdsOwnNotifications = false;
 };

@@ -1,5 +1,5 @@
 /// @file ipc_codec.cpp
-/// The i3 IPC framing (TECH-NOTES §7).
+/// The i3 IPC framing (docs/TECH-NOTES.md §7).
 
 #include "server/sway/ipc_codec.h"
 

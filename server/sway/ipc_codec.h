@@ -1,5 +1,5 @@
 /// @file ipc_codec.h
-/// The i3 IPC wire format that i3 and sway both speak (TECH-NOTES §7;
+/// The i3 IPC wire format that i3 and sway both speak (docs/TECH-NOTES.md §7;
 /// https://i3wm.org/docs/ipc.html, sway-ipc(7)): the magic "i3-ipc", a 32-bit payload length and a
 /// 32-bit message type, both in native byte order, then the JSON payload. Pure: no I/O, no JSON
 /// parsing.

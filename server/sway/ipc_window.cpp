@@ -1,5 +1,5 @@
 /// @file ipc_window.cpp
-/// Windows in i3 IPC JSON (TECH-NOTES §7).
+/// Windows in i3 IPC JSON (docs/TECH-NOTES.md §7).
 
 #include "server/sway/ipc_window.h"
 

@@ -1,7 +1,7 @@
 /// @file ipc_window.h
-/// What the i3 IPC JSON says about windows (TECH-NOTES §7; i3 ipc.html "tree", "window event";
-/// sway-ipc(7)): the focused window of a GET_TREE reply and the container of a window event.
-/// Pure functions over Poco::JSON; malformed input is a value, never an exception.
+/// What the i3 IPC JSON says about windows (docs/TECH-NOTES.md §7; i3 ipc.html "tree", "window
+/// event"; sway-ipc(7)): the focused window of a GET_TREE reply and the container of a window
+/// event. Pure functions over Poco::JSON; malformed input is a value, never an exception.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 /// @file sway_source.cpp
-/// The i3/sway IPC evidence source (TECH-NOTES §7).
+/// The i3/sway IPC evidence source (docs/TECH-NOTES.md §7).
 ///
 /// One thread owns the connection. It waits in poll(2) on the IPC socket and on an eventfd
 /// that stop() writes; the timeout is the next heartbeat (connected) or the next reconnection

@@ -1,6 +1,6 @@
 /// @file daemon_sway_test.cpp
 /// End to end: the real antidriftd following real Wayland windows under a real headless sway
-/// (issue 10 item 1; TECH-NOTES §7). sway refuses to run as root, so when the test runs as
+/// (issue 10 item 1; docs/TECH-NOTES.md §7). sway refuses to run as root, so when the test runs as
 /// root it creates a system user for it (useradd -r, idempotent) and runs sway and its
 /// windows as that user, in a 0700 XDG_RUNTIME_DIR the user owns; run as anyone else, sway
 /// runs as the test's own user. Windows are `foot` terminals (app_id foot, or --app-id

@@ -1,6 +1,6 @@
 /// @file testwin.cpp
 /// antidrift_testwin: a tiny Xlib window for tests of the X11 evidence source (DESIGN §3,
-/// TECH-NOTES §6). It sets WM_CLASS (instance, class), _NET_WM_NAME (UTF8_STRING) and
+/// docs/TECH-NOTES.md §6). It sets WM_CLASS (instance, class), _NET_WM_NAME (UTF8_STRING) and
 /// WM_NAME, maps the window, prints its id (decimal) on stdout once it is mapped, and then
 /// sets the title to every line it reads from stdin. It exits on end of input, when the
 /// window manager closes it, or when the X connection dies.

@@ -1,6 +1,6 @@
 /// @file child_process.h
 /// Real programs as children of a test (Poco::Process): one run to completion
-/// with stdout and stderr drained concurrently (CONVENTIONS "Pitfalls": never
+/// with stdout and stderr drained concurrently (docs/CONVENTIONS.md "Pitfalls": never
 /// read one pipe to the end while the other can fill), and antidriftd running
 /// on an ephemeral port until the test stops it with SIGINT.
 /// Nothing here is thread-safe: each object belongs to the test thread that made it.

@@ -1,5 +1,5 @@
 /// @file xvfb_session.h
-/// A real X display for tests (DESIGN §3, TECH-NOTES §6): Xvfb on a display number it picks
+/// A real X display for tests (DESIGN §3, docs/TECH-NOTES.md §6): Xvfb on a display number it picks
 /// itself (-displayfd), optionally openbox as the EWMH window manager, antidrift_testwin
 /// windows, xdotool, and the child-process handling they all share (Poco::Process, pipes,
 /// deadlines, no sleeps). Used by tests/unit/x11 and tests/e2e.
@@ -71,7 +71,7 @@ inline std::vector<std::string> tiedToOurStdin(const std::string& command,
 class Child {
  public:
   /// Launches `command` (PATH search) with DISPLAY set to `display` unless that is empty.
-  /// A missing executable is no exception: the child exits 72 (TECH-NOTES §3.1).
+  /// A missing executable is no exception: the child exits 72 (docs/TECH-NOTES.md §3.1).
   Child(const std::string& command, const std::vector<std::string>& arguments,
         const std::string& display, bool withStdin, bool withStdout)
       : withStdin_(withStdin),

@@ -1,6 +1,6 @@
 /// @file backend.h
 /// The Backend ABI: the one header an AntiDrift AI plugin includes (DESIGN §8,
-/// TECH-NOTES §1, CONVENTIONS "The plugin boundary").
+/// docs/TECH-NOTES.md §1, docs/CONVENTIONS.md "The plugin boundary").
 ///
 /// A plugin is a shared object `antidrift-<name>.so` built as a CMake MODULE with
 /// hidden symbol visibility. It implements `antidrift::Backend` and ends with

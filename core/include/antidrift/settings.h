@@ -49,7 +49,7 @@ struct Settings {
   /// drift.title_sensitive_apps: apps judged per normalised title rather than
   /// per app (one browser serves the work and the distraction).
   /// Firefox Developer Edition reports the class "Firefox Developer Edition"
-  /// (the real ActivityWatch export, TECH-NOTES §9) or "firefoxdeveloperedition".
+  /// (the real ActivityWatch export, docs/TECH-NOTES.md §9) or "firefoxdeveloperedition".
   std::vector<std::string> titleSensitiveApps = {"firefox",
                                                  "firefox-esr",
                                                  "firefox developer edition",

@@ -44,7 +44,7 @@ struct ProbeResult {
 };
 
 /// Opens `path` with a plain SharedLibrary (RTLD_LOCAL), checks the ABI
-/// entry point and reads the class name, then closes it (TECH-NOTES §1.2).
+/// entry point and reads the class name, then closes it (docs/TECH-NOTES.md §1.2).
 ProbeResult probe(const std::string& path, const std::string& fileName) {
   ProbeResult result;
   Poco::SharedLibrary library;

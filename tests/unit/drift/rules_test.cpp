@@ -158,7 +158,8 @@ TEST(Rules, TitleSensitiveAppsDefaultToBrowsers) {
         "tor browser", "firefox developer edition", "firefoxdeveloperedition"}) {
     EXPECT_TRUE(rules.isTitleSensitive(browser)) << browser;
   }
-  // The class ActivityWatch reports for Firefox Developer Edition (the real export, TECH-NOTES §9).
+  // The class ActivityWatch reports for Firefox Developer Edition (the real export,
+  // docs/TECH-NOTES.md §9).
   EXPECT_TRUE(rules.isTitleSensitive(normaliseApp("Firefox Developer Edition")));
   EXPECT_FALSE(rules.isTitleSensitive("code"));
   EXPECT_FALSE(rules.isTitleSensitive("unknown"));

@@ -1,5 +1,5 @@
 // Tests for antidrift::runner::run with real child processes (DESIGN §8,
-// TECH-NOTES §3): pipes, deadlines, process-group kill, no zombie, no fd leak.
+// docs/TECH-NOTES.md §3): pipes, deadlines, process-group kill, no zombie, no fd leak.
 
 #include "antidrift/runner/process_runner.h"
 

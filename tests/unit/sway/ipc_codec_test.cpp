@@ -1,5 +1,5 @@
 /// @file ipc_codec_test.cpp
-/// The i3 IPC framing (server/sway/ipc_codec.h; TECH-NOTES §7).
+/// The i3 IPC framing (server/sway/ipc_codec.h; docs/TECH-NOTES.md §7).
 
 #include "server/sway/ipc_codec.h"
 

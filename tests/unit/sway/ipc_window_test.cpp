@@ -1,6 +1,6 @@
 /// @file ipc_window_test.cpp
 /// Windows in i3 IPC JSON (server/sway/ipc_window.h): the shapes sway 1.7 and i3 send
-/// (TECH-NOTES §7).
+/// (docs/TECH-NOTES.md §7).
 
 #include "server/sway/ipc_window.h"
 

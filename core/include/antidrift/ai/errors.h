@@ -1,5 +1,5 @@
 /// @file errors.h
-/// Typed errors of the AI roles (DESIGN §8, CONVENTIONS "Errors"): an AI that
+/// Typed errors of the AI roles (DESIGN §8, docs/CONVENTIONS.md "Errors"): an AI that
 /// fails or answers garbage is a normal outcome, returned as a value the caller
 /// must handle, never thrown.
 #pragma once

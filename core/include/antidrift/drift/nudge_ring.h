@@ -13,7 +13,7 @@ namespace antidrift::drift {
 
 /// The last kCapacity distinct titles, oldest first, each kept under its
 /// normalised key with the title the Nudger is shown. Not synchronised: the
-/// owner's mutex guards it (the Controller's, CONVENTIONS "Concurrency").
+/// owner's mutex guards it (the Controller's, docs/CONVENTIONS.md "Concurrency").
 class NudgeRing {
  public:
   /// How many distinct titles the ring holds (seed 000: the last 10).

@@ -33,7 +33,7 @@ std::string verdictKey(const Rules& rules, const Observation& obs);
 std::string siteVerdictKey(const Rules& rules, const Observation& obs);
 
 /// Verdicts by key for one session, at most kMaxEntries of them. Not
-/// synchronised: the owner's mutex guards it (the Controller's, CONVENTIONS
+/// synchronised: the owner's mutex guards it (the Controller's, docs/CONVENTIONS.md
 /// "Concurrency").
 class VerdictCache {
  public:

@@ -1,5 +1,5 @@
 /// @file loader.h
-/// Loads AI backend plugins by name (DESIGN §8, TECH-NOTES §1, CONVENTIONS
+/// Loads AI backend plugins by name (DESIGN §8, docs/TECH-NOTES.md §1, docs/CONVENTIONS.md
 /// "The plugin boundary") and lists the installed ones from their metadata.
 #pragma once
 
@@ -52,7 +52,7 @@ struct BackendInfo {
 /// Loads backend plugins from shared objects `antidrift-<name>.so`.
 ///
 /// One per daemon. Libraries are loaded once and never unloaded while the
-/// process runs (TECH-NOTES §1.3): destroying the loader leaves them mapped, so
+/// process runs (docs/TECH-NOTES.md §1.3): destroying the loader leaves them mapped, so
 /// backends it returned stay valid. Thread-safe: `load` serialises on a mutex.
 class PluginLoader {
  public:

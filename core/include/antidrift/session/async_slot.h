@@ -1,11 +1,11 @@
 /// @file async_slot.h
 /// The generation-guarded asynchronous call, written once (DESIGN §6,
-/// CONVENTIONS "Concurrency", seeds 003/000/004): an Epoch (the guard, in
+/// docs/CONVENTIONS.md "Concurrency", seeds 003/000/004): an Epoch (the guard, in
 /// antidrift/epoch.h), one generic launchGuarded (the launch dance), and
 /// AsyncSlot (a status/value/error holder on top of both) for the coach, the
-/// tasks, the profile and the reviewer. The drift judge (one call in flight per key, one Epoch for all
-/// keys) and the nudger (whose advisory survives an error) use the generic
-/// launchGuarded with an Epoch of their own.
+/// tasks, the profile and the reviewer. The drift judge (one call in flight per key, one Epoch for
+/// all keys) and the nudger (whose advisory survives an error) use the generic launchGuarded with
+/// an Epoch of their own.
 ///
 /// The pattern: under the owner's mutex, decide and take a token from the
 /// Epoch (or `slot.begin()`); capture what the work needs; unlock and notify
@@ -55,7 +55,7 @@ constexpr std::string_view toString(AsyncStatus status) {
 }
 
 /// Runs `work` on `executor` and hands its result to `applyLocked` under
-/// `mutex`, but only while `epoch` is still at `token` (CONVENTIONS
+/// `mutex`, but only while `epoch` is still at `token` (docs/CONVENTIONS.md
 /// "Concurrency": decide under the lock, launch off it, re-lock to apply only
 /// if the generation matches, notify with the lock released).
 ///
@@ -193,7 +193,7 @@ inline constexpr bool IsExpectedLikeV = detail::IsExpectedLike<R>::value;
 inline constexpr std::string_view kAsyncWorkFailed = "internal error";
 
 /// Runs `work` on `executor` and applies its result to `slot` if `token` is
-/// still current (the launch dance of CONVENTIONS "Concurrency").
+/// still current (the launch dance of docs/CONVENTIONS.md "Concurrency").
 ///
 /// - `work()` runs on an executor thread WITHOUT the mutex. It returns either
 ///   a T (always a success) or an Expected-like value with `hasValue()`,
