@@ -9,6 +9,8 @@
 #include <Poco/LocalDateTime.h>
 #include <Poco/Timestamp.h>
 
+#include "antidrift/text/utf8.h"
+
 namespace antidrift::cli {
 namespace {
 
@@ -36,21 +38,6 @@ long long integerField(const Object& object, const std::string& key) {
 /// The sub-object `key`, or null.
 Object::Ptr objectField(const Object& object, const std::string& key) {
   return object.has(key) ? object.getObject(key) : nullptr;
-}
-
-/// At most `characters` code points of UTF-8 `text`, "…" appended when cut.
-std::string cutCharacters(const std::string& text, std::size_t characters) {
-  std::size_t count = 0;
-  for (std::size_t at = 0; at < text.size(); ++at) {
-    const auto byte = static_cast<unsigned char>(text[at]);
-    if ((byte & 0xC0) != 0x80) {
-      if (count == characters) {
-        return text.substr(0, at) + "…";
-      }
-      ++count;
-    }
-  }
-  return text;
 }
 
 /// The planned length of a commitment in seconds: the timebox and every
@@ -103,7 +90,8 @@ std::string barText(const Object& state) {
   const Object::Ptr commitment = objectField(state, "commitment");
   if (runtime == "active" && commitment) {
     return remainingText(state) + " " +
-           oneLine(cutCharacters(stringField(*commitment, "next_action"), kBarTextCharacters));
+           oneLine(antidrift::text::cutCodePoints(stringField(*commitment, "next_action"),
+                                                  kBarTextCharacters, "…"));
   }
   if (runtime == "review") {
     const std::string outcome = stringField(state, "outcome");

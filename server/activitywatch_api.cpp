@@ -59,6 +59,7 @@
 #include <Poco/UUID.h>
 #include <Poco/UUIDGenerator.h>
 
+#include "antidrift/text/utf8.h"
 #include "server/http/body.h"
 #include "server/http/responses.h"
 
@@ -283,11 +284,12 @@ ActivityWatchApi::Reply ActivityWatchApi::createBucket(const std::string& id,
   if (!type || type->empty()) {
     throw http::BadRequest("type is required");
   }
-  bucket.type = sanitizeText(*type, kMaxBucketIdBytes);
-  bucket.client =
-      sanitizeText(http::optionalString(*json, "client", "client").value_or(""), kMaxBucketIdBytes);
-  bucket.hostname = sanitizeText(http::optionalString(*json, "hostname", "hostname").value_or(""),
-                                 kMaxBucketIdBytes);
+  bucket.type = text::sanitizeUtf8(*type, text::LineBreaks::Remove, kMaxBucketIdBytes);
+  bucket.client = text::sanitizeUtf8(http::optionalString(*json, "client", "client").value_or(""),
+                                     text::LineBreaks::Remove, kMaxBucketIdBytes);
+  bucket.hostname =
+      text::sanitizeUtf8(http::optionalString(*json, "hostname", "hostname").value_or(""),
+                         text::LineBreaks::Remove, kMaxBucketIdBytes);
   bucket.created = nowIso();
   std::lock_guard<std::mutex> lock(mutex_);
   if (buckets_.count(id) != 0) {

@@ -11,9 +11,8 @@
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/SharedPtr.h>
 #include <Poco/String.h>
-#include <Poco/TextConverter.h>
-#include <Poco/UTF8Encoding.h>
 
+#include "antidrift/text/utf8.h"
 #include "server/config.h"
 #include "server/http/responses.h"
 
@@ -105,13 +104,6 @@ BodyRead readBody(Poco::Net::HTTPServerRequest& request) {
   return result;
 }
 
-bool isValidUtf8(const std::string& text) {
-  Poco::UTF8Encoding utf8;
-  Poco::TextConverter converter(utf8, utf8);
-  std::string copy;
-  return converter.convert(text, copy) == 0;
-}
-
 Poco::Dynamic::Var parseJsonBody(const std::string& text, BodyShape shape) {
   const std::string trimmed = Poco::trim(text);
   if (trimmed.empty()) {
@@ -120,7 +112,7 @@ Poco::Dynamic::Var parseJsonBody(const std::string& text, BodyShape shape) {
     }
     return Poco::JSON::Object::Ptr(new Poco::JSON::Object);
   }
-  if (!isValidUtf8(text)) {
+  if (!text::isValidUtf8(text)) {
     throw BadRequest("the request body is not valid UTF-8");
   }
   const char* const shapeProblem = shape == BodyShape::Object

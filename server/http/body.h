@@ -63,10 +63,6 @@ BodyRead readBody(Poco::Net::HTTPServerRequest& request);
 /// (the socket's receive timeout). Never throws.
 void drainAfterAnswer(std::istream& in, std::size_t alreadyRead);
 
-/// True when `text` is well-formed UTF-8 (no stray continuation bytes,
-/// overlong forms, surrogates or code points past U+10FFFF). Pure.
-bool isValidUtf8(const std::string& text);
-
 /// What a route accepts as its JSON body.
 enum class BodyShape {
   Object,        ///< one JSON object; an empty (or blank) body is {}

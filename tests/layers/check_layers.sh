@@ -72,15 +72,10 @@ done
 # Rule 4: no room includes another's private header. A private header lives
 # beside its .cpp under core/src/ or plugins/common/src/; only its own room
 # (core/, resp. plugins/) may include it. Inside core, a floor includes another
-# floor's private header only where listed here (the text helpers, to be
-# gathered into one public text module by issue 15 item 4; and the verdict
-# memory's JSONL, which uses the store's JSON field helpers until its file
-# format moves into store/ beside verdict_store.cpp).
-private_ok_in_core='core/src/planning/profile.cpp:ai/text_sanitize.h
-core/src/planning/todo_txt.cpp:ai/text_sanitize.h
-core/src/evidence/observation.cpp:text/utf8.h
-core/src/evidence/web_join.cpp:text/utf8.h
-core/src/drift/verdict_memory.cpp:store/json_fields.h'
+# floor's private header only where listed here (the verdict memory's JSONL,
+# which uses the store's JSON field helpers until its file format moves into
+# store/ beside verdict_store.cpp).
+private_ok_in_core='core/src/drift/verdict_memory.cpp:store/json_fields.h'
 includes server cli plugins tests core |
   sed -n 's/^\([^:]*\):\([0-9]*\):.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1 \2 \3/p' |
   while read -r file line header; do

@@ -6,10 +6,10 @@
 #include <Poco/JSON/Object.h>
 
 #include "ai/role_call.h"
-#include "ai/text_sanitize.h"
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
 #include "antidrift/domain/commitment.h"
+#include "antidrift/text/utf8.h"
 
 namespace antidrift::ai {
 namespace {
@@ -34,12 +34,12 @@ std::optional<std::string> textField(const Poco::JSON::Object& object, const std
     reason = key + " must be a string";
     return std::nullopt;
   }
-  std::string text = detail::singleLine(value.extract<std::string>());
+  std::string text = text::oneLine(value.extract<std::string>());
   if (text.empty()) {
     reason = key + " is empty";
     return std::nullopt;
   }
-  if (detail::countChars(text) > kMaxFieldChars) {
+  if (text::countCodePoints(text) > kMaxFieldChars) {
     reason = key + " is longer than " + std::to_string(kMaxFieldChars) + " characters";
     return std::nullopt;
   }

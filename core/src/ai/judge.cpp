@@ -5,9 +5,9 @@
 #include <Poco/String.h>
 
 #include "ai/role_call.h"
-#include "ai/text_sanitize.h"
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
+#include "antidrift/text/utf8.h"
 
 namespace antidrift::ai {
 namespace {
@@ -66,8 +66,7 @@ Expected<Verdict> parseVerdict(std::string_view json) {
   if (object->has("reason") && !object->isNull("reason")) {
     const Poco::Dynamic::Var text = object->get("reason");
     if (!text.isString()) return invalid("reason must be a string");
-    verdict.reason =
-        detail::capChars(detail::singleLine(text.extract<std::string>()), kMaxReasonChars);
+    verdict.reason = antidrift::text::shortMessage(text.extract<std::string>(), kMaxReasonChars);
   }
   if (object->has("scope") && !object->isNull("scope")) {
     const Poco::Dynamic::Var scope = object->get("scope");

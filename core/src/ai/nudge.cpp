@@ -1,9 +1,9 @@
 #include "antidrift/ai/nudge.h"
 
 #include "ai/role_call.h"
-#include "ai/text_sanitize.h"
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
+#include "antidrift/text/utf8.h"
 
 namespace antidrift::ai {
 namespace {
@@ -17,7 +17,7 @@ AiError invalid(const std::string& reason) {
 std::string buildNudgePrompt(const NudgeInput& input) {
   std::string titles;
   for (const std::string& title : input.recentTitles) {
-    titles += detail::singleLine(title);
+    titles += text::oneLine(title);
     titles += '\n';
   }
   std::string prompt = roleLine(Role::Nudge);
@@ -53,8 +53,7 @@ Expected<std::string> parseNudge(std::string_view json) {
   if (!object->has("message") || object->isNull("message")) return std::string();
   const Poco::Dynamic::Var message = object->get("message");
   if (!message.isString()) return invalid("message must be a string");
-  return detail::capChars(detail::singleLine(message.extract<std::string>()),
-                          kMaxNudgeMessageChars);
+  return text::shortMessage(message.extract<std::string>(), kMaxNudgeMessageChars);
 }
 
 Expected<std::string> nudge(Backend& backend, const NudgeInput& input, std::int64_t timeoutMs) {

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "ai/text_sanitize.h"
+#include "antidrift/text/utf8.h"
 
 namespace antidrift::ai {
 namespace {
@@ -61,7 +61,7 @@ std::string fenceData(std::string_view label, std::string_view data) {
   if (!isValidLabel(label)) {
     throw std::invalid_argument("fenceData: label must be 1-32 characters of [a-z_]");
   }
-  std::string body = neutraliseMarkers(detail::sanitizeText(data, detail::LineBreaks::Keep));
+  std::string body = neutraliseMarkers(text::sanitizeUtf8(data, text::LineBreaks::Keep));
   while (!body.empty() && body.back() == '\n') body.pop_back();
   std::string out;
   out.reserve(body.size() + kDataNotice.size() + 2 * label.size() + 32);

@@ -7,7 +7,7 @@
 #include <Poco/Exception.h>
 #include <Poco/RegularExpression.h>
 
-#include "ai/text_sanitize.h"
+#include "antidrift/text/utf8.h"
 
 namespace antidrift::ai {
 namespace {
@@ -45,7 +45,7 @@ Redactor::Redactor(const std::map<std::string, std::string>& patterns) {
 }
 
 std::string Redactor::apply(std::string_view text) const {
-  const std::string subject = detail::sanitizeText(text, detail::LineBreaks::Keep);
+  const std::string subject = text::sanitizeUtf8(text, text::LineBreaks::Keep);
   std::vector<Range> ranges;
   try {
     for (const auto& pattern : patterns_) collectMatches(*pattern, subject, ranges);

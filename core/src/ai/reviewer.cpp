@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "ai/role_call.h"
-#include "ai/text_sanitize.h"
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
+#include "antidrift/text/utf8.h"
 
 namespace antidrift::ai {
 namespace {
@@ -24,7 +24,7 @@ bool isBlank(std::string_view text) {
 }
 
 std::string line(std::string_view text) {
-  return detail::capChars(detail::singleLine(text), kMaxReflectionChars);
+  return text::shortMessage(text, kMaxReflectionChars);
 }
 
 std::string minutes(std::int64_t secs) {

@@ -6,7 +6,7 @@
 #include <Poco/Exception.h>
 #include <Poco/JSON/Parser.h>
 
-#include "ai/text_sanitize.h"
+#include "antidrift/text/utf8.h"
 
 namespace antidrift::ai::detail {
 
@@ -15,7 +15,7 @@ Expected<std::string> completeSafely(Backend& backend, const std::string& prompt
   try {
     return backend.complete(prompt, timeoutMs);
   } catch (const BackendError& error) {
-    std::string message = capChars(singleLine(error.what()), kMaxErrorMessageChars);
+    std::string message = text::shortMessage(error.what(), kMaxErrorMessageChars);
     if (message.empty()) message = "the AI backend failed";
     return AiError{AiErrorKind::BackendFailed, std::move(message)};
   } catch (...) {

@@ -1,23 +1,14 @@
 #include "antidrift/domain/commitment.h"
 
 #include <Poco/String.h>
-#include <Poco/TextIterator.h>
-#include <Poco/UTF8Encoding.h>
+
+#include "antidrift/text/utf8.h"
 
 namespace antidrift {
 namespace {
 
-std::size_t characterCount(const std::string& text) {
-  Poco::UTF8Encoding utf8;
-  Poco::TextIterator it(text, utf8);
-  Poco::TextIterator end(text);
-  std::size_t count = 0;
-  for (; it != end; ++it) ++count;
-  return count;
-}
-
 std::optional<std::string> checkLength(const std::string& field, const std::string& value) {
-  if (characterCount(value) > kMaxFieldChars) {
+  if (text::countCodePoints(value) > kMaxFieldChars) {
     return field + " is longer than " + std::to_string(kMaxFieldChars) + " characters";
   }
   return std::nullopt;

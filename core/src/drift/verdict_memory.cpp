@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "antidrift/drift/relevance.h"
+#include "antidrift/text/utf8.h"
 #include "store/json_fields.h"
 
 namespace antidrift::drift {
@@ -24,14 +25,6 @@ bool shareWord(const std::set<std::string>& a, const std::set<std::string>& b) {
 std::set<std::string> capped(std::set<std::string> words) {
   while (words.size() > VerdictMemory::kMaxWords) words.erase(std::prev(words.end()));
   return words;
-}
-
-/// `text` cut to at most `bytes` bytes at a UTF-8 character boundary.
-std::string cutUtf8(const std::string& text, std::size_t bytes) {
-  if (text.size() <= bytes) return text;
-  std::size_t end = bytes;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end);
 }
 
 }  // namespace
@@ -118,7 +111,7 @@ bool VerdictMemory::remember(const std::string& rawKey, bool onTask, const std::
   if (key.empty() || key.size() > kMaxKeyBytes || words.empty()) return false;
   RememberedVerdict verdict;
   verdict.onTask = onTask;
-  verdict.reason = cutUtf8(jsonfields::validUtf8(reason), kMaxReasonBytes);
+  verdict.reason = text::cutBytes(jsonfields::validUtf8(reason), kMaxReasonBytes);
   verdict.source = source;
   for (const std::string& word : words) verdict.words.insert(jsonfields::validUtf8(word));
   verdict.lastUsedMs = nowMs;

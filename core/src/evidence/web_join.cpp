@@ -4,7 +4,7 @@
 #include <Poco/URI.h>
 
 #include "antidrift/evidence/observation.h"
-#include "text/utf8.h"
+#include "antidrift/text/utf8.h"
 
 namespace antidrift {
 namespace {
@@ -36,7 +36,7 @@ bool isHostText(std::string_view host) {
   }
   std::size_t pos = 0;
   while (pos < host.size()) {
-    if (text::detail::decodeOne(host, pos) == 0xFFFD) return false;  // invalid UTF-8
+    if (text::decodeOne(host, pos) == text::kReplacementCharacter) return false;  // invalid UTF-8
   }
   return true;
 }

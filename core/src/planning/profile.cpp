@@ -2,14 +2,13 @@
 
 #include <optional>
 
-#include "ai/text_sanitize.h"
+#include "antidrift/text/utf8.h"
 #include "planning/bounded_read.h"
 
 namespace antidrift::planning {
 
 Profile parseProfile(std::string_view bytes) {
-  std::string text = ai::detail::sanitizeText(bytes, ai::detail::LineBreaks::Keep);
-  text.resize(ai::detail::prefixBytesOnBoundary(text, kMaxProfileBytes));
+  std::string text = text::sanitizeUtf8(bytes, text::LineBreaks::Keep, kMaxProfileBytes);
   if (text.find_first_not_of(" \t\n") == std::string::npos) return {};
   Profile profile;
   profile.status = LoadStatus::Ready;

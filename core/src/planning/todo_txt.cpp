@@ -6,14 +6,12 @@
 #include <Poco/DateTime.h>
 #include <Poco/String.h>
 
-#include "ai/text_sanitize.h"
 #include "antidrift/domain/commitment.h"
+#include "antidrift/text/utf8.h"
 #include "planning/bounded_read.h"
 
 namespace antidrift::planning {
 namespace {
-
-using ai::detail::LineBreaks;
 
 bool isDigit(char c) {
   return c >= '0' && c <= '9';
@@ -39,19 +37,8 @@ void addUnique(std::vector<std::string>& list, std::string value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(std::move(value));
 }
 
-std::string capChars(std::string text, std::size_t maxChars) {
-  std::size_t chars = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 && ++chars > maxChars) {
-      text.resize(i);
-      break;
-    }
-  }
-  return text;
-}
-
 std::optional<Task> parseLine(std::string_view raw) {
-  const std::string line = Poco::trim(ai::detail::sanitizeText(raw, LineBreaks::Drop));
+  const std::string line = text::oneLine(raw);
   if (line.empty() || line.rfind("x ", 0) == 0) return std::nullopt;
   Task task;
   std::string_view rest = line;
@@ -82,7 +69,7 @@ std::optional<Task> parseLine(std::string_view raw) {
     text.append(word);
   }
   if (text.empty()) return std::nullopt;
-  task.text = capChars(std::move(text), kMaxFieldChars);
+  task.text = text::cutCodePoints(text, kMaxFieldChars);
   return task;
 }
 

@@ -9,6 +9,7 @@
 #include <Poco/UUIDGenerator.h>
 
 #include "antidrift/evidence/web_join.h"
+#include "antidrift/text/utf8.h"
 
 namespace antidrift {
 namespace {
@@ -21,9 +22,7 @@ constexpr std::size_t kMaxIntentChars = 2000;
 
 // True when `intent` has more than kMaxIntentChars characters.
 bool validateIntentLength(const std::string& intent) {
-  std::size_t chars = 0;
-  for (unsigned char c : intent) chars += (c & 0xC0) != 0x80;  // count UTF-8 lead bytes
-  return chars > kMaxIntentChars;
+  return text::countCodePoints(intent) > kMaxIntentChars;
 }
 
 // A SessionSummary as the reviewer's plain facts.
@@ -509,9 +508,7 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   // characters (newlines, ESC, NUL) dropped, surrounding blanks trimmed —
   // before validation, so the limits apply to what is stored.
   CommitmentRequest request = raw;
-  const auto clean = [](const std::string& text) {
-    return Poco::trim(sanitizeText(text, text.size() * 3 + 3));
-  };
+  const auto clean = [](const std::string& text) { return Poco::trim(text::sanitizeUtf8(text)); };
   request.nextAction = clean(raw.nextAction);
   request.successCondition = clean(raw.successCondition);
   if (auto problem = validateCommitment(request)) {
@@ -769,10 +766,8 @@ ActionResult Controller::answerReview(const ReviewAnswer& raw) {
   }
   ReviewAnswer answer;
   answer.success = raw.success;
-  answer.note = Poco::trim(sanitizeText(raw.note, raw.note.size() * 3 + 3));
-  std::size_t chars = 0;
-  for (unsigned char c : answer.note) chars += (c & 0xC0) != 0x80;
-  if (chars > kMaxFieldChars) {
+  answer.note = Poco::trim(text::sanitizeUtf8(raw.note));
+  if (text::countCodePoints(answer.note) > kMaxFieldChars) {
     return ActionError{ErrorKind::Validation,
                        "note is longer than " + std::to_string(kMaxFieldChars) + " characters",
                        runtime_};
@@ -813,7 +808,7 @@ void Controller::recordWindow(Observation raw) {
     if (auto blocked = drift_.rules().blockedReason(obs)) obs.blockedTitle = *blocked;
     obs.title = std::string(drift::kPrivateWindowTitle);
   } else {
-    obs.domain = sanitizeText(raw.domain, kMaxDomainBytes);
+    obs.domain = text::sanitizeUtf8(raw.domain, text::LineBreaks::Remove, kMaxDomainBytes);
   }
   obs.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
   // A watcher's own timestamp is kept only when plausible: not in the future

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "antidrift/text/utf8.h"
 #include "store/file_io.h"
 #include "store/json_fields.h"
 
@@ -87,14 +88,7 @@ Poco::JSON::Object summaryToObject(const SessionSummary& summary) {
 
 /// Valid UTF-8 `text` cut to at most `maxChars` code points.
 std::string capText(const std::string& text, std::size_t maxChars) {
-  const std::string valid = validUtf8(text);
-  std::size_t chars = 0;
-  for (std::size_t index = 0; index < valid.size(); ++index) {
-    if ((static_cast<unsigned char>(valid[index]) & 0xC0) != 0x80 && chars++ == maxChars) {
-      return valid.substr(0, index);
-    }
-  }
-  return valid;
+  return text::cutCodePoints(validUtf8(text), maxChars);
 }
 
 std::optional<SessionSummary> tryParse(const std::string& line) {

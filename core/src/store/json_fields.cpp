@@ -3,11 +3,11 @@
 #include <Poco/Dynamic/Var.h>
 #include <Poco/Exception.h>
 #include <Poco/JSON/Parser.h>
-#include <Poco/TextConverter.h>
-#include <Poco/UTF8Encoding.h>
 
 #include <sstream>
 #include <stdexcept>
+
+#include "antidrift/text/utf8.h"
 
 namespace antidrift::jsonfields {
 namespace {
@@ -57,11 +57,7 @@ Poco::JSON::Object::Ptr parseObject(const std::string& text) {
 }
 
 std::string validUtf8(const std::string& text) {
-  Poco::UTF8Encoding utf8;
-  Poco::TextConverter converter(utf8, utf8, 0xFFFD);
-  std::string result;
-  converter.convert(text, result);
-  return result;
+  return text::toValidUtf8(text);
 }
 
 std::string stringify(const Poco::JSON::Object& object) {

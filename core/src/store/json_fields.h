@@ -15,8 +15,8 @@ namespace antidrift::jsonfields {
 /// JSON: ...") when it is not valid JSON or not an object.
 Poco::JSON::Object::Ptr parseObject(const std::string& text);
 
-/// `text` with every invalid UTF-8 sequence replaced by U+FFFD (Poco::
-/// TextConverter). Valid UTF-8 comes back unchanged. Poco::JSON writes
+/// `text` with every invalid UTF-8 sequence replaced by U+FFFD
+/// (text::toValidUtf8, antidrift/text/utf8.h). Valid UTF-8 comes back unchanged. Poco::JSON writes
 /// invalid bytes through unescaped and then cannot parse its own output, so
 /// every string the stores write passes through here first. Pure.
 std::string validUtf8(const std::string& text);

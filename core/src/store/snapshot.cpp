@@ -17,6 +17,7 @@
 
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/timeline.h"
+#include "antidrift/text/utf8.h"
 #include "store/file_io.h"
 #include "store/json_fields.h"
 
@@ -315,15 +316,6 @@ Snapshot snapshotFromJson(const std::string& json) {
 
 namespace {
 
-/// Code points in valid-or-not UTF-8 `text` (bytes that do not continue one).
-std::size_t charCount(const std::string& text) {
-  std::size_t count = 0;
-  for (const char c : text) {
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++count;
-  }
-  return count;
-}
-
 /// Latest UTC ms accepted anywhere in a snapshot (year 9999): far from int64
 /// overflow once 12 h are added.
 constexpr std::int64_t kLatestUtcMs = 253402300799999;
@@ -333,7 +325,7 @@ constexpr std::int64_t kLatestUtcMs = 253402300799999;
 std::optional<std::string> snapshotInvariantProblem(const Snapshot& snapshot) {
   const auto text = [](const std::string& value, std::size_t maxChars,
                        const char* name) -> std::optional<std::string> {
-    if (charCount(value) > maxChars) {
+    if (text::countCodePoints(value) > maxChars) {
       return std::string(name) + " is over " + std::to_string(maxChars) + " characters";
     }
     return std::nullopt;

@@ -5,7 +5,7 @@
 
 #include <utf8proc.h>
 
-#include "text/utf8.h"
+#include "antidrift/text/utf8.h"
 
 namespace antidrift::text {
 namespace {
@@ -41,8 +41,8 @@ std::string decodeDroppingInvisible(std::string_view text) {
   out.reserve(text.size());
   std::size_t pos = 0;
   while (pos < text.size()) {
-    const char32_t codePoint = detail::decodeOne(text, pos);
-    if (!isInvisible(codePoint)) detail::appendUtf8(out, codePoint);
+    const char32_t codePoint = decodeOne(text, pos);
+    if (!isInvisible(codePoint)) appendUtf8(out, codePoint);
   }
   return out;
 }
@@ -67,7 +67,7 @@ std::string foldWhiteSpace(const std::string& valid) {
   std::size_t pos = 0;
   while (pos < valid.size()) {
     const std::size_t start = pos;
-    const char32_t codePoint = detail::decodeOne(valid, pos);
+    const char32_t codePoint = decodeOne(valid, pos);
     if (isWhiteSpace(codePoint)) {
       pendingSpace = !out.empty();
       continue;

@@ -1,6 +1,8 @@
-#include "text/utf8.h"
+#include "antidrift/text/utf8.h"
 
-namespace antidrift::text::detail {
+#include <Poco/String.h>
+
+namespace antidrift::text {
 
 // A strict UTF-8 decoder, written here on purpose: Poco's TextConverter
 // consumes the *claimed* length of an invalid sequence (so "\xE2A" loses the
@@ -61,4 +63,101 @@ void appendUtf8(std::string& out, char32_t codePoint) {
   }
 }
 
-}  // namespace antidrift::text::detail
+namespace {
+
+bool isContinuation(unsigned char byte) {
+  return (byte & 0xC0) == 0x80;
+}
+
+bool isControl(char32_t codePoint) {
+  return codePoint < 0x20 || codePoint == 0x7F || (codePoint >= 0x80 && codePoint <= 0x9F);
+}
+
+}  // namespace
+
+bool isValidUtf8(std::string_view text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t start = pos;
+    if (decodeOne(text, pos) == kReplacementCharacter &&
+        text.substr(start, pos - start) != "\xEF\xBF\xBD") {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string toValidUtf8(std::string_view text) {
+  if (isValidUtf8(text)) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 8);
+  std::size_t pos = 0;
+  while (pos < text.size()) appendUtf8(out, decodeOne(text, pos));
+  return out;
+}
+
+std::size_t countCodePoints(std::string_view text) {
+  std::size_t count = 0;
+  for (const char c : text) count += isContinuation(static_cast<unsigned char>(c)) ? 0 : 1;
+  return count;
+}
+
+std::size_t boundaryBefore(std::string_view text, std::size_t maxBytes) {
+  if (text.size() <= maxBytes) return text.size();
+  std::size_t end = maxBytes;
+  while (end > 0 && isContinuation(static_cast<unsigned char>(text[end]))) --end;
+  return end;
+}
+
+std::string cutBytes(std::string_view text, std::size_t maxBytes) {
+  return std::string(text.substr(0, boundaryBefore(text, maxBytes)));
+}
+
+std::string cutCodePoints(std::string_view text, std::size_t maxCodePoints,
+                          std::string_view ellipsis) {
+  std::size_t count = 0;
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    if (!isContinuation(static_cast<unsigned char>(text[at])) && ++count > maxCodePoints) {
+      std::string cut(text.substr(0, at));
+      cut += ellipsis;
+      return cut;
+    }
+  }
+  return std::string(text);
+}
+
+std::string sanitizeUtf8(std::string_view raw, LineBreaks lineBreaks, std::size_t maxBytes) {
+  std::string out;
+  out.reserve(raw.size() < maxBytes ? raw.size() : maxBytes);
+  std::string encoded;
+  std::size_t pos = 0;
+  while (pos < raw.size()) {
+    char32_t codePoint = decodeOne(raw, pos);
+    if (codePoint == '\r' || codePoint == '\n' || codePoint == '\t') {
+      if (lineBreaks == LineBreaks::Remove) continue;
+      if (lineBreaks == LineBreaks::ToSpace) {
+        codePoint = ' ';
+      } else if (codePoint == '\r') {
+        if (pos < raw.size() && raw[pos] == '\n') ++pos;
+        codePoint = '\n';
+      }
+    } else if (isControl(codePoint)) {
+      continue;
+    }
+    encoded.clear();
+    appendUtf8(encoded, codePoint);
+    if (out.size() + encoded.size() > maxBytes) break;  // cut on a code-point boundary
+    out += encoded;
+  }
+  return out;
+}
+
+std::string oneLine(std::string_view raw) {
+  return Poco::trim(sanitizeUtf8(raw, LineBreaks::ToSpace));
+}
+
+std::string shortMessage(std::string_view raw, std::size_t maxCodePoints) {
+  return cutCodePoints(oneLine(raw), maxCodePoints, "…");
+}
+
+}  // namespace antidrift::text

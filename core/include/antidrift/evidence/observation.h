@@ -34,13 +34,6 @@ struct Observation {
   std::string blockedTitle{};
 };
 
-/// Makes raw text safe for display and storage: each invalid UTF-8 sequence
-/// becomes U+FFFD, C0/C1 control characters and DEL are dropped (tab and
-/// newlines too), and the result is cut to at most `maxBytes` bytes on a
-/// character boundary. Used for titles and for the commitment's text fields.
-/// Pure; thread-safe; never throws.
-std::string sanitizeText(std::string_view raw, std::size_t maxBytes);
-
 /// Makes raw title bytes safe (DESIGN §3): each invalid UTF-8 sequence becomes
 /// U+FFFD, C0/C1 control characters and DEL are dropped (tab and newlines too),
 /// and the result is cut to at most kMaxTitleBytes bytes on a character

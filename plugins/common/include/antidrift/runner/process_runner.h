@@ -142,6 +142,12 @@ std::string resolveExecutable(const std::string& executable);
 RunResult run(const RunRequest& request);
 
 /// Returns `text` with every invalid UTF-8 sequence replaced by U+FFFD.
+///
+/// This and lastLine/shorten below are the plugins' own copy of the UTF-8
+/// helpers: the rest of AntiDrift uses the one text module
+/// core/include/antidrift/text/utf8.h (issue 15 item 4), but a plugin must not
+/// link the core, only include the Backend ABI header (docs/ARCHITECTURE.md
+/// "The arrows", rule 5), so plugins/common keeps this small copy.
 std::string sanitizeUtf8(const std::string& text);
 
 /// The last non-empty line of `text`, trimmed, cut to at most `maxBytes`
