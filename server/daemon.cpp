@@ -35,6 +35,7 @@
 #include "antidrift/store/audit_log.h"
 #include "antidrift/store/snapshot.h"
 #include "antidrift/store/verdict_store.h"
+#include "antidrift/wire/json.h"
 #include "server/api_server.h"
 #include "server/child_processes.h"
 #include "server/evidence_sources.h"

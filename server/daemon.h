@@ -94,7 +94,7 @@ class Daemon : public Poco::Util::ServerApplication {
   int listBackends();
   /// `--export-history FORMAT` (jsonl, csv, markdown; issue 7 item 6): writes
   /// every session of the VERIFIED chain of <store.dir>/audit.jsonl to stdout
-  /// (history_view.h exportHistory). When the chain is broken, the records
+  /// (antidrift/wire/json.h exportHistory). When the chain is broken, the records
   /// from the first problem on are not exported; stderr says where it broke
   /// and how many records were left out, and the exit code is 1. An unknown
   /// FORMAT is exit 64 (usage). Takes no store lock (reads only).

@@ -17,6 +17,7 @@
 #include "antidrift/session/history_view.h"
 #include "antidrift/store/audit_log.h"
 #include "antidrift/thread_name.h"
+#include "antidrift/wire/json.h"
 #include "server/http/peer_hangup.h"
 #include "server/http/responses.h"
 
@@ -364,12 +365,7 @@ void HttpApi::getEvents(Exchange& exchange) {
 }
 
 void HttpApi::getHealth(Exchange& exchange) {
-  const State state = controller_.state();
-  Poco::JSON::Object body;
-  body.set("status", "ok");
-  body.set("runtime", toString(state.runtime));
-  body.set("evidence", toString(state.evidence.health));
-  http::sendJson(exchange.response, 200, http::toJsonText(body));
+  http::sendJson(exchange.response, 200, http::toJsonText(*healthJson(controller_.state())));
 }
 
 void HttpApi::getHistory(Exchange& exchange) {

@@ -23,6 +23,7 @@
 #include "antidrift/evidence/observation.h"
 #include "antidrift/session/controller.h"
 #include "antidrift/text/normalize.h"
+#include "antidrift/wire/json.h"
 #include "bench/aw_export.h"
 #include "mocks/fake_clock.h"
 #include "mocks/manual_executor.h"

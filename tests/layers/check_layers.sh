@@ -50,6 +50,7 @@ allowed() {
     plugin) echo "plugin" ;;
     replay) echo "text domain evidence ai drift replay" ;;
     session) echo "text domain evidence ai drift planning store session" ;;
+    wire) echo "text domain evidence ai drift planning store session wire" ;;
     *) echo "" ;;
   esac
 }

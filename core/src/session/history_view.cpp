@@ -1,31 +1,15 @@
 #include "antidrift/session/history_view.h"
 
 #include <algorithm>
-#include <cmath>
-#include <sstream>
 
 #include <Poco/DateTime.h>
-#include <Poco/DateTimeFormat.h>
 #include <Poco/DateTimeFormatter.h>
-#include <Poco/JSON/Array.h>
 #include <Poco/Timestamp.h>
-
-#include "antidrift/session/state.h"
 
 namespace antidrift {
 namespace {
 
 constexpr std::int64_t kDayMs = 24 * 3600 * 1000LL;
-
-std::int64_t actualSecs(const SessionSummary& summary) {
-  return std::max<std::int64_t>(0, (summary.endedAtMs - summary.startedAtMs) / 1000);
-}
-
-std::int64_t plannedSecs(const SessionSummary& summary) {
-  // Planned is the timebox plus extensions, never less than the timebox
-  // (a record written before issue 7 has no planned_secs).
-  return std::max(summary.plannedSecs, summary.timeboxSecs);
-}
 
 std::int64_t observedMs(const SessionSummary& summary) {
   std::int64_t total = 0;
@@ -45,56 +29,6 @@ std::int64_t localDay(std::int64_t utcMs, int tzdSecs) {
 std::string dateOf(std::int64_t day) {
   const Poco::DateTime date(Poco::Timestamp::fromEpochTime(static_cast<std::time_t>(day * 86400)));
   return Poco::DateTimeFormatter::format(date, "%Y-%m-%d");
-}
-
-std::string isoUtc(std::int64_t utcMs) {
-  const Poco::Timestamp at(static_cast<Poco::Timestamp::TimeVal>(utcMs) * 1000);
-  return Poco::DateTimeFormatter::format(at, "%Y-%m-%dT%H:%M:%SZ");
-}
-
-std::string csvCell(std::string text, bool isText) {
-  if (isText && !text.empty() && std::string("=+-@").find(text[0]) != std::string::npos) {
-    text.insert(0, "'");
-  }
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    quoted += c;
-    if (c == '"') quoted += '"';
-  }
-  return quoted + "\"";
-}
-
-std::string markdownCell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string shareText(const std::optional<double>& share) {
-  if (!share) return "";
-  return std::to_string(static_cast<int>(std::lround(*share * 100))) + "%";
-}
-
-std::string minutesText(std::int64_t secs) {
-  return std::to_string((secs + 30) / 60) + " min";
-}
-
-std::string topApps(const SessionSummary& summary) {
-  std::string text;
-  for (const auto& [app, secs] : summary.topBuckets) {
-    if (!text.empty()) text += "; ";
-    text += app + " " + std::to_string(secs) + "s";
-  }
-  return text;
 }
 
 }  // namespace
@@ -133,140 +67,6 @@ std::vector<HistoryDay> historyDays(const std::vector<SessionSummary>& sessions,
     }
   }
   return result;
-}
-
-Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary) {
-  Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
-  json->set("id", summary.id);
-  json->set("started_at", summary.startedAtMs);
-  json->set("ended_at", summary.endedAtMs);
-  json->set("next_action", summary.nextAction);
-  json->set("success_condition", summary.successCondition);
-  json->set("outcome", toString(summary.outcome));
-  json->set("planned_secs", plannedSecs(summary));
-  json->set("actual_secs", actualSecs(summary));
-  json->set("on_task_secs", summary.onTaskSecs);
-  json->set("drift_secs", summary.driftSecs);
-  json->set("away_secs", summary.awaySecs);
-  const std::optional<double> share = onTaskShare(summary);
-  json->set("on_task_share", share ? Poco::Dynamic::Var(*share) : Poco::Dynamic::Var());
-  json->set("switches", summary.switches);
-  json->set("drift_episodes", summary.driftEpisodes);
-  json->set("corrections", summary.corrections);
-  json->set("success", summary.success);
-  json->set("note", summary.note);
-  json->set("recap", summary.recap);
-  json->set("carry_forward", summary.carryForward);
-  Poco::JSON::Array::Ptr buckets = new Poco::JSON::Array;
-  for (const auto& [app, secs] : summary.topBuckets) {
-    Poco::JSON::Object::Ptr bucket = new Poco::JSON::Object;
-    bucket->set("app", app);
-    bucket->set("secs", secs);
-    buckets->add(bucket);
-  }
-  json->set("top_buckets", buckets);
-  json->set("timeline", timelineJson(summary.timeline));
-  return json;
-}
-
-Poco::JSON::Object::Ptr historyJson(const std::vector<SessionSummary>& sessions,
-                                    const std::vector<HistoryDay>& days) {
-  Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
-  Poco::JSON::Array::Ptr views = new Poco::JSON::Array;
-  for (const SessionSummary& summary : sessions) views->add(sessionViewJson(summary));
-  json->set("sessions", views);
-  Poco::JSON::Array::Ptr dayArray = new Poco::JSON::Array;
-  for (const HistoryDay& day : days) {
-    Poco::JSON::Object::Ptr item = new Poco::JSON::Object;
-    item->set("date", day.date);
-    item->set("focused_secs", day.focusedSecs);
-    item->set("on_task_share",
-              day.onTaskShare ? Poco::Dynamic::Var(*day.onTaskShare) : Poco::Dynamic::Var());
-    item->set("sessions", day.sessions);
-    dayArray->add(item);
-  }
-  json->set("days", dayArray);
-  return json;
-}
-
-std::optional<ExportFormat> parseExportFormat(std::string_view text) {
-  if (text == "jsonl") return ExportFormat::Jsonl;
-  if (text == "csv") return ExportFormat::Csv;
-  // "md" too: the download is named .md (issue 17 item 4).
-  if (text == "markdown" || text == "md") return ExportFormat::Markdown;
-  return std::nullopt;
-}
-
-std::string exportContentType(ExportFormat format) {
-  switch (format) {
-    case ExportFormat::Jsonl:
-      return "application/x-ndjson";
-    case ExportFormat::Csv:
-      return "text/csv; charset=utf-8";
-    case ExportFormat::Markdown:
-      return "text/markdown; charset=utf-8";
-  }
-  return "application/octet-stream";
-}
-
-std::string exportExtension(ExportFormat format) {
-  switch (format) {
-    case ExportFormat::Jsonl:
-      return "jsonl";
-    case ExportFormat::Csv:
-      return "csv";
-    case ExportFormat::Markdown:
-      return "md";
-  }
-  return "txt";
-}
-
-std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFormat format) {
-  std::ostringstream out;
-  switch (format) {
-    case ExportFormat::Jsonl:
-      for (const SessionSummary& summary : sessions) {
-        sessionViewJson(summary)->stringify(out, 0);
-        out << "\n";
-      }
-      break;
-    case ExportFormat::Csv:
-      out << "id,started_at,ended_at,next_action,success_condition,outcome,planned_secs,"
-             "actual_secs,on_task_secs,drift_secs,away_secs,on_task_share,switches,"
-             "drift_episodes,corrections,success,note,recap,carry_forward,top_buckets\r\n";
-      for (const SessionSummary& summary : sessions) {
-        const std::optional<double> share = onTaskShare(summary);
-        std::ostringstream shareText;
-        if (share) shareText << *share;
-        out << csvCell(summary.id, true) << ',' << isoUtc(summary.startedAtMs) << ','
-            << isoUtc(summary.endedAtMs) << ',' << csvCell(summary.nextAction, true) << ','
-            << csvCell(summary.successCondition, true) << ',' << toString(summary.outcome) << ','
-            << plannedSecs(summary) << ',' << actualSecs(summary) << ',' << summary.onTaskSecs
-            << ',' << summary.driftSecs << ',' << summary.awaySecs << ',' << shareText.str() << ','
-            << summary.switches << ',' << summary.driftEpisodes << ',' << summary.corrections << ','
-            << csvCell(summary.success, true) << ',' << csvCell(summary.note, true) << ','
-            << csvCell(summary.recap, true) << ',' << csvCell(summary.carryForward, true) << ','
-            << csvCell(topApps(summary), true) << "\r\n";
-      }
-      break;
-    case ExportFormat::Markdown:
-      out << "# AntiDrift history\n\n";
-      if (sessions.empty()) {
-        out << "No sessions yet.\n";
-        break;
-      }
-      out << "| Ended (UTC) | Next action | Outcome | Planned | Actual | On task | Met | Recap |\n"
-             "|---|---|---|---|---|---|---|---|\n";
-      for (const SessionSummary& summary : sessions) {
-        out << "| " << isoUtc(summary.endedAtMs) << " | " << markdownCell(summary.nextAction)
-            << " | " << toString(summary.outcome) << " | " << minutesText(plannedSecs(summary))
-            << " | " << minutesText(actualSecs(summary)) << " | " << shareText(onTaskShare(summary))
-            << " | " << markdownCell(summary.success) << " | " << markdownCell(summary.recap)
-            << " |\n";
-      }
-      break;
-  }
-  return out.str();
 }
 
 }  // namespace antidrift

@@ -11,6 +11,7 @@
 #include <Poco/TemporaryFile.h>
 
 #include "antidrift/session/controller.h"
+#include "antidrift/wire/json.h"
 #include "mocks/mock_backend.h"
 #include "unit/session/controller_fixture.h"
 

@@ -1,4 +1,5 @@
 #include "antidrift/session/controller.h"
+#include "antidrift/wire/json.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

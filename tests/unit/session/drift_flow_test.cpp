@@ -18,6 +18,7 @@
 #include <Poco/JSON/Stringifier.h>
 
 #include "antidrift/session/controller.h"
+#include "antidrift/wire/json.h"
 #include "mocks/scripted_backend.h"
 #include "unit/session/controller_fixture.h"
 

@@ -1,6 +1,7 @@
 // The history view of the wire module (core/include/antidrift/session/
 // history_view.h; issue 7 items 4, 6): session views, the 14 days, exports.
 #include "antidrift/session/history_view.h"
+#include "antidrift/wire/json.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

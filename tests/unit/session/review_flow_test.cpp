@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "antidrift/session/controller.h"
+#include "antidrift/wire/json.h"
 #include "mocks/scripted_backend.h"
 #include "unit/session/controller_fixture.h"
 

@@ -1,17 +1,15 @@
 /// @file history_view.h
 /// The history the page and the export see (issue 7 items 4, 6; docs/API.md
-/// §6): a documented view of each session and of the last days, built from
-/// SessionSummary values in the wire module — never the audit log's own lines
-/// (no `prev`/`hash`), so the page does not depend on the on-disk format.
+/// §6): the last days and the on-task share, computed from SessionSummary
+/// values. Their JSON, and the export documents, are built in the wire module
+/// (antidrift/wire/json.h, issue 15 item 5) — never from the audit log's own
+/// lines (no `prev`/`hash`), so the page does not depend on the on-disk format.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
-
-#include <Poco/JSON/Object.h>
 
 #include "antidrift/store/audit_log.h"
 
@@ -39,40 +37,5 @@ std::optional<double> onTaskShare(const SessionSummary& summary);
 /// plus DST at the call site); one offset is used for the whole range. Pure.
 std::vector<HistoryDay> historyDays(const std::vector<SessionSummary>& sessions, std::int64_t nowMs,
                                     int tzdSecs, int days = kHistoryDays);
-
-/// One session view: {"id", "started_at", "ended_at", "next_action",
-/// "success_condition", "outcome", "planned_secs", "actual_secs",
-/// "on_task_secs", "drift_secs", "away_secs", "on_task_share" (number or
-/// null), "switches", "drift_episodes", "corrections", "success", "note",
-/// "recap", "carry_forward", "top_buckets": [{"app","secs"}], "timeline":
-/// [{"start","end","app","status"}]}. A record written before issue 7 has
-/// planned_secs = timebox_secs and zeros/empty for what it did not record.
-/// Pure.
-Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary);
-
-/// GET /history: {"sessions": [view…] (as given, newest first), "days":
-/// [{"date", "focused_secs", "on_task_share", "sessions"}…] (oldest first)}.
-/// Pure.
-Poco::JSON::Object::Ptr historyJson(const std::vector<SessionSummary>& sessions,
-                                    const std::vector<HistoryDay>& days);
-
-/// The export formats of `antidriftd --export-history` and GET /history/export.
-enum class ExportFormat { Jsonl, Csv, Markdown };
-/// "jsonl" | "csv" | "markdown" (or "md", the file's extension; issue 17
-/// item 4) → the format; nullopt for anything else. Pure.
-std::optional<ExportFormat> parseExportFormat(std::string_view text);
-/// The Content-Type of a format: application/x-ndjson, text/csv; charset=utf-8,
-/// text/markdown; charset=utf-8. Pure.
-std::string exportContentType(ExportFormat format);
-/// The file extension of a format: "jsonl", "csv", "md". Pure.
-std::string exportExtension(ExportFormat format);
-
-/// `sessions` (oldest first) as a document:
-/// - Jsonl: one session view per line (sessionViewJson, compact);
-/// - Csv: RFC 4180 with a header row; times as ISO 8601 UTC; a text cell
-///   starting with = + - @ gets a leading ' so spreadsheets do not run it;
-/// - Markdown: a heading and one table row per session (pipes escaped).
-/// Every document ends with a newline. Pure.
-std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFormat format);
 
 }  // namespace antidrift

@@ -1,14 +1,13 @@
 /// @file state.h
 /// The State every view renders from (DESIGN §10 "State JSON"), as a value.
+/// Its JSON is built in one place, the wire module (antidrift/wire/json.h,
+/// issue 15 item 5); this header includes nothing of Poco.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
-
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
 
 #include "antidrift/ai/coach.h"
 #include "antidrift/domain/commitment.h"
@@ -117,14 +116,5 @@ struct State {
   TasksView tasks;      ///< planning only
   ProfileView profile;  ///< planning only
 };
-
-/// The timeline as JSON: `[{"start", "end", "app", "status"}]`, oldest first
-/// (times UTC ms; status "ontask" | "drifting" | "unknown" | "away"). Used by
-/// the State and the history view. Pure; thread-safe.
-Poco::JSON::Array::Ptr timelineJson(const std::vector<TimelineSpan>& spans);
-
-/// The State JSON of DESIGN §10, documented field by field in docs/API.md.
-/// Keys absent for the current runtime are omitted. Pure; thread-safe.
-Poco::JSON::Object::Ptr toJson(const State& state);
 
 }  // namespace antidrift
