@@ -44,6 +44,7 @@
 #include "server/notify/do_not_disturb.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
+#include "server/state_delivery.h"
 #include "server/store_lock.h"
 #include "server/ticker.h"
 #include "server/token_file.h"
@@ -637,18 +638,23 @@ int Daemon::serve() {
   // Started after the server listens; made here so the listener can reach it:
   // heartbeats run only while a session is active (issue 8 item 2).
   EvidenceSources sources(config_, environment_, controller, windows);
-  controller.setChangeListener(
-      [&api, &ticker, &notifier, &dnd, &sources, &controller](const State& state) {
-        sources.followSession();
-        api.publish(state);
-        ticker.wakeIfSooner(controller.nextWakeMonotonicMs());
-        if (notifier) {
-          notifier->onState(state);
-        }
-        if (dnd) {
-          dnd->onState(state);
-        }
-      });
+  // The one delivery point of States (issue 15 item 3): every sink sees them in
+  // version order, with what it needs carried in the State (runtime, next wake),
+  // so none keeps a guard of its own or calls back into the controller.
+  StateDelivery delivery;
+  delivery.addSink("evidence sources",
+                   [&sources](const State& state) { sources.followSession(state.runtime); });
+  delivery.addSink("sse", [&api](const State& state) { api.publish(state); });
+  delivery.addSink(
+      "ticker", [&ticker](const State& state) { ticker.wakeIfSooner(state.nextWakeMonotonicMs); });
+  if (notifier) {
+    delivery.addSink("desktop notifier",
+                     [&notifier](const State& state) { notifier->onState(state); });
+  }
+  if (dnd) {
+    delivery.addSink("do-not-disturb", [&dnd](const State& state) { dnd->onState(state); });
+  }
+  controller.setChangeListener([&delivery](const State& state) { delivery.deliver(state); });
 
   try {
     log.information(controller.restore());
@@ -658,12 +664,10 @@ int Daemon::serve() {
     executor.shutdown();
     return EXIT_DATAERR;
   }
-  const State restored = controller.state();
-  sources.followSession();
-  api.publish(restored);
-  if (dnd) {
-    dnd->onState(restored);  // a session resumed after a restart is held again
-  }
+  // The restored State to every sink (unless restore() announced it already):
+  // heartbeats follow the session, and a session resumed after a restart is
+  // held again by do-not-disturb.
+  delivery.deliver(controller.state());
 
   ApiServerOptions serverOptions;
   serverOptions.address = config_.address;

@@ -30,9 +30,8 @@ struct EvidenceSources::Impl {
   WindowJoin& windowJoin;  ///< every window goes through it (issue 16 item 4)
   Poco::Logger& log = Poco::Logger::get("antidrift.daemon");
   /// Guards x11, ipc and heartbeat: start() publishes a started source under it, and
-  /// followSession() comes from the Controller's listener on any thread and reads the
-  /// Controller's runtime under it (lock order: this, then the Controller's). Never held
-  /// while joining a source, nor taken under the Controller's lock.
+  /// followSession() comes from the State delivery on any thread. Never held while joining
+  /// a source, nor taken under the Controller's lock.
   std::mutex sourcesMutex;
   bool heartbeat = false;  // the last followSession(); applied to each source as it starts
 #ifdef ANTIDRIFT_HAVE_X11
@@ -168,10 +167,10 @@ void EvidenceSources::start() {
   }
 }
 
-void EvidenceSources::followSession() {
+void EvidenceSources::followSession(RuntimeState runtime) {
   Impl& impl = *impl_;
   std::lock_guard<std::mutex> lock(impl.sourcesMutex);
-  const bool on = impl.controller.runtime() == RuntimeState::Active;
+  const bool on = runtime == RuntimeState::Active;
   if (on == impl.heartbeat) {
     return;
   }

@@ -36,13 +36,11 @@ class EvidenceSources {
   void start();
   /// Heartbeats on while the Controller's session is active, off otherwise (issue 8 item 2:
   /// while no session runs nothing wakes the daemon; a running event-driven source still
-  /// reports every change, and Controller health counts it ok). Reads the runtime now,
-  /// under this object's lock, rather than taking it from a State: the Controller calls
-  /// its listener outside its own lock, so a listener on another thread may deliver an
-  /// older State after a newer one, and the last call must win with the current runtime.
-  /// Off until the first call. Thread-safe; called from the Controller's change listener
-  /// (any thread) and after restore, before or after start().
-  void followSession();
+  /// reports every change, and Controller health counts it ok). `runtime` is the one of the
+  /// State being delivered: a sink of StateDelivery (server/state_delivery.h), which hands
+  /// States over in version order, so the last call carries the current runtime (issue 15
+  /// item 3). Off until the first call. Thread-safe; before or after start().
+  void followSession(RuntimeState runtime);
   /// Stops and joins every source. Idempotent.
   void stop();
 

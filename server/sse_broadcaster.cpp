@@ -83,9 +83,6 @@ void SseBroadcaster::publish(std::uint64_t version, std::function<std::string()>
 void SseBroadcaster::publishEvent(std::uint64_t version, std::shared_ptr<const Event> shared) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (latestJson_ && version < latestVersion_) {
-      return;
-    }
     latestVersion_ = version;
     latestJson_ = shared;
     for (Mailbox& mailbox : mailboxes_) {

@@ -88,10 +88,10 @@ class SseBroadcaster {
   };
 
   /// Publishes the State JSON of `version` (one line of compact JSON).
-  /// Ignored when older than the last published version (change listeners
-  /// run unlocked and may race); otherwise, equal versions included (a
-  /// restore may re-publish version 0), it replaces the content of every
-  /// mailbox and wakes the streams. Never blocks on a client.
+  /// Versions come in order: the daemon publishes through StateDelivery
+  /// (server/state_delivery.h, issue 15 item 3), which drops a late State
+  /// before any sink sees it. It replaces the content of every mailbox and
+  /// wakes the streams. Never blocks on a client.
   void publish(std::uint64_t version, std::string stateJson);
   /// The same with the JSON rendered by `render` when a stream first sends
   /// it (Event): a change replaced by a newer one before any stream sent it

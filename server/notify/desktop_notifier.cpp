@@ -80,10 +80,6 @@ void DesktopNotifier::queueLocked(Message message) {
 void DesktopNotifier::onState(const State& state) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (state.version < newestVersion_) {
-      return;  // delivered late: a newer State was seen already
-    }
-    newestVersion_ = state.version;
     std::optional<std::string> reason = tracker_.newDriftReason(state, nowMs());
     std::optional<std::string> timeUp = tracker_.timeUpAction(state);
     std::optional<std::string> headsUp = tracker_.newHeadsUp(state);

@@ -94,11 +94,10 @@ class DesktopNotifier {
 
   /// Looks at one State; queues a notification when it starts a new drift
   /// episode or the timebox ran out (EpisodeTracker). Thread-safe; takes a
-  /// short lock and never waits for the command. The Controller's listener
-  /// may deliver an older State after a newer one (it runs outside the
-  /// Controller's lock, on the thread that made the change); a State whose
-  /// `version` is below the newest seen is ignored, so EpisodeTracker sees
-  /// them in order.
+  /// short lock and never waits for the command. States must come in
+  /// version order: the daemon hands them over through StateDelivery
+  /// (server/state_delivery.h, issue 15 item 3), so EpisodeTracker sees them
+  /// in order.
   void onState(const State& state);
 
   /// The arguments after the command for a drift with `reason`:
@@ -138,16 +137,15 @@ class DesktopNotifier {
   const Options options_;
   Poco::Logger& logger_;
   std::mutex mutex_;
-  std::condition_variable wake_;     ///< the worker: pending or stopping
-  std::condition_variable idle_;     ///< waitUntilIdleForTest
-  EpisodeTracker tracker_;           // guarded by mutex_
-  std::uint64_t newestVersion_ = 0;  // guarded by mutex_: the highest State::version seen
-  std::deque<Message> pending_;      // guarded by mutex_
-  bool running_ = false;             // guarded by mutex_
-  bool stopping_ = false;            // guarded by mutex_
-  std::size_t sent_ = 0;             // guarded by mutex_: commands run
-  bool missingLogged_ = false;       // worker thread only
-  bool failureLogged_ = false;       // worker thread only
+  std::condition_variable wake_;  ///< the worker: pending or stopping
+  std::condition_variable idle_;  ///< waitUntilIdleForTest
+  EpisodeTracker tracker_;        // guarded by mutex_
+  std::deque<Message> pending_;   // guarded by mutex_
+  bool running_ = false;          // guarded by mutex_
+  bool stopping_ = false;         // guarded by mutex_
+  std::size_t sent_ = 0;          // guarded by mutex_: commands run
+  bool missingLogged_ = false;    // worker thread only
+  bool failureLogged_ = false;    // worker thread only
   std::thread worker_;
 };
 

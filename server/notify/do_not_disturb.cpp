@@ -259,8 +259,6 @@ std::string DoNotDisturb::releaseLeftover(const std::string& storeDir) {
 void DoNotDisturb::onState(const State& state) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (state.version < newestVersion_) return;  // late: a newer State was seen
-    newestVersion_ = state.version;
     const bool want = state.runtime == RuntimeState::Active;
     if (want == want_ && !busy_ && applied_ == want) return;
     want_ = want;

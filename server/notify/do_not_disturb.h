@@ -75,10 +75,10 @@ int runCommand(const std::vector<std::string>& argv, std::chrono::milliseconds t
 /// DesktopNotifier): holds notifications while the runtime is active, releases
 /// them otherwise. The commands run on the object's own worker thread
 /// ("ad-dnd") through Poco::Process, never on the caller's thread nor under
-/// the Controller's lock. A State whose `version` is below the newest seen is
-/// ignored (listeners may deliver late). When the switch was already held by
-/// the person before a session (their own do-not-disturb), it is left alone,
-/// and not released at the end.
+/// the Controller's lock. States come in version order through StateDelivery
+/// (server/state_delivery.h, issue 15 item 3), so it keeps no guard of its own. When the switch was
+/// already held by the person before a session (their own do-not-disturb), it is left alone, and
+/// not released at the end.
 ///
 /// Crash safety: `<store>/dnd.state` names the backend and is written (and
 /// fsynced) before the hold and removed after the release;
@@ -144,12 +144,11 @@ class DoNotDisturb {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable settled_;
-  std::uint64_t newestVersion_ = 0;  // guarded by mutex_
-  bool want_ = false;                // guarded by mutex_
-  bool applied_ = false;             // guarded by mutex_: the last wish the worker applied
-  bool busy_ = false;                // guarded by mutex_
-  bool stopping_ = false;            // guarded by mutex_
-  bool abandoned_ = false;           // guarded by mutex_
+  bool want_ = false;       // guarded by mutex_
+  bool applied_ = false;    // guarded by mutex_: the last wish the worker applied
+  bool busy_ = false;       // guarded by mutex_
+  bool stopping_ = false;   // guarded by mutex_
+  bool abandoned_ = false;  // guarded by mutex_
   std::thread worker_;
 };
 

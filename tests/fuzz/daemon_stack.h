@@ -20,6 +20,7 @@
 #include "server/http_api.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
+#include "server/state_delivery.h"
 
 namespace antidrift::fuzz {
 
@@ -53,9 +54,11 @@ class DaemonStack {
         guard_(kFuzzToken),
         api_(controller_, broadcaster_, guard_, apiOptions(wwwDir)) {
     controller_.setBackend(std::make_shared<CannedBackend>());
-    controller_.setChangeListener([this](const State& state) { api_.publish(state); });
+    // As the daemon: States reach the API through the one delivery point (issue 15 item 3).
+    delivery_.addSink("sse", [this](const State& state) { api_.publish(state); });
+    controller_.setChangeListener([this](const State& state) { delivery_.deliver(state); });
     controller_.restore();
-    api_.publish(controller_.state());
+    delivery_.deliver(controller_.state());
   }
 
   /// The API's options for the page in `wwwDir`, without an audit file.
@@ -82,6 +85,7 @@ class DaemonStack {
   test::ManualExecutor executor_;
   test::MemorySnapshotStore snapshots_;
   test::MemoryAuditSink audit_;
+  StateDelivery delivery_;  // outlives the controller, whose listener calls it
   Controller controller_;
   SseBroadcaster broadcaster_;
   RequestGuard guard_;

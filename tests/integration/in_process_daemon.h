@@ -23,6 +23,7 @@
 #include "server/http_api.h"
 #include "server/request_guard.h"
 #include "server/sse_broadcaster.h"
+#include "server/state_delivery.h"
 #include "server/window_join.h"
 #include "support/temp_dir.h"
 
@@ -79,9 +80,11 @@ class InProcessDaemon {
     HttpApi::Options apiOptions{wwwDir_, audit_->path()};
     apiOptions.windows = windows_.get();
     api_ = std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_, apiOptions);
-    controller_->setChangeListener([this](const State& state) { api_->publish(state); });
+    // As the daemon: States reach the API through the one delivery point (issue 15 item 3).
+    delivery_.addSink("sse", [this](const State& state) { api_->publish(state); });
+    controller_->setChangeListener([this](const State& state) { delivery_.deliver(state); });
     controller_->restore();
-    api_->publish(controller_->state());
+    delivery_.deliver(controller_->state());
 
     ApiServerOptions serverOptions;
     serverOptions.address = "127.0.0.1";
@@ -129,6 +132,7 @@ class InProcessDaemon {
   std::unique_ptr<FileSnapshotStore> snapshots_;
   std::unique_ptr<AuditLog> audit_;
   std::unique_ptr<FileVerdictStore> verdicts_;
+  StateDelivery delivery_;  // outlives the controller, whose listener calls it
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<SseBroadcaster> broadcaster_;
   std::unique_ptr<RequestGuard> guard_;

@@ -305,6 +305,7 @@ State Controller::changedLocked(Persist persist) {
   }
   State state = stateLocked();
   lastHealth_ = state.evidence.health;
+  state.nextWakeMonotonicMs = nextWakeLocked();  // carried to the sinks (issue 15 item 3)
   return state;
 }
 
@@ -1072,6 +1073,10 @@ void Controller::tick() {
 
 std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
   std::lock_guard<std::mutex> lock(mutex_);
+  return nextWakeLocked();
+}
+
+std::optional<std::int64_t> Controller::nextWakeLocked() const {
   std::optional<std::int64_t> next;
   if (runtime_ == RuntimeState::Active) {
     next = deadlineBoot_ - (clock_.bootMs() - clock_.monotonicMs());  // as monotonic ms
@@ -1094,7 +1099,9 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
 
 State Controller::state() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return stateLocked();
+  State state = stateLocked();
+  state.nextWakeMonotonicMs = nextWakeLocked();
+  return state;
 }
 
 RuntimeState Controller::runtime() const {

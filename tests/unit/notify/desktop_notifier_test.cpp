@@ -1,4 +1,5 @@
 #include "server/notify/desktop_notifier.h"
+#include "server/state_delivery.h"
 
 #include <sys/stat.h>
 
@@ -78,17 +79,22 @@ TEST(DesktopNotifier, AStateDeliveredLateIsIgnored) {
   const std::string& log = fake.log;
 
   DesktopNotifier notifier(command);
+  // The daemon hands States to the notifier through the one delivery point
+  // (StateDelivery, issue 15 item 3), which puts racing listeners in order.
+  StateDelivery delivery;
+  delivery.addSink("desktop notifier",
+                   [&notifier](const State& state) { notifier.onState(state); });
   State first = drifting(1, "once");
   first.version = 7;
-  notifier.onState(first);
+  delivery.deliver(first);
   // A listener on another thread delivers the State of before the session (no commitment)
   // late: fed in, it would end the session's count and report the same episode twice.
   State stale;
   stale.version = 5;
-  notifier.onState(stale);
+  delivery.deliver(stale);
   State again = drifting(1, "once");
   again.version = 8;
-  notifier.onState(again);
+  delivery.deliver(again);
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
   EXPECT_THAT(test::readLines(log),
               ElementsAre("-a", "AntiDrift", "--", "AntiDrift: you drifted", "once"));

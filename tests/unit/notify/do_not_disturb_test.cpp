@@ -5,6 +5,7 @@
 // $DBUS_SESSION_BUS_ADDRESS at a dead address, and each test sets its private
 // bus's address only while it runs.
 #include "server/notify/do_not_disturb.h"
+#include "server/state_delivery.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -171,21 +172,24 @@ TEST_F(PrivateDunst, AutoFindsTheServerOnTheBusAndItsActions) {
 TEST_F(PrivateDunst, PausedWhileActiveAndResumedAtTheEnd) {
   ASSERT_EQ(isPaused(), "false");
   DoNotDisturb dnd(*dndBackendNamed("dunst"), store_);
-  dnd.onState(withRuntime(RuntimeState::Planning, 1));
+  // Through the daemon's one delivery point (StateDelivery, issue 15 item 3).
+  StateDelivery delivery;
+  delivery.addSink("do-not-disturb", [&dnd](const State& state) { dnd.onState(state); });
+  delivery.deliver(withRuntime(RuntimeState::Planning, 1));
   ASSERT_TRUE(dnd.waitUntilSettledForTest(kWait));
   EXPECT_EQ(isPaused(), "false");
   EXPECT_FALSE(exists(record_));
 
-  dnd.onState(withRuntime(RuntimeState::Active, 2));
+  delivery.deliver(withRuntime(RuntimeState::Active, 2));
   ASSERT_TRUE(dnd.waitUntilSettledForTest(kWait));
   EXPECT_EQ(isPaused(), "true");
   EXPECT_EQ(test::readWholeFile(record_), "dunst\n");
   // A State delivered late (older version) changes nothing.
-  dnd.onState(withRuntime(RuntimeState::Planning, 1));
+  delivery.deliver(withRuntime(RuntimeState::Planning, 1));
   ASSERT_TRUE(dnd.waitUntilSettledForTest(kWait));
   EXPECT_EQ(isPaused(), "true");
 
-  dnd.onState(withRuntime(RuntimeState::Review, 3));
+  delivery.deliver(withRuntime(RuntimeState::Review, 3));
   ASSERT_TRUE(dnd.waitUntilSettledForTest(kWait));
   EXPECT_EQ(isPaused(), "false");
   EXPECT_FALSE(exists(record_));

@@ -1,4 +1,5 @@
 #include "server/sse_broadcaster.h"
+#include "server/state_delivery.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -176,10 +177,20 @@ TEST(SseBroadcaster, ASlowClientOnlyGetsTheNewestState) {
   EXPECT_THAT(buffer.text(), Not(HasSubstr("id: 1\n")));
 }
 
+// Racing listeners are put in order by the one delivery point the daemon
+// publishes through (StateDelivery, issue 15 item 3), not by the broadcaster.
 TEST(SseBroadcaster, IgnoresOlderVersionsFromRacingListeners) {
   SseBroadcaster broadcaster(4, 1h);
-  broadcaster.publish(5, R"({"version":5})");
-  broadcaster.publish(4, R"({"version":4})");
+  StateDelivery delivery;
+  delivery.addSink("sse", [&broadcaster](const State& state) {
+    broadcaster.publish(state.version, "{\"version\":" + std::to_string(state.version) + "}");
+  });
+  State five;
+  five.version = 5;
+  delivery.deliver(five);
+  State four;
+  four.version = 4;
+  delivery.deliver(four);
   auto subscription = broadcaster.subscribe();
   RecordingBuffer buffer;
   std::ostream out(&buffer);

@@ -336,6 +336,8 @@ class Controller {
 
  private:
   State stateLocked() const;
+  /// nextWakeMonotonicMs() with the mutex held.
+  std::optional<std::int64_t> nextWakeLocked() const;
   /// Planning's allowed-app choices: recent apps, then apps of recent sessions.
   std::vector<std::string> appChoicesLocked() const;
   Health healthLocked() const;

@@ -115,6 +115,13 @@ struct State {
   CoachView coach;      ///< planning only
   TasksView tasks;      ///< planning only
   ProfileView profile;  ///< planning only
+  /// Not on the wire: the monotonic ms at which the Controller next has
+  /// something to do (Controller::nextWakeMonotonicMs, taken under the same
+  /// lock as the rest of this State), nullopt when nothing is scheduled. Set
+  /// on the States the Controller announces and returns from state(), so a
+  /// sink that schedules the ticker needs no call back into the Controller
+  /// (issue 15 item 3).
+  std::optional<std::int64_t> nextWakeMonotonicMs;
 };
 
 }  // namespace antidrift
