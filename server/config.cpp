@@ -134,7 +134,7 @@ std::vector<std::string> readAppList(const AbstractConfiguration& config, const 
   Poco::StringTokenizer tokens(
       text, ",", Poco::StringTokenizer::TOK_TRIM | Poco::StringTokenizer::TOK_IGNORE_EMPTY);
   for (const std::string& token : tokens) {
-    std::string app = normaliseApp(token);
+    std::string app = normalizeApp(token);
     if (std::find(apps.begin(), apps.end(), app) == apps.end()) {
       apps.push_back(std::move(app));
     }

@@ -112,7 +112,7 @@ struct DaemonConfig {
 /// and `~` paths are expanded with Poco::Path::expand. `$ANTIDRIFT_AI_BACKEND`
 /// (in `env`) overrides ai.backend unless "ai.backend" is in
 /// `commandLineKeys` (keys given with `-D`, which always win).
-/// Lists of apps are normalised (normaliseApp); a list key that is set
+/// Lists of apps are normalised (normalizeApp); a list key that is set
 /// replaces its default. Pattern keys (`drift.blocked_titles.<name>`,
 /// `privacy.redact.<name>`) override the default of the same name and must
 /// compile with Poco::RegularExpression.

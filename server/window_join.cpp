@@ -21,7 +21,7 @@ WindowJoin::Joined WindowJoin::joinLocked(const Observation& window, std::int64_
   }
   if (tabs_.empty()) return joined;
   Observation probe;
-  probe.app = normaliseApp(window.app);
+  probe.app = normalizeApp(window.app);
   probe.title = sanitizeTitle(window.title);
   if (!rules_.isPerPage(probe)) return joined;
   std::optional<WebJoin> best;

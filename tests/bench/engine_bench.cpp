@@ -41,7 +41,7 @@ const std::vector<Observation>& observations() {
     std::vector<Observation> out;
     for (const auto& event : awWindowEvents()) {
       out.push_back(
-          Observation{event.atMs, normaliseApp(event.app), sanitizeTitle(event.title), "x11", ""});
+          Observation{event.atMs, normalizeApp(event.app), sanitizeTitle(event.title), "x11", ""});
     }
     return out;
   }();
@@ -76,15 +76,15 @@ void BM_SanitizeTitle(benchmark::State& state) {
 }
 BENCHMARK(BM_SanitizeTitle);
 
-// normaliseApp on every raw window class (issue 6 item 3).
-void BM_NormaliseApp(benchmark::State& state) {
+// normalizeApp on every raw window class (issue 6 item 3).
+void BM_NormalizeApp(benchmark::State& state) {
   const auto& events = awWindowEvents();
   for (auto _ : state) {
-    for (const auto& event : events) benchmark::DoNotOptimize(normaliseApp(event.app));
+    for (const auto& event : events) benchmark::DoNotOptimize(normalizeApp(event.app));
   }
   setTitlesPerSecond(state, events.size());
 }
-BENCHMARK(BM_NormaliseApp);
+BENCHMARK(BM_NormalizeApp);
 
 // text::normalizeUnicode (NFC, invisibles dropped, white space folded).
 void BM_NormalizeUnicode(benchmark::State& state) {

@@ -1,6 +1,6 @@
 // Fuzz target: a CLI's raw output through JSON extraction and every role's
 // answer reader (core/src/ai/json_extract.cpp; DESIGN §8, seed 003
-// "extractJSON"). Properties: normaliseCliOutput and extractJsonCandidates
+// "extractJSON"). Properties: normalizeCliOutput and extractJsonCandidates
 // never throw; every candidate is one JSON object Poco parses; lastValid with
 // each role parser never throws and what it accepts keeps that role's limits.
 #include <cstddef>
@@ -22,9 +22,9 @@ using namespace antidrift;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view output = fuzz::asText(data, size);
-  const std::string cleaned = ai::normaliseCliOutput(output);
+  const std::string cleaned = ai::normalizeCliOutput(output);
   fuzz::check(cleaned.find('\r') == std::string::npos,
-              "normaliseCliOutput: carriage returns become \\n (json_extract.h)");
+              "normalizeCliOutput: carriage returns become \\n (json_extract.h)");
 
   for (const std::string& candidate : ai::extractJsonCandidates(output)) {
     Poco::JSON::Parser parser;

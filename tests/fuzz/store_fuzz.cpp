@@ -68,14 +68,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (!parsed) continue;
     fuzz::check(parsed->memory.size() <= 8, "the memory keeps its bound (verdict_memory.h)");
-    const std::string written = parsed->memory.serialise();
+    const std::string written = parsed->memory.serialize();
     std::optional<drift::VerdictMemory::Parsed> again;
     try {
       again.emplace(drift::VerdictMemory::parse(written, 8));
     } catch (const std::runtime_error&) {
-      fuzz::check(false, "serialise() output always parses back (verdict_memory.h)");
+      fuzz::check(false, "serialize() output always parses back (verdict_memory.h)");
     }
-    fuzz::check(again->skippedLines == 0 && again->memory.serialise() == written,
+    fuzz::check(again->skippedLines == 0 && again->memory.serialize() == written,
                 "remembered verdicts write and read back unchanged (verdict_memory.h)");
   }
   return 0;

@@ -1,8 +1,8 @@
 // Fuzz target: the title sanitiser and the normalisers (DESIGN §3; issue 6
-// items 2 and 3): sanitizeTitle, normaliseApp, text::normalizeUnicode,
+// items 2 and 3): sanitizeTitle, normalizeApp, text::normalizeUnicode,
 // text::foldCase and drift::normalizeTitle. Properties: none throws; every
 // result is valid UTF-8; sanitizeTitle keeps no control character and at most
-// kMaxTitleBytes; normaliseApp is never empty; normalizeUnicode and
+// kMaxTitleBytes; normalizeApp is never empty; normalizeUnicode and
 // normalizeTitle are idempotent (their headers say so, and keys depend on it).
 #include <cstddef>
 #include <cstdint>
@@ -24,9 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::check(title.size() <= kMaxTitleBytes, "sanitizeTitle: at most kMaxTitleBytes");
   fuzz::check(fuzz::hasNoAsciiControl(title), "sanitizeTitle: control characters dropped");
 
-  const std::string app = normaliseApp(raw);
+  const std::string app = normalizeApp(raw);
   fuzz::check(!app.empty() && fuzz::isValidUtf8(app),
-              "normaliseApp: non-empty valid UTF-8 (observation.h)");
+              "normalizeApp: non-empty valid UTF-8 (observation.h)");
 
   const std::string normal = text::normalizeUnicode(raw);
   fuzz::check(fuzz::isValidUtf8(normal), "normalizeUnicode: valid UTF-8 (normalize.h)");

@@ -118,7 +118,7 @@ class ActivityWatchApiTest : public ::testing::Test {
     EXPECT_EQ(seen->getValue<std::string>("source"), "activitywatch");
     EXPECT_EQ(seen->getValue<std::string>("health"), "ok");
     EXPECT_EQ(seen->getObject("current")->getValue<std::string>("app"),
-              normaliseApp(newest->getValue<std::string>("app")));
+              normalizeApp(newest->getValue<std::string>("app")));
     EXPECT_EQ(seen->getObject("current")->getValue<std::string>("title"),
               sanitizeTitle(newest->getValue<std::string>("title")));
   }

@@ -255,7 +255,7 @@ class DriftReplayTest : public ::testing::Test {
 std::vector<Event>* DriftReplayTest::events_ = nullptr;
 
 /// Window changes (app or title changed) and normalised-title changes
-/// (normaliseApp + drift::normalizeTitle changed) between consecutive events,
+/// (normalizeApp + drift::normalizeTitle changed) between consecutive events,
 /// and the distinct verdict keys outside the allowed apps.
 struct DataCounts {
   std::int64_t windowChanges = 0;
@@ -268,15 +268,15 @@ DataCounts countData(const std::vector<Event>& events,
   DataCounts counts;
   const drift::Rules rules{Settings{}};
   std::set<std::string> allowed;
-  for (const std::string& app : allowedApps) allowed.insert(normaliseApp(app));
+  for (const std::string& app : allowedApps) allowed.insert(normalizeApp(app));
   std::set<std::string> keys;
   const Event* previous = nullptr;
   for (const Event& event : events) {
-    const std::string app = normaliseApp(event.app);
+    const std::string app = normalizeApp(event.app);
     const std::string title = sanitizeTitle(event.title);
     if (previous) {
       if (previous->app != event.app || previous->title != event.title) ++counts.windowChanges;
-      if (normaliseApp(previous->app) != app ||
+      if (normalizeApp(previous->app) != app ||
           drift::normalizeTitle(sanitizeTitle(previous->title)) != drift::normalizeTitle(title)) {
         ++counts.titleChanges;
       }

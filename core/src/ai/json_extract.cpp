@@ -179,7 +179,7 @@ bool parsesAsObject(const std::string& candidate) {
 
 }  // namespace
 
-std::string normaliseCliOutput(std::string_view output) {
+std::string normalizeCliOutput(std::string_view output) {
   if (output.substr(0, kBom.size()) == kBom) output.remove_prefix(kBom.size());
   std::string cleaned;
   cleaned.reserve(output.size());
@@ -200,7 +200,7 @@ std::string normaliseCliOutput(std::string_view output) {
 }
 
 std::vector<std::string> extractJsonCandidates(std::string_view output) {
-  std::string text = normaliseCliOutput(output);
+  std::string text = normalizeCliOutput(output);
   if (text.size() > kMaxScanBytes) text.erase(0, text.size() - kMaxScanBytes);
   std::vector<std::string> candidates;
   std::size_t from = 0;

@@ -18,7 +18,7 @@ bool isValidLabel(std::string_view label) {
 }
 
 // Breaks every run of '<' so that no three appear in a row.
-std::string neutraliseMarkers(std::string_view data) {
+std::string neutralizeMarkers(std::string_view data) {
   std::string out;
   out.reserve(data.size() + data.size() / 8);
   std::size_t run = 0;
@@ -61,7 +61,7 @@ std::string fenceData(std::string_view label, std::string_view data) {
   if (!isValidLabel(label)) {
     throw std::invalid_argument("fenceData: label must be 1-32 characters of [a-z_]");
   }
-  std::string body = neutraliseMarkers(text::sanitizeUtf8(data, text::LineBreaks::Keep));
+  std::string body = neutralizeMarkers(text::sanitizeUtf8(data, text::LineBreaks::Keep));
   while (!body.empty() && body.back() == '\n') body.pop_back();
   std::string out;
   out.reserve(body.size() + kDataNotice.size() + 2 * label.size() + 32);

@@ -12,12 +12,12 @@ namespace antidrift::drift {
 namespace {
 
 // The names of the apps in `rawApps`, normalised; blank entries (which
-// normaliseApp() would turn into "unknown") are left out.
-std::set<std::string, std::less<>> normaliseApps(const std::vector<std::string>& rawApps) {
+// normalizeApp() would turn into "unknown") are left out.
+std::set<std::string, std::less<>> normalizeApps(const std::vector<std::string>& rawApps) {
   std::set<std::string, std::less<>> apps;
   for (const std::string& raw : rawApps) {
     if (text::normalizeUnicode(sanitizeTitle(raw)).empty()) continue;
-    apps.insert(normaliseApp(raw));
+    apps.insert(normalizeApp(raw));
   }
   return apps;
 }
@@ -37,10 +37,10 @@ bool isOwnPageKey(std::string_view key) {
 }  // namespace
 
 Rules::Rules(const Settings& settings)
-    : blockedApps_(normaliseApps(settings.blockedApps)),
-      titleSensitiveApps_(normaliseApps(settings.titleSensitiveApps)),
-      lockScreenApps_(normaliseApps(settings.lockScreenApps)),
-      neverSendApps_(normaliseApps(settings.neverSendApps)) {
+    : blockedApps_(normalizeApps(settings.blockedApps)),
+      titleSensitiveApps_(normalizeApps(settings.titleSensitiveApps)),
+      lockScreenApps_(normalizeApps(settings.lockScreenApps)),
+      neverSendApps_(normalizeApps(settings.neverSendApps)) {
   for (const auto& [name, pattern] : settings.blockedTitles) {  // std::map: name order
     if (pattern.empty()) continue;                              // rule off
     try {
@@ -144,8 +144,8 @@ bool Rules::neverSend(std::string_view app) const {
 }
 
 bool isPrivateWindow(std::string_view app, std::string_view title) {
-  const std::string normalisedApp = normaliseApp(app);
-  if (normalisedApp == "tor browser" || normalisedApp == "torbrowser") return true;
+  const std::string normalizedApp = normalizeApp(app);
+  if (normalizedApp == "tor browser" || normalizedApp == "torbrowser") return true;
   // Each browser's own marker, where only the browser writes it: after its
   // name at the very end of the window title (issue 19 item 3). A page's
   // title cannot reach there, so "I went incognito - YouTube — Mozilla

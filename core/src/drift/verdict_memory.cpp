@@ -106,7 +106,7 @@ std::optional<RememberedVerdict> VerdictMemory::lookup(const std::string& key,
 bool VerdictMemory::remember(const std::string& rawKey, bool onTask, const std::string& reason,
                              VerdictSource source, const std::set<std::string>& words,
                              std::int64_t nowMs) {
-  // Stored as written (serialise() writes valid UTF-8): a reload reads the same.
+  // Stored as written (serialize() writes valid UTF-8): a reload reads the same.
   const std::string key = jsonfields::validUtf8(rawKey);
   if (key.empty() || key.size() > kMaxKeyBytes || words.empty()) return false;
   RememberedVerdict verdict;
@@ -160,7 +160,7 @@ std::vector<RememberedEntry> VerdictMemory::entries() const {
   return result;
 }
 
-std::string VerdictMemory::serialise() const {
+std::string VerdictMemory::serialize() const {
   std::string text(kHeader);
   text += '\n';
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {

@@ -11,7 +11,7 @@ std::string sanitizeTitle(std::string_view raw) {
   return text::sanitizeUtf8(raw, text::LineBreaks::Remove, kMaxTitleBytes);
 }
 
-std::string normaliseApp(std::string_view raw) {
+std::string normalizeApp(std::string_view raw) {
   std::string app = text::foldCase(sanitizeTitle(raw));
   return app.empty() ? std::string("unknown") : app;
 }

@@ -6,7 +6,7 @@
 namespace antidrift {
 namespace {
 
-// What normaliseApp() names an empty window class.
+// What normalizeApp() names an empty window class.
 constexpr std::string_view kUnknownApp = "unknown";
 
 }  // namespace

@@ -40,7 +40,7 @@ std::vector<WindowToLabel> windowsToLabel(const Activity& activity, const Settin
       window.app = event.app;
       window.title = event.title;
       Observation obs;
-      obs.app = normaliseApp(event.app);
+      obs.app = normalizeApp(event.app);
       obs.title = sanitizeTitle(event.title);
       switch (rules.classify(obs)) {
         case drift::WindowKind::LockScreen:

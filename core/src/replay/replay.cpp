@@ -56,7 +56,7 @@ class Session {
     commitment_.nextAction = range.nextAction;
     commitment_.successCondition = range.successCondition;
     for (const std::string& app : range.allowedApps) {
-      commitment_.allowedApps.push_back(normaliseApp(app));
+      commitment_.allowedApps.push_back(normalizeApp(app));
     }
   }
 
@@ -82,7 +82,7 @@ class Session {
         report_.trace.events.push_back(
             TraceEvent{startMs, std::max(untilMs, startMs), event.app, event.title,
                        std::find(commitment_.allowedApps.begin(), commitment_.allowedApps.end(),
-                                 normaliseApp(event.app)) != commitment_.allowedApps.end(),
+                                 normalizeApp(event.app)) != commitment_.allowedApps.end(),
                        0});
         traceEvent_ = report_.trace.events.size() - 1;
       }
@@ -102,7 +102,7 @@ class Session {
   }
 
  private:
-  /// The Controller's entry steps for a recorded window (normaliseApp,
+  /// The Controller's entry steps for a recorded window (normalizeApp,
   /// sanitizeTitle, a private window's title and site dropped), computed once per
   /// distinct app, title and joined site of the replay (a day revisits the same windows).
   const Observation& prepared(const WindowEvent& event, const WindowWeb& web) {
@@ -114,7 +114,7 @@ class Session {
     auto found = prepared_.find(raw);
     if (found == prepared_.end()) {
       Observation obs;
-      obs.app = normaliseApp(event.app);
+      obs.app = normalizeApp(event.app);
       obs.title = sanitizeTitle(event.title);
       obs.privateWindow = web.privateWindow || drift::isPrivateWindow(obs.app, obs.title);
       if (obs.privateWindow) {

@@ -39,7 +39,7 @@ std::vector<WindowWeb> joinWebEvents(const Activity& activity, const Settings& s
   for (std::size_t w = 0; w < activity.windows.size(); ++w) {
     const WindowEvent& window = activity.windows[w];
     Observation probe;
-    probe.app = normaliseApp(window.app);
+    probe.app = normalizeApp(window.app);
     probe.title = sanitizeTitle(window.title);
     if (!rules.isPerPage(probe)) continue;
     const std::int64_t startMs = window.atMs;

@@ -21,7 +21,7 @@ Poco::Logger& logger() {
 constexpr std::size_t kMaxIntentChars = 2000;
 
 // True when `intent` has more than kMaxIntentChars characters.
-bool validateIntentLength(const std::string& intent) {
+bool intentIsTooLong(const std::string& intent) {
   return text::countCodePoints(intent) > kMaxIntentChars;
 }
 
@@ -46,12 +46,12 @@ ai::SessionFacts factsOf(const SessionSummary& summary) {
   return facts;
 }
 
-std::vector<std::string> normaliseApps(const std::vector<std::string>& apps) {
+std::vector<std::string> normalizeApps(const std::vector<std::string>& apps) {
   std::vector<std::string> out;
   for (const auto& raw : apps) {
     // A blank entry would become "unknown" and make class-less windows on task.
     if (Poco::trim(sanitizeTitle(raw)).empty()) continue;
-    const std::string app = normaliseApp(raw);
+    const std::string app = normalizeApp(raw);
     if (std::find(out.begin(), out.end(), app) == out.end()) out.push_back(app);
   }
   return out;
@@ -143,7 +143,7 @@ std::vector<drift::RememberedEntry> Controller::verdicts() const {
 
 ActionResult Controller::forgetVerdicts(const std::optional<std::string>& key) {
   std::unique_lock<std::mutex> lock(mutex_);
-  const std::string before = memory_.serialise();
+  const std::string before = memory_.serialize();
   if (key) {
     if (!memory_.erase(*key)) {
       return ActionError{ErrorKind::NotFound, "no remembered verdict has that key", runtime_};
@@ -153,7 +153,7 @@ ActionResult Controller::forgetVerdicts(const std::optional<std::string>& key) {
   }
   if (verdictStore_ != nullptr) {
     try {
-      verdictStore_->save(memory_.serialise());
+      verdictStore_->save(memory_.serialize());
       savedMemoryVersion_ = memory_.version();
     } catch (const std::exception& e) {
       logger().error("could not write the remembered verdicts; nothing forgotten: %s",
@@ -260,7 +260,7 @@ void Controller::saveVerdictsLocked() {
   verdictsDueMono_.reset();
   if (!verdictsUnsavedLocked()) return;
   try {
-    verdictStore_->save(memory_.serialise());
+    verdictStore_->save(memory_.serialize());
     savedMemoryVersion_ = memory_.version();
   } catch (const std::exception& e) {
     // Kept in memory; the next write tries again.
@@ -525,7 +525,7 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   commitment.startedAtMs = now;
   commitment.deadlineMs = now + timeboxSecs * 1000;
   commitment.allowedApps =
-      normaliseApps(request.allowedApps ? *request.allowedApps : settings_.defaultAllowedApps);
+      normalizeApps(request.allowedApps ? *request.allowedApps : settings_.defaultAllowedApps);
 
   Checkpoint before = checkpointLocked();
   resetSessionLocked();
@@ -636,7 +636,7 @@ ActionResult Controller::requestCoach(const std::string& intent) {
   if (Poco::trim(intent).empty()) {
     return ActionError{ErrorKind::Validation, "intent must not be empty", runtime_};
   }
-  if (validateIntentLength(intent)) {
+  if (intentIsTooLong(intent)) {
     return ActionError{ErrorKind::Validation,
                        "intent is longer than " + std::to_string(kMaxIntentChars) + " characters",
                        runtime_};
@@ -799,7 +799,7 @@ void Controller::recordWindow(Observation raw) {
   const std::int64_t wallNow = clock_.nowUtcMs();
   const std::int64_t now = sessionNowLocked();
   Observation obs;
-  obs.app = normaliseApp(raw.app);
+  obs.app = normalizeApp(raw.app);
   obs.title = sanitizeTitle(raw.title);
   // A private window's title is never stored, shown, logged or sent, nor the
   // site of its page (issue 16 item 4: an incognito tab marks it private).
@@ -1148,7 +1148,7 @@ State Controller::stateLocked() const {
   state.ai = AiView{aiBackendName_, aiAvailable_, aiDetail_};
   state.notify = notifyView_;
   if (runtime_ == RuntimeState::Planning) {
-    state.defaultAllowedApps = normaliseApps(settings_.defaultAllowedApps);
+    state.defaultAllowedApps = normalizeApps(settings_.defaultAllowedApps);
     state.appChoices = appChoicesLocked();
     state.lastAllowedApps = lastAllowedApps_;
     state.coach.status = std::string(toString(coach_.status()));

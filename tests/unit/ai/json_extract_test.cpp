@@ -1,4 +1,4 @@
-// Tests for extractJsonCandidates / normaliseCliOutput / lastValid
+// Tests for extractJsonCandidates / normalizeCliOutput / lastValid
 // (core/include/antidrift/ai/json_extract.h; DESIGN §8, seed 003).
 #include "antidrift/ai/json_extract.h"
 
@@ -146,13 +146,13 @@ TEST(ExtractJsonCandidates, ManyUnclosedBracesStayFast) {
   EXPECT_THAT(extractJsonCandidates(output), ElementsAre(R"({"a": 1})"));
 }
 
-TEST(NormaliseCliOutput, StripsBomEscapesAndCarriageReturns) {
-  EXPECT_EQ(normaliseCliOutput("\xEF\xBB\xBF\x1b[31ma\x1b[0m\r\nb\rc\x1b]8;;http://x\x1b\\d"),
+TEST(NormalizeCliOutput, StripsBomEscapesAndCarriageReturns) {
+  EXPECT_EQ(normalizeCliOutput("\xEF\xBB\xBF\x1b[31ma\x1b[0m\r\nb\rc\x1b]8;;http://x\x1b\\d"),
             "a\nb\nc"
             "d");
-  EXPECT_EQ(normaliseCliOutput("tail\x1b"), "tail");
-  EXPECT_EQ(normaliseCliOutput("\x1b(Bq"), "q");
-  EXPECT_EQ(normaliseCliOutput("keep \xff bytes"), "keep \xff bytes");
+  EXPECT_EQ(normalizeCliOutput("tail\x1b"), "tail");
+  EXPECT_EQ(normalizeCliOutput("\x1b(Bq"), "q");
+  EXPECT_EQ(normalizeCliOutput("keep \xff bytes"), "keep \xff bytes");
 }
 
 // A toy validator: an object with a string "answer".

@@ -50,7 +50,7 @@ class EngineTest : public ::testing::Test {
   /// The engine sees `app` / `title` at the current virtual time.
   Decision see(const std::string& app, const std::string& title,
                Engine::Advisors advisors = Engine::Advisors::JudgeAndNudge) {
-    const Observation obs{utc_, normaliseApp(app), sanitizeTitle(title), "test", ""};
+    const Observation obs{utc_, normalizeApp(app), sanitizeTitle(title), "test", ""};
     return engine().observe(obs, commitment_, mono_, advisors);
   }
 
@@ -149,7 +149,7 @@ TEST_F(EngineTest, ACachedOnTaskVerdictIsOnTask) {
   EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
 }
 
-TEST_F(EngineTest, ATitleSensitiveAppIsJudgedPerNormalisedTitle) {
+TEST_F(EngineTest, ATitleSensitiveAppIsJudgedPerNormalizedTitle) {
   judge("Firefox", "YouTube - Mozilla Firefox", verdict(false, "Videos are not the task"));
   const Decision otherPage = see("Firefox", "Gatsby Link API - Mozilla Firefox");
   EXPECT_TRUE(otherPage.judge);

@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 using ::testing::Optional;
 
 Observation window(const std::string& rawApp, const std::string& title) {
-  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test", ""};
+  return Observation{1'000, normalizeApp(rawApp), sanitizeTitle(title), "test", ""};
 }
 
 TEST(Rules, AnOrdinaryWindowIsNormalAndNotBlocked) {
@@ -44,8 +44,8 @@ TEST(Rules, AppListsMatchOnTheOneNormalForm) {
   const Rules rules{settings};
   EXPECT_THAT(rules.blockedReason(window("cod\u00E9", "")),
               Optional(std::string("cod\u00E9 is blocked during focus")));
-  EXPECT_TRUE(rules.neverSend(normaliseApp("keepassxc")));
-  EXPECT_TRUE(rules.isTitleSensitive(normaliseApp("Firefox Developer Edition")));
+  EXPECT_TRUE(rules.neverSend(normalizeApp("keepassxc")));
+  EXPECT_TRUE(rules.isTitleSensitive(normalizeApp("Firefox Developer Edition")));
   EXPECT_EQ(rules.classify(window("i3lock", "")), WindowKind::LockScreen);
 }
 
@@ -160,7 +160,7 @@ TEST(Rules, TitleSensitiveAppsDefaultToBrowsers) {
   }
   // The class ActivityWatch reports for Firefox Developer Edition (the real export,
   // docs/TECH-NOTES.md §9).
-  EXPECT_TRUE(rules.isTitleSensitive(normaliseApp("Firefox Developer Edition")));
+  EXPECT_TRUE(rules.isTitleSensitive(normalizeApp("Firefox Developer Edition")));
   EXPECT_FALSE(rules.isTitleSensitive("code"));
   EXPECT_FALSE(rules.isTitleSensitive("unknown"));
 }
@@ -198,7 +198,7 @@ TEST(IsPrivateWindow, SpotsEachBrowsersPrivateMode) {
   EXPECT_TRUE(isPrivateWindow("microsoft-edge", "Bank - [InPrivate] - Microsoft Edge"));
   EXPECT_TRUE(isPrivateWindow("Tor Browser", "Anything"));
   EXPECT_TRUE(isPrivateWindow("torbrowser", ""));
-  EXPECT_TRUE(isPrivateWindow(normaliseApp("Tor Browser"), "Anything"));
+  EXPECT_TRUE(isPrivateWindow(normalizeApp("Tor Browser"), "Anything"));
 }
 
 TEST(IsPrivateWindow, APagesOwnWordsAreNotTheBrowsersMarker) {

@@ -8,7 +8,7 @@ namespace antidrift::drift {
 namespace {
 
 Observation window(const std::string& rawApp, const std::string& title) {
-  return Observation{1'000, normaliseApp(rawApp), sanitizeTitle(title), "test", ""};
+  return Observation{1'000, normalizeApp(rawApp), sanitizeTitle(title), "test", ""};
 }
 
 TEST(SiteVerdictKey, IsTheAppAndTheSiteTheTitleNames) {
@@ -43,7 +43,7 @@ TEST(VerdictKey, IsTheAppForAnAppThatIsNotTitleSensitive) {
   EXPECT_EQ(verdictKey(rules, window("Code", "other.js")), "code");
 }
 
-TEST(VerdictKey, IsTheAppAndTheNormalisedTitleForATitleSensitiveApp) {
+TEST(VerdictKey, IsTheAppAndTheNormalizedTitleForATitleSensitiveApp) {
   const Rules rules{Settings{}};
   EXPECT_EQ(verdictKey(rules, window("firefox", "(2) Facebook — Mozilla Firefox")),
             "firefox\nfacebook");

@@ -130,13 +130,13 @@ TEST(VerdictMemoryTest, EraseAndClearForget) {
   EXPECT_FALSE(memory.lookup("b", kGatsby, kT0));
 }
 
-TEST(VerdictMemoryTest, SerialiseAndParseRoundTrip) {
+TEST(VerdictMemoryTest, SerializeAndParseRoundTrip) {
   VerdictMemory memory;
   memory.remember("firefox\nsite:youtube.com", false, "Videos \"quoted\"\nand a newline.",
                   VerdictSource::Judge, kGatsby, kT0);
   memory.remember("code", true, "you said this is on task", VerdictSource::You, kTaxes, kT0 + 7);
   memory.remember("firefox\nbad \xff bytes", true, "Ok.", VerdictSource::Judge, {"pages"}, kT0 + 9);
-  const std::string text = memory.serialise();
+  const std::string text = memory.serialize();
   EXPECT_THAT(text, StartsWith(std::string(VerdictMemory::kHeader) + "\n"));
 
   VerdictMemory::Parsed parsed = VerdictMemory::parse(text);
@@ -164,7 +164,7 @@ TEST(VerdictMemoryTest, ParseKeepsTheMostRecentlyUsedWithinItsBound) {
   for (int i = 0; i < 10; ++i) {
     memory.remember("k" + std::to_string(i), false, "R.", VerdictSource::Judge, kGatsby, kT0 + i);
   }
-  VerdictMemory::Parsed parsed = VerdictMemory::parse(memory.serialise(), 4);
+  VerdictMemory::Parsed parsed = VerdictMemory::parse(memory.serialize(), 4);
   std::vector<std::string> keys;
   for (const RememberedEntry& entry : parsed.memory.entries()) keys.push_back(entry.key);
   EXPECT_THAT(keys, ElementsAre("k9", "k8", "k7", "k6"));
@@ -173,7 +173,7 @@ TEST(VerdictMemoryTest, ParseKeepsTheMostRecentlyUsedWithinItsBound) {
 TEST(VerdictMemoryTest, BadLinesAreSkippedAndCounted) {
   VerdictMemory memory;
   memory.remember("good", false, "Good.", VerdictSource::Judge, kGatsby, kT0);
-  std::string text = memory.serialise();
+  std::string text = memory.serialize();
   text += "{not json\n";
   text +=
       "{\"key\":\"k\",\"on_task\":\"yes\",\"reason\":\"\",\"source\":\"judge\",\"words\":[\"a\"],"
@@ -250,7 +250,7 @@ class EngineMemoryTest : public ::testing::Test {
                Engine::Advisors advisors = Engine::Advisors::JudgeAndNudge) {
     utc_ += 1000;
     mono_ += 1000;
-    return engine_->observe(Observation{utc_, normaliseApp(app), sanitizeTitle(title), "test"},
+    return engine_->observe(Observation{utc_, normalizeApp(app), sanitizeTitle(title), "test"},
                             commitment_, mono_, advisors);
   }
 

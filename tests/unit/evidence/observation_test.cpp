@@ -41,36 +41,36 @@ TEST(SanitizeTitle, CutsAt512BytesOnACharacterBoundary) {
   EXPECT_EQ(sanitizeTitle(cut), cut);  // still valid UTF-8
 }
 
-TEST(NormaliseApp, LowerCasesTrimsAndNamesTheEmptyClassUnknown) {
-  EXPECT_EQ(normaliseApp("  Firefox Developer Edition "), "firefox developer edition");
-  EXPECT_EQ(normaliseApp(""), "unknown");
-  EXPECT_EQ(normaliseApp(" \t "), "unknown");
-  EXPECT_EQ(normaliseApp("ÉDITEUR"), "éditeur");
+TEST(NormalizeApp, LowerCasesTrimsAndNamesTheEmptyClassUnknown) {
+  EXPECT_EQ(normalizeApp("  Firefox Developer Edition "), "firefox developer edition");
+  EXPECT_EQ(normalizeApp(""), "unknown");
+  EXPECT_EQ(normalizeApp(" \t "), "unknown");
+  EXPECT_EQ(normalizeApp("ÉDITEUR"), "éditeur");
 }
 
-TEST(NormaliseApp, MatchesThePlainFormDespiteInvisibleCharactersAndDecomposedAccents) {
-  EXPECT_EQ(normaliseApp("Code\u200B"), "code");
-  EXPECT_EQ(normaliseApp("\uFEFFCode\u200E"), "code");
-  EXPECT_EQ(normaliseApp("cod\u0065\u0301"), normaliseApp("cod\u00E9"));
-  EXPECT_EQ(normaliseApp("cod\u0065\u0301"), "cod\u00E9");
-  EXPECT_EQ(normaliseApp("CODE\u00A0-\u2003Insiders"), "code - insiders");
+TEST(NormalizeApp, MatchesThePlainFormDespiteInvisibleCharactersAndDecomposedAccents) {
+  EXPECT_EQ(normalizeApp("Code\u200B"), "code");
+  EXPECT_EQ(normalizeApp("\uFEFFCode\u200E"), "code");
+  EXPECT_EQ(normalizeApp("cod\u0065\u0301"), normalizeApp("cod\u00E9"));
+  EXPECT_EQ(normalizeApp("cod\u0065\u0301"), "cod\u00E9");
+  EXPECT_EQ(normalizeApp("CODE\u00A0-\u2003Insiders"), "code - insiders");
 }
 
-TEST(NormaliseApp, CaseFoldsBeyondAscii) {
-  EXPECT_EQ(normaliseApp("KATE\u0130"), normaliseApp("katei\u0307"));  // İ folds to i + dot
-  EXPECT_EQ(normaliseApp("STRASSE"), normaliseApp("Stra\u00DFe"));
+TEST(NormalizeApp, CaseFoldsBeyondAscii) {
+  EXPECT_EQ(normalizeApp("KATE\u0130"), normalizeApp("katei\u0307"));  // İ folds to i + dot
+  EXPECT_EQ(normalizeApp("STRASSE"), normalizeApp("Stra\u00DFe"));
 }
 
-TEST(NormaliseApp, AnAppOfOnlyInvisibleCharactersIsUnknown) {
-  EXPECT_EQ(normaliseApp("\u200B\u200D"), "unknown");
-  EXPECT_EQ(normaliseApp("\u00A0\u3000"), "unknown");
-  EXPECT_EQ(normaliseApp("\x01\x02"), "unknown");
+TEST(NormalizeApp, AnAppOfOnlyInvisibleCharactersIsUnknown) {
+  EXPECT_EQ(normalizeApp("\u200B\u200D"), "unknown");
+  EXPECT_EQ(normalizeApp("\u00A0\u3000"), "unknown");
+  EXPECT_EQ(normalizeApp("\x01\x02"), "unknown");
 }
 
-TEST(NormaliseApp, IsIdempotentAndKeepsInvalidBytesVisible) {
-  EXPECT_EQ(normaliseApp("a\xff"), "a" + kReplacement);
+TEST(NormalizeApp, IsIdempotentAndKeepsInvalidBytesVisible) {
+  EXPECT_EQ(normalizeApp("a\xff"), "a" + kReplacement);
   for (const char* raw : {"Firefox Developer Edition", "Co\u200Bde", "\xff\xfe", "  "}) {
-    EXPECT_EQ(normaliseApp(normaliseApp(raw)), normaliseApp(raw)) << raw;
+    EXPECT_EQ(normalizeApp(normalizeApp(raw)), normalizeApp(raw)) << raw;
   }
 }
 

@@ -150,7 +150,7 @@ TEST(StatsAccumulator, SettlingWhileAwayCountsAwayTime) {
 void expectReplayAddsUp(const std::vector<test::WindowEvent>& events,
                         const std::vector<std::string>& appsWithTime) {
   std::vector<Observation> observations;
-  for (const auto& event : events) observations.push_back(at(event.atMs, normaliseApp(event.app)));
+  for (const auto& event : events) observations.push_back(at(event.atMs, normalizeApp(event.app)));
   const std::int64_t cap = 180'000;
   StatsAccumulator stats(cap);
   std::int64_t expectedMs = 0;

@@ -164,7 +164,7 @@ void expectBoundHolds(const std::vector<test::WindowEvent>& events) {
   std::size_t most = 0;
   for (const auto& event : events) {
     const std::int64_t at = event.atMs;
-    const std::string app = normaliseApp(event.app);
+    const std::string app = normalizeApp(event.app);
     if (first == 0) first = at;
     last = std::max(last, at);
     timeline.record(

@@ -344,7 +344,7 @@ TEST_F(ControllerTest, ListenerRunsWithoutTheMutexHeld) {
 
 // ---- Evidence ---------------------------------------------------------------------------
 
-TEST_F(ControllerTest, ObservationsAreSanitisedAndShownWithHealth) {
+TEST_F(ControllerTest, ObservationsAreSanitizedAndShownWithHealth) {
   controller_->recordWindow(
       Observation{0, "  Firefox  ", std::string("Bad\xff\x01title"), "http", ""});
   const State state = controller_->state();
@@ -642,7 +642,7 @@ TEST_F(ControllerTest, FlushForShutdownOutsideASessionWritesOnlyWhatIsPending) {
   EXPECT_EQ(snapshots_.saves, before);
 }
 
-TEST_F(ControllerTest, CommitmentTextIsSanitisedAndTrimmedBeforeValidation) {
+TEST_F(ControllerTest, CommitmentTextIsSanitizedAndTrimmedBeforeValidation) {
   ASSERT_FALSE(controller_->enterPlanning());
   CommitmentRequest request = validRequest();
   request.nextAction = std::string("  Write\n the\x1b[31m report\0 \xff ", 28);

@@ -170,7 +170,7 @@ TEST_F(DriftFlowTest, OneJudgeCallInFlightPerKey) {
   EXPECT_EQ(backend_->calls("judge"), 1u);
 }
 
-TEST_F(DriftFlowTest, ATitleSensitiveAppIsJudgedPerNormalisedTitle) {
+TEST_F(DriftFlowTest, ATitleSensitiveAppIsJudgedPerNormalizedTitle) {
   backend_->answer("judge", [](const std::string& prompt) {
     return std::string(prompt.find("YouTube") != std::string::npos ? kOffTask : kOnTask);
   });

@@ -22,13 +22,13 @@ inline constexpr std::size_t kMaxScanBytes = 1 << 20;
 /// sequences (CSI `ESC [ … final`, OSC/DCS/SOS/PM/APC strings ended by BEL or
 /// `ESC \`, and two-byte/nF escapes), and carriage returns ("\r\n" and a lone
 /// "\r" become "\n"). Bytes are otherwise kept as they are. Pure; thread-safe.
-std::string normaliseCliOutput(std::string_view output);
+std::string normalizeCliOutput(std::string_view output);
 
 /// Every JSON object candidate in `output`, in order of appearance, each the
 /// exact text of one object that Poco::JSON::Parser parses as an object.
 ///
 /// Rules (each is tested in tests/unit/ai/json_extract_test.cpp):
-///  - The output is first cleaned by normaliseCliOutput.
+///  - The output is first cleaned by normalizeCliOutput.
 ///  - A scan starts at each '{' and follows the JSON grammar (strings with
 ///    escapes, nested objects and arrays; scalars are checked by Poco later):
 ///    - it ends the object → a candidate if Poco parses it; the search resumes
@@ -64,7 +64,7 @@ std::vector<std::string> extractJsonCandidates(std::string_view output);
 /// Pure apart from `validate`; thread-safe if `validate` is.
 template <class T, class Validate>
 Expected<T> lastValid(std::string_view output, Validate&& validate) {
-  const std::string cleaned = normaliseCliOutput(output);
+  const std::string cleaned = normalizeCliOutput(output);
   if (cleaned.find_first_not_of(" \t\n\v\f") == std::string::npos) {
     return AiError{AiErrorKind::EmptyResponse, "the AI returned an empty answer"};
   }

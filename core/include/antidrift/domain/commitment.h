@@ -18,7 +18,7 @@ inline constexpr std::size_t kMaxAllowedApps = 64;          ///< entries in allo
 /// "This is on task"; issue 6 item 6): one browser serves the work and the
 /// distraction, so the confirmation is for this page, not the whole browser.
 struct AllowedTitle {
-  std::string app;    ///< normalised window class (normaliseApp)
+  std::string app;    ///< normalised window class (normalizeApp)
   std::string title;  ///< the title's key form (drift::normalizeTitle)
 };
 

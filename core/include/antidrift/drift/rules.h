@@ -36,7 +36,7 @@ class Rules {
   /// Compiles settings.blockedApps, blockedTitles (name → PCRE,
   /// case-insensitive, UTF-8; empty = off), titleSensitiveApps,
   /// lockScreenApps and neverSendApps (core/include/antidrift/settings.h). App
-  /// names go through normaliseApp(); blank entries are ignored. Throws
+  /// names go through normalizeApp(); blank entries are ignored. Throws
   /// std::invalid_argument naming the key ("drift.blocked_titles.<name>:
   /// <reason>") for a pattern that does not compile (DESIGN §4 step 1).
   explicit Rules(const Settings& settings);

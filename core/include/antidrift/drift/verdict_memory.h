@@ -108,7 +108,7 @@ class VerdictMemory {
   /// Remembers a verdict for `key` given for a commitment with `words` at
   /// `nowMs` (UTC ms), following the rules of the class comment; invalid
   /// UTF-8 in the key, reason and words is replaced by U+FFFD first (as
-  /// serialise() would write it), the reason cut to kMaxReasonBytes. Returns
+  /// serialize() would write it), the reason cut to kMaxReasonBytes. Returns
   /// false when nothing was stored (empty or over-long key, no words, or a
   /// judge verdict that a correction overrides).
   bool remember(const std::string& key, bool onTask, const std::string& reason,
@@ -132,11 +132,11 @@ class VerdictMemory {
   /// JSON Lines: kHeader, then one object per entry, least recently used first:
   /// {"key","on_task","reason","source","words":[…],"last_used"}. Invalid
   /// UTF-8 is replaced by U+FFFD. Pure.
-  std::string serialise() const;
+  std::string serialize() const;
 
   /// The result of parse().
   struct Parsed;
-  /// Parses serialise()'s output into a memory holding at most `maxEntries`
+  /// Parses serialize()'s output into a memory holding at most `maxEntries`
   /// (the most recently used kept). A line that is not a valid entry is
   /// skipped and counted. Throws std::runtime_error when the first line is not
   /// kHeader (not a verdicts file, or a newer version). Pure; thread-safe.

@@ -15,7 +15,7 @@ inline constexpr std::size_t kMaxTitleBytes = 512;
 /// One look at the foreground window.
 struct Observation {
   std::int64_t atMs = 0;  ///< when it was seen, UTC ms
-  std::string app;        ///< window class, normalised by normaliseApp()
+  std::string app;        ///< window class, normalised by normalizeApp()
   std::string title;      ///< window title, sanitised by sanitizeTitle()
   std::string source;     ///< "x11", "http", "activitywatch"
   /// The site of the page a browser window shows (issue 16 item 4): the host
@@ -47,6 +47,6 @@ std::string sanitizeTitle(std::string_view raw);
 /// result becomes "unknown". So "Code\u200B" and a decomposed "Codé" name the
 /// same app as "code" and "codé". Allowed, blocked and never-send lists are
 /// compared in this form. Pure; thread-safe; never throws.
-std::string normaliseApp(std::string_view raw);
+std::string normalizeApp(std::string_view raw);
 
 }  // namespace antidrift

@@ -132,7 +132,7 @@ struct ReplayReport {
 /// Replays `activity` under `options` (DESIGN §3, §4; issue 8 item 1). For each commitment
 /// range a session starts at the range's first window event: the engine is reset and each
 /// observation — every window event at its time, then heartbeats every evidence.heartbeat_s
-/// while it lasts — goes through the Controller's steps (normaliseApp, sanitizeTitle, private
+/// while it lasts — goes through the Controller's steps (normalizeApp, sanitizeTitle, private
 /// windows, StatsAccumulator::observe, drift::Engine::evaluate, drift::recordDecision, the
 /// timeline). Between observations the virtual clock stops at each due judge debounce
 /// (Engine::due) and where the evidence would turn stale (3 heartbeats after the last one) or
