@@ -8,7 +8,8 @@ std::optional<std::string> EpisodeTracker::newDriftReason(const State& state, st
     commitmentId_ = id;
     lastReportedEpisodes_ = 0;
   }
-  drifting_ = state.runtime == RuntimeState::Active && state.drift.status == "drifting";
+  drifting_ =
+      state.runtime == RuntimeState::Active && state.drift.status == drift::DriftStatus::Drifting;
   reason_ = drifting_ ? state.drift.reason : std::string();
   if (!drifting_ || state.stats.driftEpisodes <= lastReportedEpisodes_) {
     return std::nullopt;

@@ -1132,12 +1132,8 @@ State Controller::stateLocked() const {
   state.evidence.away = away_;
   if (runtime_ == RuntimeState::Active) {
     const drift::DriftView& view = drift_.view();
-    state.drift = DriftView{std::string(drift::toString(view.status)),
-                            view.reason,
-                            view.nudge,
-                            view.app,
-                            view.blocked,
-                            view.judgeAtMs};
+    state.drift =
+        DriftView{view.status, view.reason, view.nudge, view.app, view.blocked, view.judgeAtMs};
   }
   state.stats = stats_.stats();
   if (runtime_ == RuntimeState::Review) state.timeline = timeline_.spans();
@@ -1151,13 +1147,14 @@ State Controller::stateLocked() const {
     state.defaultAllowedApps = normalizeApps(settings_.defaultAllowedApps);
     state.appChoices = appChoicesLocked();
     state.lastAllowedApps = lastAllowedApps_;
-    state.coach.status = std::string(toString(coach_.status()));
+    state.coach.status = coach_.status();
     state.coach.proposal = coach_.value();
     state.coach.error = coach_.error();
     const auto loadStatus = [](AsyncStatus status, bool ready) {
-      if (status == AsyncStatus::Ready) return std::string(ready ? "ready" : "none");
-      if (status == AsyncStatus::Error) return std::string("none");
-      return std::string(toString(status));
+      if (status == AsyncStatus::Ready)
+        return ready ? GroundingStatus::Ready : GroundingStatus::None;
+      if (status == AsyncStatus::Error) return GroundingStatus::None;
+      return status == AsyncStatus::Pending ? GroundingStatus::Pending : GroundingStatus::Idle;
     };
     const auto& tasks = tasks_.value();
     state.tasks.status =

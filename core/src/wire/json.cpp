@@ -131,7 +131,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
 
   if (state.runtime == RuntimeState::Active) {
     Poco::JSON::Object::Ptr drift = new Poco::JSON::Object;
-    drift->set("status", state.drift.status);
+    drift->set("status", std::string(drift::toString(state.drift.status)));
     drift->set("reason", state.drift.reason);
     drift->set("nudge", state.drift.nudge);
     drift->set("app", state.drift.app);
@@ -149,7 +149,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     json->set("app_choices", list(state.appChoices));
     json->set("last_allowed_apps", list(state.lastAllowedApps));
     Poco::JSON::Object::Ptr coach = new Poco::JSON::Object;
-    coach->set("status", state.coach.status);
+    coach->set("status", std::string(toString(state.coach.status)));
     if (state.coach.proposal) {
       Poco::JSON::Object::Ptr proposal = new Poco::JSON::Object;
       proposal->set("next_action", state.coach.proposal->nextAction);
@@ -161,7 +161,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     json->set("coach", coach);
 
     Poco::JSON::Object::Ptr tasks = new Poco::JSON::Object;
-    tasks->set("status", state.tasks.status);
+    tasks->set("status", std::string(toString(state.tasks.status)));
     Poco::JSON::Array::Ptr items = new Poco::JSON::Array;
     for (const auto& task : state.tasks.items) {
       Poco::JSON::Object::Ptr item = new Poco::JSON::Object;
@@ -180,7 +180,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     json->set("tasks", tasks);
 
     Poco::JSON::Object::Ptr profile = new Poco::JSON::Object;
-    profile->set("status", state.profile.status);
+    profile->set("status", std::string(toString(state.profile.status)));
     profile->set("bytes", static_cast<std::uint64_t>(state.profile.bytes));
     Poco::JSON::Object::Ptr knowledge = new Poco::JSON::Object;
     knowledge->set("profile", profile);

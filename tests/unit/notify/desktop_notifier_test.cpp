@@ -29,7 +29,7 @@ State drifting(std::int64_t episodes, const std::string& reason) {
   state.runtime = RuntimeState::Active;
   state.commitment = Commitment{};
   state.commitment->id = "session-1";
-  state.drift.status = "drifting";
+  state.drift.status = drift::DriftStatus::Drifting;
   state.drift.reason = reason;
   state.stats.driftEpisodes = episodes;
   return state;
@@ -129,7 +129,7 @@ TEST(DesktopNotifier, ADriftThatLastsIsRemindedUntilItEnds) {
   notifier.onState(drifting(1, "YouTube"));
   ASSERT_TRUE(notifier.waitForSentForTest(3, kWait));
   State onTask = drifting(1, "YouTube");
-  onTask.drift.status = "ontask";
+  onTask.drift.status = drift::DriftStatus::OnTask;
   notifier.onState(onTask);
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
   const std::vector<std::string> lines = test::readLines(fake.log);
@@ -162,7 +162,7 @@ TEST(DesktopNotifier, ActionsAreOfferedAndTheChosenOneIsReported) {
 TEST(DesktopNotifier, TheHeadsUpNotifiesOnlyWhenAskedAndOncePerText) {
   const FakeNotifyCommand fake;
   State heads = drifting(0, "");
-  heads.drift.status = "ontask";
+  heads.drift.status = drift::DriftStatus::OnTask;
   heads.drift.nudge = "Three videos in a row";
   {
     DesktopNotifier off(fake.command);

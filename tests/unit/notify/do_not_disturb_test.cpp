@@ -259,7 +259,7 @@ TEST_F(PrivateDunst, AntiDriftsOwnDriftNotificationIsShownWhilePaused) {
   options.waitForClose = true;
   DesktopNotifier notifier("notify-send", options);
   State drifting = withRuntime(RuntimeState::Active, 2);
-  drifting.drift.status = "drifting";
+  drifting.drift.status = drift::DriftStatus::Drifting;
   drifting.drift.reason = "YouTube is not the report";
   drifting.stats.driftEpisodes = 1;
   notifier.onState(drifting);

@@ -10,7 +10,7 @@ State drifting(const std::string& commitmentId, std::int64_t episodes, const std
   state.runtime = RuntimeState::Active;
   state.commitment = Commitment{};
   state.commitment->id = commitmentId;
-  state.drift.status = "drifting";
+  state.drift.status = drift::DriftStatus::Drifting;
   state.drift.reason = reason;
   state.stats.driftEpisodes = episodes;
   return state;
@@ -31,10 +31,10 @@ TEST(EpisodeTracker, ANewDriftEpisodeIsReportedOnceWithItsReasonVerbatim) {
 TEST(EpisodeTracker, OnlyADriftingActiveSessionIsReported) {
   EpisodeTracker tracker;
   State onTask = drifting("a", 1, "r");
-  onTask.drift.status = "ontask";
+  onTask.drift.status = drift::DriftStatus::OnTask;
   EXPECT_EQ(tracker.newDriftReason(onTask), std::nullopt);
   State judging = drifting("a", 1, "r");
-  judging.drift.status = "judging";
+  judging.drift.status = drift::DriftStatus::Judging;
   EXPECT_EQ(tracker.newDriftReason(judging), std::nullopt);
   State review = drifting("a", 1, "r");
   review.runtime = RuntimeState::Review;
@@ -92,7 +92,7 @@ TEST(EpisodeTracker, ALastingDriftIsRemindedEveryRepeatAndStopsWhenItEnds) {
   EXPECT_EQ(tracker.reminder(301'000), "YouTube");
   EXPECT_EQ(tracker.nextReminderMs(), 601'000);
   State onTask = drifting("a", 1, "YouTube");
-  onTask.drift.status = "ontask";
+  onTask.drift.status = drift::DriftStatus::OnTask;
   EXPECT_EQ(tracker.newDriftReason(onTask, 400'000), std::nullopt);
   EXPECT_EQ(tracker.nextReminderMs(), std::nullopt);
   EXPECT_EQ(tracker.reminder(900'000), std::nullopt);
@@ -118,7 +118,7 @@ TEST(EpisodeTracker, ANewEpisodeInsideTheRateLimitIsNotReportedButReminded) {
 TEST(EpisodeTracker, AHeadsUpIsReportedOncePerTextAndSession) {
   EpisodeTracker tracker;
   State state = drifting("a", 0, "");
-  state.drift.status = "ontask";
+  state.drift.status = drift::DriftStatus::OnTask;
   EXPECT_EQ(tracker.newHeadsUp(state), std::nullopt);
   state.drift.nudge = "Three videos in a row";
   EXPECT_EQ(tracker.newHeadsUp(state), "Three videos in a row");

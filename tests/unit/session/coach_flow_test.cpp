@@ -49,17 +49,17 @@ TEST_F(CoachFlowTest, ProposalGoesPendingThenReady) {
       .WillOnce(Return(std::string("Sure! ```json\n") + kProposal + "\n```"));
   make(backend);
   plan();
-  EXPECT_EQ(coach().status, "idle");
+  EXPECT_EQ(coach().status, AsyncStatus::Idle);
   ASSERT_FALSE(controller_->requestCoach("sharpen the report"));
-  EXPECT_EQ(coach().status, "pending");
-  EXPECT_EQ(seen_.back().coach.status, "pending");
+  EXPECT_EQ(coach().status, AsyncStatus::Pending);
+  EXPECT_EQ(seen_.back().coach.status, AsyncStatus::Pending);
   ASSERT_EQ(executor_.runAll(), 1u);
   const CoachView view = coach();
-  EXPECT_EQ(view.status, "ready");
+  EXPECT_EQ(view.status, AsyncStatus::Ready);
   ASSERT_TRUE(view.proposal);
   EXPECT_EQ(view.proposal->nextAction, "Draft the summary");
   EXPECT_EQ(view.proposal->timeboxSecs, 25 * 60);
-  EXPECT_EQ(seen_.back().coach.status, "ready");
+  EXPECT_EQ(seen_.back().coach.status, AsyncStatus::Ready);
   const auto json = toJson(controller_->state());
   EXPECT_EQ(json->getObject("coach")->getObject("proposal")->getValue<int>("timebox_secs"), 1500);
 }
@@ -71,7 +71,7 @@ TEST_F(CoachFlowTest, BackendErrorBecomesAShortErrorStatus) {
   plan();
   ASSERT_FALSE(controller_->requestCoach("x"));
   executor_.runAll();
-  EXPECT_EQ(coach().status, "error");
+  EXPECT_EQ(coach().status, AsyncStatus::Error);
   EXPECT_THAT(coach().error, HasSubstr("claude not found"));
   EXPECT_EQ(controller_->state().runtime, RuntimeState::Planning);
 }
@@ -83,7 +83,7 @@ TEST_F(CoachFlowTest, GarbageIsAnErrorAndManualPlanningStillWorks) {
   plan();
   ASSERT_FALSE(controller_->requestCoach("x"));
   executor_.runAll();
-  EXPECT_EQ(coach().status, "error");
+  EXPECT_EQ(coach().status, AsyncStatus::Error);
   CommitmentRequest manual;
   manual.nextAction = "Write it myself";
   manual.timeboxMinutes = 10;
@@ -94,7 +94,7 @@ TEST_F(CoachFlowTest, NoBackendIsCoachUnavailableAndSucceeds) {
   make(nullptr);
   plan();
   EXPECT_FALSE(controller_->requestCoach("x"));
-  EXPECT_EQ(coach().status, "error");
+  EXPECT_EQ(coach().status, AsyncStatus::Error);
   EXPECT_EQ(coach().error, "coach unavailable");
   EXPECT_EQ(executor_.pending(), 0u);
 }
@@ -114,7 +114,7 @@ TEST_F(CoachFlowTest, EmptyOrHugeIntentIsAValidationError) {
   plan();
   EXPECT_EQ(controller_->requestCoach("  ")->kind, ErrorKind::Validation);
   EXPECT_EQ(controller_->requestCoach(std::string(2001, 'x'))->kind, ErrorKind::Validation);
-  EXPECT_EQ(coach().status, "idle");
+  EXPECT_EQ(coach().status, AsyncStatus::Idle);
 }
 
 TEST_F(CoachFlowTest, OneCallAtATimeAndANewRequestAfterItWins) {
@@ -147,9 +147,9 @@ TEST_F(CoachFlowTest, AResultFromBeforeLeavingAndReEnteringPlanningIsDiscarded) 
   ASSERT_FALSE(controller_->enterPlanning());
   ASSERT_FALSE(controller_->requestCoach("second"));  // not busy: the old call is stale
   ASSERT_TRUE(executor_.runOne());                    // the stale answer arrives first
-  EXPECT_EQ(coach().status, "pending");
+  EXPECT_EQ(coach().status, AsyncStatus::Pending);
   executor_.runAll();
-  EXPECT_EQ(coach().status, "ready");
+  EXPECT_EQ(coach().status, AsyncStatus::Ready);
 }
 
 TEST_F(CoachFlowTest, LeavingPlanningDiscardsThePendingProposal) {
@@ -164,7 +164,7 @@ TEST_F(CoachFlowTest, LeavingPlanningDiscardsThePendingProposal) {
   EXPECT_EQ(seen_.size(), events);  // the stale result notified nobody
   EXPECT_FALSE(toJson(controller_->state())->has("coach"));
   plan();
-  EXPECT_EQ(coach().status, "idle");
+  EXPECT_EQ(coach().status, AsyncStatus::Idle);
 }
 
 TEST_F(CoachFlowTest, CoachIsNeverPersisted) {
@@ -195,14 +195,14 @@ class GroundingTest : public CoachFlowTest {
 TEST_F(GroundingTest, EnteringPlanningLoadsTasksAndProfile) {
   make(nullptr);
   ASSERT_FALSE(controller_->enterPlanning());
-  EXPECT_EQ(controller_->state().tasks.status, "pending");
-  EXPECT_EQ(controller_->state().profile.status, "pending");
+  EXPECT_EQ(controller_->state().tasks.status, GroundingStatus::Pending);
+  EXPECT_EQ(controller_->state().profile.status, GroundingStatus::Pending);
   EXPECT_EQ(executor_.runAll(), 2u);
   const State state = controller_->state();
-  EXPECT_EQ(state.tasks.status, "ready");
+  EXPECT_EQ(state.tasks.status, GroundingStatus::Ready);
   ASSERT_EQ(state.tasks.items.size(), 2u);
   EXPECT_EQ(state.tasks.items[0].priority, 'A');
-  EXPECT_EQ(state.profile.status, "ready");
+  EXPECT_EQ(state.profile.status, GroundingStatus::Ready);
   EXPECT_EQ(state.profile.bytes, 33u);
   const auto json = toJson(state);
   EXPECT_EQ(json->getObject("knowledge")->getObject("profile")->getValue<int>("bytes"), 33);
@@ -223,7 +223,7 @@ TEST_F(GroundingTest, ProfileAndCarryForwardReachTheCoachPrompt) {
   plan();
   ASSERT_FALSE(controller_->requestCoach("x"));
   executor_.runAll();
-  EXPECT_EQ(coach().status, "ready");
+  EXPECT_EQ(coach().status, AsyncStatus::Ready);
 }
 
 TEST_F(GroundingTest, MissingFilesAreAQuietNone) {
@@ -231,8 +231,8 @@ TEST_F(GroundingTest, MissingFilesAreAQuietNone) {
   settings_.profilePath = "";
   make(nullptr);
   plan();
-  EXPECT_EQ(controller_->state().tasks.status, "none");
-  EXPECT_EQ(controller_->state().profile.status, "none");
+  EXPECT_EQ(controller_->state().tasks.status, GroundingStatus::None);
+  EXPECT_EQ(controller_->state().profile.status, GroundingStatus::None);
 }
 
 }  // namespace

@@ -384,14 +384,15 @@ TEST_F(ControllerTest, ARunningSourceGoesStaleAfterThreeHeartbeatsDuringASession
   controller_->recordWindow(window("qterminal", "bash"));
   toActive();
   EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
-  EXPECT_EQ(controller_->state().drift.status, "ontask");
+  EXPECT_EQ(controller_->state().drift.status, drift::DriftStatus::OnTask);
   clock_.advance(29'999);
   controller_->tick();
   EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
   clock_.advance(1);
   controller_->tick();
   EXPECT_EQ(controller_->state().evidence.health, Health::Stale);
-  EXPECT_EQ(controller_->state().drift.status, "unknown");  // no judgment without evidence
+  EXPECT_EQ(controller_->state().drift.status,
+            drift::DriftStatus::Unknown);  // no judgment without evidence
 }
 
 TEST_F(ControllerTest, ARunningSourceNeedsNoHeartbeatOutsideASession) {
@@ -409,7 +410,7 @@ TEST_F(ControllerTest, ARunningSourceNeedsNoHeartbeatOutsideASession) {
   // fresh for three heartbeats, by which time the source's heartbeat runs.
   toActive();
   EXPECT_EQ(controller_->state().evidence.health, Health::Ok);
-  EXPECT_EQ(controller_->state().drift.status, "ontask");
+  EXPECT_EQ(controller_->state().drift.status, drift::DriftStatus::OnTask);
   ASSERT_TRUE(controller_->nextWakeMonotonicMs());
   EXPECT_LE(*controller_->nextWakeMonotonicMs(), clock_.monotonicMs() + 30'000);
   // A stopped source is no evidence, in a session or not.
@@ -454,10 +455,10 @@ TEST_F(ControllerTest, AStoppedSourceSuspendsDriftWhileActive) {
   controller_->setSourceRunning("sway", true);
   controller_->recordWindow(Observation{0, "qterminal", "bash", "sway", ""});
   toActive();
-  EXPECT_EQ(controller_->state().drift.status, "ontask");
+  EXPECT_EQ(controller_->state().drift.status, drift::DriftStatus::OnTask);
   controller_->setSourceRunning("sway", false);
   EXPECT_EQ(controller_->state().evidence.health, Health::Unavailable);
-  EXPECT_EQ(controller_->state().drift.status, "unknown");
+  EXPECT_EQ(controller_->state().drift.status, drift::DriftStatus::Unknown);
 }
 
 TEST_F(ControllerTest, AHeartbeatOfTheSameWindowWhileLockedIsNotAnEvent) {
@@ -509,15 +510,15 @@ TEST_F(ControllerTest, AwayTimeIsNotCountedIntoBuckets) {
 
 TEST_F(ControllerTest, DriftIsTheLocalMatchOnlyAndNeverJudgedOnMissingEvidence) {
   toActive();
-  EXPECT_EQ(controller_->state().drift.status, "unknown");  // no evidence yet
+  EXPECT_EQ(controller_->state().drift.status, drift::DriftStatus::Unknown);  // no evidence yet
   controller_->recordWindow(window("qterminal", "npm run develop"));
-  EXPECT_EQ(controller_->state().drift.status, "ontask");
+  EXPECT_EQ(controller_->state().drift.status, drift::DriftStatus::OnTask);
   controller_->recordWindow(window("Firefox", "Twitter"));
-  EXPECT_EQ(controller_->state().drift.status, "unknown");
+  EXPECT_EQ(controller_->state().drift.status, drift::DriftStatus::Unknown);
   controller_->recordWindow(window("qterminal", "npm run develop"));
   clock_.advance(60'000);  // evidence stale: the tick the daemon schedules notices it
   controller_->tick();
-  EXPECT_EQ(controller_->state().drift.status, "unknown");
+  EXPECT_EQ(controller_->state().drift.status, drift::DriftStatus::Unknown);
 }
 
 TEST_F(ControllerTest, HeartbeatsOfTheSameWindowPersistStatsAtABoundedRate) {
@@ -617,7 +618,7 @@ TEST_F(ControllerTest, FlushForShutdownCreditsTheSessionUpToTheStopAndWritesIt) 
   makeController();
   toActive();
   controller_->recordWindow(window("steam", "Store"));
-  ASSERT_EQ(controller_->state().drift.status, "drifting");
+  ASSERT_EQ(controller_->state().drift.status, drift::DriftStatus::Drifting);
   clock_.advance(20'000);
   const int before = snapshots_.saves;
   controller_->flushForShutdown();

@@ -82,7 +82,7 @@ class DriftFlowTest : public test::ControllerFixture {
 TEST_F(DriftFlowTest, ABlockedAppDriftsAtOnceWithNoJudgeCall) {
   start();
   see("Steam", "Library");
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
   EXPECT_EQ(drift().reason, "steam is blocked during focus");
   EXPECT_EQ(drift().app, "steam");
   EXPECT_EQ(executor_.runAll(), 0u);
@@ -93,9 +93,9 @@ TEST_F(DriftFlowTest, ABlockedAppDriftsAtOnceWithNoJudgeCall) {
 TEST_F(DriftFlowTest, ABlockedAppStillDriftsWithAiOff) {
   start(/*withAi=*/false);
   see("Steam", "Library");
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
   see("Firefox", "YouTube — Mozilla Firefox");
-  EXPECT_EQ(drift().status, "unknown");  // no judge: never fabricated
+  EXPECT_EQ(drift().status, drift::DriftStatus::Unknown);  // no judge: never fabricated
   EXPECT_THAT(drift().reason, HasSubstr("AI is off"));
 }
 
@@ -103,7 +103,7 @@ TEST_F(DriftFlowTest, ABlockedTitleDriftsInAnyApp) {
   settings_.blockedTitles = {{"video", "youtube|netflix"}};
   start();
   see("Firefox", "Cats - YouTube — Mozilla Firefox");
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
   EXPECT_THAT(drift().reason, HasSubstr("video"));
   EXPECT_EQ(backend_->calls("judge"), 0u);
 }
@@ -113,7 +113,7 @@ TEST_F(DriftFlowTest, APrivateWindowIsBlockedByItsRawTitleBeforeItIsDropped) {
   settings_.blockedTitles = {{"video", "youtube|netflix"}};
   start();
   see("firefox", "Funny clip - YouTube — Mozilla Firefox Private Browsing");
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
   EXPECT_EQ(drift().reason, "the title matches the blocked pattern \"video\"");
   EXPECT_TRUE(drift().blocked);
   const State state = controller_->state();
@@ -125,7 +125,7 @@ TEST_F(DriftFlowTest, APrivateWindowIsBlockedByItsRawTitleBeforeItIsDropped) {
 TEST_F(DriftFlowTest, AnAllowedAppIsOnTaskWithNoJudgeCall) {
   start();
   see("Code - Insiders", "index.js — chango.dev");
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 0u);
 }
@@ -133,26 +133,26 @@ TEST_F(DriftFlowTest, AnAllowedAppIsOnTaskWithNoJudgeCall) {
 TEST_F(DriftFlowTest, AnAppNameInAnotherUnicodeFormStillMatchesItsRule) {
   start();
   see("Code\u200B - Insiders", "index.js");  // a zero-width space in the class
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   settings_.blockedApps = {"jeu vidéo"};
   start();
   see("Jeu vide\u0301o", "Level 3");  // a decomposed accent
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
 }
 
 TEST_F(DriftFlowTest, AnUnmatchedAppIsJudgedOnceAndLaterObservationsUseTheCache) {
   backend_->answer("judge", kOffTask);
   start();
   see("Zoom", "Meeting");
-  EXPECT_EQ(drift().status, "judging");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Judging);
   ASSERT_EQ(executor_.runAll(), 1u);
-  EXPECT_EQ(drift().status, "drifting");
-  EXPECT_EQ(drift().reason, "YouTube is not the Gatsby site");  // verbatim
-  EXPECT_EQ(seen_.back().drift.status, "drifting");             // announced
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
+  EXPECT_EQ(drift().reason, "YouTube is not the Gatsby site");         // verbatim
+  EXPECT_EQ(seen_.back().drift.status, drift::DriftStatus::Drifting);  // announced
   see("Code - Insiders", "index.js");
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   see("Zoom", "Another meeting");
-  EXPECT_EQ(drift().status, "drifting");  // from the cache
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);  // from the cache
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 1u);
   EXPECT_EQ(stats().driftEpisodes, 2);
@@ -177,14 +177,14 @@ TEST_F(DriftFlowTest, ATitleSensitiveAppIsJudgedPerNormalizedTitle) {
   start();
   see("Firefox", "CSS animations | MDN — Mozilla Firefox");
   executor_.runAll();
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   see("Firefox", "(1) YouTube — Mozilla Firefox");
   executor_.runAll();
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
   // The same pages again, with another unread counter: the cache answers.
   see("Firefox", "(4) YouTube — Mozilla Firefox");
   see("Firefox", "CSS animations | MDN — Mozilla Firefox");
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 2u);
 }
@@ -209,7 +209,7 @@ TEST_F(DriftFlowTest, TheDebounceWaitsForAStableWindowBeforeAsking) {
   backend_->answer("judge", kOffTask);
   start();
   see("Zoom", "Meeting");
-  EXPECT_EQ(drift().status, "judging");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Judging);
   EXPECT_EQ(executor_.pending(), 0u);  // not yet asked
   controller_->flush();                // the switch's write-behind is the nearer due time otherwise
   ASSERT_TRUE(controller_->nextWakeMonotonicMs());
@@ -224,7 +224,7 @@ TEST_F(DriftFlowTest, TheDebounceWaitsForAStableWindowBeforeAsking) {
   ASSERT_EQ(executor_.runAll(), 1u);
   ASSERT_EQ(backend_->calls("judge"), 1u);
   EXPECT_THAT(backend_->prompts("judge")[0], HasSubstr("slack"));
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
 }
 
 TEST_F(DriftFlowTest, AVerdictArrivingAfterTheSessionEndedIsDiscarded) {
@@ -246,20 +246,20 @@ TEST_F(DriftFlowTest, AVerdictArrivingAfterBackToTaskIsDiscarded) {
   see("Zoom", "Meeting");
   ASSERT_FALSE(controller_->refocus());
   executor_.runAll();
-  EXPECT_NE(drift().status, "drifting");
+  EXPECT_NE(drift().status, drift::DriftStatus::Drifting);
   EXPECT_EQ(stats().driftEpisodes, 0);
 }
 
 TEST_F(DriftFlowTest, BackToTaskHidesTheBannerAndTheNextObservationIsJudgedAfresh) {
   start();
   see("Steam", "Library");
-  ASSERT_EQ(drift().status, "drifting");
+  ASSERT_EQ(drift().status, drift::DriftStatus::Drifting);
   ASSERT_FALSE(controller_->refocus());
-  EXPECT_EQ(drift().status, "unknown");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Unknown);
   see("Code - Insiders", "index.js");
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   see("Steam", "Library");
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
   EXPECT_EQ(stats().driftEpisodes, 2);
 }
 
@@ -268,9 +268,9 @@ TEST_F(DriftFlowTest, ThisIsOnTaskAddsTheAppStopsJudgingAndSurvivesARestart) {
   start();
   see("Zoom", "Meeting");
   executor_.runAll();
-  ASSERT_EQ(drift().status, "drifting");
+  ASSERT_EQ(drift().status, drift::DriftStatus::Drifting);
   ASSERT_FALSE(controller_->markOnTask());
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   EXPECT_THAT(controller_->state().commitment->allowedApps,
               ElementsAre("code - insiders", "qterminal", "zoom"));
   EXPECT_EQ(stats().corrections, 1);
@@ -280,7 +280,7 @@ TEST_F(DriftFlowTest, ThisIsOnTaskAddsTheAppStopsJudgingAndSurvivesARestart) {
   make();  // a restart
   controller_->restore();
   see("Zoom", "Another meeting");
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 1u);
   EXPECT_EQ(stats().corrections, 1);
@@ -297,9 +297,9 @@ TEST_F(DriftFlowTest, ThisIsOnTaskInABrowserAllowsThatPageOnly) {
   ASSERT_EQ(commitment.allowedTitles.size(), 1u);
   EXPECT_EQ(commitment.allowedTitles[0].app, "firefox");
   see("Firefox", "(5) Gatsby transitions - Stack Overflow — Mozilla Firefox");
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   see("Firefox", "Cats - YouTube — Mozilla Firefox");
-  EXPECT_EQ(drift().status, "judging");  // another page is judged on its own
+  EXPECT_EQ(drift().status, drift::DriftStatus::Judging);  // another page is judged on its own
 }
 
 TEST_F(DriftFlowTest, TheBannerActionsAre409OutsideActive) {
@@ -331,25 +331,25 @@ TEST_F(DriftFlowTest, NothingIsJudgedWhileEvidenceIsNotOk) {
   start();
   see("Zoom", "Meeting");
   executor_.runAll();
-  ASSERT_EQ(drift().status, "drifting");
+  ASSERT_EQ(drift().status, drift::DriftStatus::Drifting);
   clock_.advance(3 * settings_.heartbeatSecs * 1000);
   controller_->tick();
-  EXPECT_EQ(drift().status, "unknown");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Unknown);
   EXPECT_THAT(drift().reason, HasSubstr("stale"));
-  EXPECT_EQ(seen_.back().drift.status, "unknown");
+  EXPECT_EQ(seen_.back().drift.status, drift::DriftStatus::Unknown);
 }
 
 TEST_F(DriftFlowTest, LockScreensUnreadableWindowsAndAwayJudgeNothing) {
   backend_->answer("judge", kOffTask);
   start();
   see("", "");
-  EXPECT_EQ(drift().status, "unknown");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Unknown);
   EXPECT_EQ(drift().reason, "window unknown");
   see("i3lock", "");
   EXPECT_EQ(drift().reason, "window unknown");
   controller_->setAway(true);
   see("Zoom", "Meeting");
-  EXPECT_EQ(drift().status, "unknown");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Unknown);
   EXPECT_EQ(drift().reason, "away");
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 0u);
@@ -368,7 +368,7 @@ TEST_F(DriftFlowTest, AntiDriftsOwnPageKeepsTheBanner) {
   start();
   see("Steam", "Library");
   see("Firefox", "Drifting · AntiDrift — Mozilla Firefox");  // to press a banner button
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
   EXPECT_EQ(backend_->calls("judge"), 0u);
   EXPECT_TRUE(drift().blocked);
   // A hard rule is the config's to lift, not a button's: refused, nothing changes.
@@ -393,7 +393,7 @@ TEST_F(DriftFlowTest, ThisIsOnTaskAfterAJudgedDriftWhileLookingAtAntiDrift) {
 TEST_F(DriftFlowTest, NeverSendAppsAreJudgedByLocalRulesOnly) {
   start();
   see("KeePassXC", "bank.kdbx - KeePassXC");
-  EXPECT_EQ(drift().status, "unknown");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Unknown);
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 0u);
 }
@@ -410,7 +410,7 @@ TEST_F(DriftFlowTest, AJudgeErrorATimeoutOrDisagreeingVerdictsAreUnknownWithNoBa
     start();
     see("Zoom", "Meeting");
     executor_.runAll();
-    EXPECT_EQ(drift().status, "unknown");
+    EXPECT_EQ(drift().status, drift::DriftStatus::Unknown);
     EXPECT_EQ(stats().driftEpisodes, 0);
     see("Zoom", "Meeting");  // at most one call per key per session
     EXPECT_EQ(executor_.runAll(), 0u);
@@ -447,7 +447,7 @@ TEST_F(DriftFlowTest, APrivateWindowsTitleIsReplacedOnEntry) {
   start();
   see("Firefox", "Secret plans — Mozilla Firefox Private Browsing");
   EXPECT_EQ(controller_->state().evidence.current->title, "Private browsing window");
-  EXPECT_EQ(drift().status, "unknown");  // nothing left to judge: no call at all
+  EXPECT_EQ(drift().status, drift::DriftStatus::Unknown);  // nothing left to judge: no call at all
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 0u);
   ASSERT_TRUE(snapshots_.json);
@@ -500,7 +500,7 @@ TEST_F(DriftFlowTest, TheNudgeFiresOnTheLocalMatchOnceTwoTitlesAreKnown) {
   EXPECT_EQ(executor_.pending(), 0u);  // one title is no trajectory
   see("Code - Insiders", "blog.css — chango.dev");
   ASSERT_EQ(executor_.runAll(), 1u);
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   EXPECT_EQ(drift().nudge, "These titles drifted to the blog's CSS, not transitions");
   EXPECT_EQ(seen_.back().drift.nudge, drift().nudge);
   const auto json = toJson(controller_->state());
@@ -605,7 +605,7 @@ TEST_F(DriftFlowTest, WithoutABackendTheOnTaskPathStaysSilent) {
   see("Code - Insiders", "b.js");
   see("Code - Insiders", "c.js");
   EXPECT_EQ(executor_.runAll(), 0u);
-  EXPECT_EQ(drift().status, "ontask");
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
   EXPECT_EQ(drift().nudge, "");
 }
 

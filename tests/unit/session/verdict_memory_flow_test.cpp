@@ -116,7 +116,7 @@ TEST_F(VerdictMemoryFlowTest, ARestartKeepsTheVerdictAndTheSamePageIsNotJudgedAg
   start();
   see("Firefox", kCats);
   ASSERT_EQ(executor_.runAll(), 1u);
-  ASSERT_EQ(drift().status, "drifting");
+  ASSERT_EQ(drift().status, drift::DriftStatus::Drifting);
   writeBehind();
   ASSERT_TRUE(Poco::File(fileStore_->path()).exists());
 
@@ -128,7 +128,7 @@ TEST_F(VerdictMemoryFlowTest, ARestartKeepsTheVerdictAndTheSamePageIsNotJudgedAg
   see("Firefox", kCats);
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 1u);
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
   EXPECT_EQ(drift().reason, "remembered: A cat video is not the Gatsby site");
 
   // And in a later session for related work.
@@ -137,7 +137,7 @@ TEST_F(VerdictMemoryFlowTest, ARestartKeepsTheVerdictAndTheSamePageIsNotJudgedAg
   start("Polish the Gatsby blog transitions");
   see("Firefox", kCats);
   EXPECT_EQ(backend_->calls("judge"), 1u);
-  EXPECT_EQ(drift().status, "drifting");
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
 }
 
 TEST_F(VerdictMemoryFlowTest, TheFileIsPrivateAndListsWhatTheControllerRemembers) {

@@ -12,16 +12,25 @@
 #include "antidrift/ai/coach.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
+#include "antidrift/drift/engine.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
 #include "antidrift/planning/todo_txt.h"
+#include "antidrift/session/async_slot.h"
 #include "antidrift/store/snapshot.h"
 
 namespace antidrift {
 
 /// Evidence health (DESIGN §3): "ok" | "stale" | "unavailable".
 enum class Health { Ok, Stale, Unavailable };
+
+/// Where a grounding file (todo.txt, the profile; DESIGN §6) stands in
+/// Planning: not asked yet, being read, loaded, or nothing to show (no path,
+/// missing, empty or unreadable).
+enum class GroundingStatus { Idle, Pending, Ready, None };
+/// "idle" | "pending" | "ready" | "none" (the wire names, issue 15 item 5).
+std::string_view toString(GroundingStatus status);
 /// "ok" | "stale" | "unavailable".
 std::string toString(Health health);
 
@@ -36,7 +45,9 @@ struct EvidenceView {
 /// The drift part of State (DESIGN §4, §5): what the drift engine decided,
 /// shown as it is (the State builder decides nothing).
 struct DriftView {
-  std::string status;    ///< "ontask" | "judging" | "drifting" | "unknown" | "" when not active
+  /// What the drift engine says; Inactive when no session is active (on the
+  /// wire "" | "ontask" | "judging" | "drifting" | "unknown", drift::toString).
+  drift::DriftStatus status = drift::DriftStatus::Inactive;
   std::string reason;    ///< human sentence, may be ""; for drifting, the rule's or judge's reason
   std::string nudge;     ///< the soft "Heads up" advisory (seed 000); "" = none
   std::string app;       ///< the app the status is about; "" when none
@@ -63,23 +74,22 @@ struct NotifyView {
   std::string doNotDisturb;
 };
 
-/// The planning coach (seed 003): status "idle" | "pending" | "ready" | "error".
+/// The planning coach (seed 003).
 struct CoachView {
-  std::string status = "idle";
-  std::optional<ai::Proposal> proposal;  ///< when ready
-  std::string error;                     ///< when error: a short sentence for the browser
+  AsyncStatus status = AsyncStatus::Idle;  ///< on the wire "idle" | "pending" | "ready" | "error"
+  std::optional<ai::Proposal> proposal;    ///< when ready
+  std::string error;                       ///< when error: a short sentence for the browser
 };
 
-/// Open tasks from todo.txt (DESIGN §6): status "idle" | "pending" | "ready" | "none".
+/// Open tasks from todo.txt (DESIGN §6).
 struct TasksView {
-  std::string status = "idle";
+  GroundingStatus status = GroundingStatus::Idle;
   std::vector<planning::Task> items;
 };
 
 /// The person's profile (DESIGN §6). Private: only status and size are shown.
-/// status "idle" | "pending" | "ready" | "none".
 struct ProfileView {
-  std::string status = "idle";
+  GroundingStatus status = GroundingStatus::Idle;
   std::size_t bytes = 0;
 };
 
