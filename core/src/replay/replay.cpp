@@ -18,15 +18,11 @@
 #include "antidrift/ai/judge.h"
 #include "antidrift/ai/nudge.h"
 #include "antidrift/ai/redact.h"
+#include "antidrift/drift/active_session.h"
 #include "antidrift/drift/engine.h"
-#include "antidrift/drift/rules.h"
 #include "antidrift/evidence/observation.h"
 
 namespace antidrift::replay {
-
-using Poco::JSON::Object;
-
-// ---- The replay ------------------------------------------------------------------------------
 
 namespace {
 
@@ -37,22 +33,23 @@ const std::string kNoApp;
 /// One session: one commitment range, replayed through the engine.
 class Session {
  public:
-  Session(drift::Engine& engine, const ReplayOptions& options, const CommitmentRange& range,
+  /// `active` is cleared for this session (its engine keeps the verdict memory).
+  Session(drift::ActiveSession& active, const ReplayOptions& options, const CommitmentRange& range,
           const std::vector<AwaySpan>& away, const std::vector<WindowWeb>& web,
           ReplayReport& report)
-      : engine_(engine),
+      : active_(active),
+        engine_(active.engine),
         options_(options),
         range_(range),
         away_(away),
         web_(web),
         report_(report),
-        stats_(options.settings.idleAfterSecs * 1000),
         heartbeatMs_(std::max<std::int64_t>(1, options.settings.heartbeatSecs) * 1000),
         staleAfterMs_(3 * heartbeatMs_),
         advisors_(options.backend || options.oracle ? drift::Engine::Advisors::JudgeAndNudge
                                                     : drift::Engine::Advisors::None) {
     if (options.oracle) redactor_.emplace(options.settings.redactPatterns);
-    engine_.reset();
+    active_.clear(options.settings, false, 0);
     commitment_.nextAction = range.nextAction;
     commitment_.successCondition = range.successCondition;
     for (const std::string& app : range.allowedApps) {
@@ -102,9 +99,9 @@ class Session {
   }
 
  private:
-  /// The Controller's entry steps for a recorded window (normaliseApp,
-  /// sanitizeTitle, a private window's title and site dropped), computed once per
-  /// distinct app, title and joined site of the replay (a day revisits the same windows).
+  /// The recorded window admitted as the daemon admits one (drift::admitWindow), computed
+  /// once per distinct app, title and joined site of the replay (a day revisits the same
+  /// windows).
   const Observation& prepared(const WindowEvent& event, const WindowWeb& web) {
     std::string raw = event.app;
     raw += '\n';
@@ -113,19 +110,9 @@ class Session {
     raw += web.privateWindow ? std::string("\x01") : web.domain;
     auto found = prepared_.find(raw);
     if (found == prepared_.end()) {
-      Observation obs;
-      obs.app = normaliseApp(event.app);
-      obs.title = sanitizeTitle(event.title);
-      obs.privateWindow = web.privateWindow || drift::isPrivateWindow(obs.app, obs.title);
-      if (obs.privateWindow) {
-        // The hard rules see the raw title before it is dropped (issue 19 item 3).
-        if (auto blocked = engine_.rules().blockedReason(obs)) obs.blockedTitle = *blocked;
-        obs.title = std::string(drift::kPrivateWindowTitle);
-      } else {
-        obs.domain = web.domain;
-      }
-      obs.source = "replay";
-      found = prepared_.emplace(std::move(raw), std::move(obs)).first;
+      Observation recorded{0, event.app, event.title, "replay", web.domain, web.privateWindow};
+      found =
+          prepared_.emplace(std::move(raw), drift::admitWindow(engine_.rules(), recorded)).first;
     }
     return found->second;
   }
@@ -146,12 +133,12 @@ class Session {
     current_->atMs = atMs;
     evidenceOk_ = true;
     lastObservationMs_ = atMs;
-    stats_.observe(*current_);
+    active_.observe(*current_);
     evaluate(atMs);
   }
 
   void evaluate(std::int64_t atMs) {
-    drift::Decision decision = engine_.evaluate(current_ ? &*current_ : nullptr,
+    drift::Decision decision = active_.evaluate(current_ ? &*current_ : nullptr,
                                                 evidenceOk_ ? std::string() : "evidence is stale",
                                                 away(), commitment_, atMs, atMs, advisors_);
     apply(decision, atMs);
@@ -159,9 +146,10 @@ class Session {
 
   bool away() const { return inAway_; }
 
-  /// The Controller's applyDriftLocked with a synchronous executor.
+  /// A decision applied as the Controller applies one (ActiveSession::record, then
+  /// ::track), with the AI calls it asks for answered at once.
   void apply(drift::Decision& decision, std::int64_t atMs) {
-    drift::recordDecision(decision, engine_.view(), stats_);
+    active_.record(decision);
     if (decision.driftMs > 0 && !report_.episodes.empty()) {
       report_.episodes.back().durationMs += decision.driftMs;
     }
@@ -178,7 +166,7 @@ class Session {
       const WindowEvent none;
       const WindowEvent& subject = currentEvent_ ? *currentEvent_ : none;
       const ai::Verdict verdict = oracleVerdict(*options_.oracle, subject.app, subject.title);
-      drift::Decision applied = engine_.applyVerdict(decision.judge->key, verdict, {}, atMs);
+      drift::Decision applied = active_.applyVerdict(decision.judge->key, verdict, {}, atMs);
       apply(applied, atMs);
     } else if (decision.judge && options_.backend) {
       ++report_.judgeCalls;
@@ -194,7 +182,7 @@ class Session {
         ++report_.judgeFailures;
         failure = result.error().message;
       }
-      drift::Decision applied = engine_.applyVerdict(decision.judge->key, verdict, failure, atMs);
+      drift::Decision applied = active_.applyVerdict(decision.judge->key, verdict, failure, atMs);
       apply(applied, atMs);
     }
     if (decision.nudge && options_.oracle) {
@@ -216,8 +204,7 @@ class Session {
       if (result) (void)engine_.applyNudge(result.value());
     }
     if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;
-    timeline_.record(atMs, current_ ? current_->app : kNoApp,
-                     drift::spanStatusOf(engine_.view(), away()), !engine_.view().nudge.empty());
+    active_.track(atMs, current_ ? current_->app : kNoApp, away());
     if (options_.keepTrace) {
       if (decision.episodeStarted && traceEvent_) {
         ++report_.trace.events[*traceEvent_].bannerStarts;
@@ -293,13 +280,13 @@ class Session {
           break;
         case What::AwayStart:
           inAway_ = true;
-          stats_.setAway(true, clockMs_);
+          active_.setAway(true, clockMs_);
           evaluate(clockMs_);
           break;
         case What::AwayEnd:
           inAway_ = false;
           ++nextAway_;
-          stats_.setAway(false, clockMs_);
+          active_.setAway(false, clockMs_);
           evaluate(clockMs_);
           break;
         case What::None:
@@ -310,14 +297,11 @@ class Session {
   }
 
   void finish(std::int64_t endMs) {
-    stats_.settle(endMs);
-    if (inAway_) stats_.setAway(false, endMs);
-    timeline_.extendTo(endMs);
-    const std::int64_t driftMs = engine_.close(endMs);
-    stats_.addDriftMs(driftMs);
+    const std::int64_t driftMs = active_.creditUntil(endMs);
+    if (inAway_) active_.setAway(false, endMs);
     if (driftMs > 0 && !report_.episodes.empty()) report_.episodes.back().durationMs += driftMs;
 
-    const SessionStats& stats = stats_.stats();
+    const SessionStats& stats = active_.stats.stats();
     SessionStats& total = report_.stats;
     for (const auto& [app, ms] : stats.bucketsMs) {
       total.bucketsMs[app] += ms;
@@ -332,23 +316,22 @@ class Session {
       if (total.driftReasons.size() < kMaxDriftReasons) total.driftReasons.push_back(reason);
     }
     for (const auto& [role, calls] : stats.aiCalls) total.aiCalls[role] += calls;
-    report_.onTaskMs += timeline_.onTaskMs();
-    for (const TimelineSpan& span : timeline_.spans()) {
+    report_.onTaskMs += active_.timeline.onTaskMs();
+    for (const TimelineSpan& span : active_.timeline.spans()) {
       report_.trackedMs += span.endMs - span.startMs;
       if (options_.keepTimeline) report_.timeline.push_back(span);
     }
     ++report_.sessions;
   }
 
-  drift::Engine& engine_;
+  drift::ActiveSession& active_;  ///< the steps the daemon takes (one per replay, cleared)
+  drift::Engine& engine_;         ///< active_.engine
   const ReplayOptions& options_;
   const CommitmentRange& range_;
   const std::vector<AwaySpan>& away_;
   const std::vector<WindowWeb>& web_;  ///< per window event: its joined site (issue 16 item 4)
   ReplayReport& report_;
   Commitment commitment_;
-  StatsAccumulator stats_;
-  Timeline timeline_;
   const std::int64_t heartbeatMs_;
   const std::int64_t staleAfterMs_;
   const drift::Engine::Advisors advisors_;
@@ -380,12 +363,12 @@ ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
   for (const WindowEvent& event : activity.windows) {
     report.toMs = std::max(report.toMs, event.atMs + event.durationMs);
   }
-  drift::Engine engine(options.settings);
+  drift::ActiveSession active(options.settings);
   // The verdict memory as the daemon has it (issue 16 item 3), starting empty
   // so a replay stays deterministic: later commitment ranges reuse verdicts.
   drift::VerdictMemory memory(
       static_cast<std::size_t>(std::max<std::int64_t>(1, options.settings.driftMemoryMaxEntries)));
-  if (options.settings.driftMemory) engine.setMemory(&memory);
+  if (options.settings.driftMemory) active.engine.setMemory(&memory);
   const std::vector<WindowWeb> web = joinWebEvents(activity, options.settings);
   const std::vector<WindowEvent>& windows = activity.windows;
   std::size_t first = 0;
@@ -394,12 +377,14 @@ ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
     std::size_t last = first;
     while (last < windows.size() && windows[last].atMs < range.toMs) ++last;
     if (last > first) {
-      Session(engine, options, range, activity.away, web, report).run(windows, first, last);
+      Session(active, options, range, activity.away, web, report).run(windows, first, last);
     }
     first = last;
   }
   return report;
 }
+
+using Poco::JSON::Object;
 
 // ---- Reports -----------------------------------------------------------------------------------
 

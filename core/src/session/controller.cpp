@@ -47,7 +47,7 @@ Controller::Controller(Settings settings, Clock& clock, Executor& executor,
       aiDetail_(aiAvailable ? "" : "AI is off (ai.backend = " + aiBackendName_ + ")"),
       memory_(static_cast<std::size_t>(std::max<std::int64_t>(1, settings_.driftMemoryMaxEntries))),
       v_(new Values(settings_)) {
-  if (settings_.driftMemory) v_->session.drift.setMemory(&memory_);
+  if (settings_.driftMemory) v_->session.engine.setMemory(&memory_);
 }
 
 void Controller::setVerdictStore(VerdictStore* store) {
@@ -612,20 +612,9 @@ void Controller::recordWindow(Observation raw) {
   std::unique_lock<std::mutex> lock(mutex_);
   const std::int64_t wallNow = clock_.nowUtcMs();
   const std::int64_t now = sessionNowLocked();
-  Observation obs;
-  obs.app = normaliseApp(raw.app);
-  obs.title = sanitizeTitle(raw.title);
-  // A private window's title is never stored, shown, logged or sent, nor the
-  // site of its page (issue 16 item 4: an incognito tab marks it private).
-  obs.privateWindow = raw.privateWindow || drift::isPrivateWindow(obs.app, obs.title);
-  if (obs.privateWindow) {
-    // The hard rules see the raw title before it is dropped (issue 19 item 3).
-    if (auto blocked = v_->session.drift.rules().blockedReason(obs)) obs.blockedTitle = *blocked;
-    obs.title = std::string(drift::kPrivateWindowTitle);
-  } else {
-    obs.domain = sanitizeText(raw.domain, kMaxDomainBytes);
-  }
-  obs.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
+  raw.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
+  // The same entry steps as the replay (a private window's title and site dropped).
+  Observation obs = drift::admitWindow(v_->session.engine.rules(), raw);
   // A watcher's own timestamp is kept only when plausible: not in the future
   // and not older than three heartbeats (a late delivery); else receipt time.
   // It counts as that long before now on the session's clock (issue 9 item
@@ -642,7 +631,7 @@ void Controller::recordWindow(Observation raw) {
                              v_->evidence.current->title != obs.title ||
                              v_->evidence.current->domain != obs.domain;
   const Health before = healthLocked();
-  const drift::DriftView driftBefore = v_->session.drift.view();
+  const drift::DriftView driftBefore = v_->session.engine.view();
   v_->evidence.current = obs;
   v_->evidence.lastObservationMono = clock_.monotonicMs();
   if (obs.app != "unknown") {
@@ -650,14 +639,14 @@ void Controller::recordWindow(Observation raw) {
   }
   const bool active = v_->runtime == RuntimeState::Active;
   if (active) {
-    v_->session.stats.observe(obs);
+    v_->session.observe(obs);
     evaluateDriftLocked();
   }
 
   // Issue 8 item 2: only what the page shows is announced. A heartbeat of
   // the same window moves the stats and the timeline's end, which the page
   // shows on Review only, and "now", which it counts on by itself.
-  const drift::DriftView& driftAfter = v_->session.drift.view();
+  const drift::DriftView& driftAfter = v_->session.engine.view();
   const bool driftChanged =
       driftBefore.status != driftAfter.status || driftBefore.reason != driftAfter.reason ||
       driftBefore.nudge != driftAfter.nudge || driftBefore.app != driftAfter.app ||
@@ -682,7 +671,7 @@ void Controller::setAway(bool away) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (v_->evidence.away == away) return;
   v_->evidence.away = away;
-  v_->session.stats.setAway(away, sessionNowLocked());
+  v_->session.setAway(away, sessionNowLocked());
   if (v_->runtime == RuntimeState::Active) evaluateDriftLocked();
   publish(lock, v_->runtime == RuntimeState::Active ? Persist::Yes : Persist::No);
 }
@@ -704,7 +693,7 @@ Health Controller::healthLocked() const {
 
 bool Controller::evaluateDriftLocked() {
   const Health health = healthLocked();
-  drift::Decision decision = v_->session.drift.evaluate(
+  drift::Decision decision = v_->session.evaluate(
       v_->evidence.current ? &*v_->evidence.current : nullptr,
       health == Health::Ok && v_->evidence.current ? std::string()
                                                    : "evidence is " + toString(health),
@@ -714,7 +703,7 @@ bool Controller::evaluateDriftLocked() {
 }
 
 bool Controller::applyDriftLocked(drift::Decision& decision) {
-  drift::recordDecision(decision, v_->session.drift.view(), v_->session.stats);
+  v_->session.record(decision);
   if (decision.judge && backend_) launchJudgeLocked(std::move(*decision.judge));
   if (decision.nudge && backend_) launchNudgeLocked(std::move(*decision.nudge));
   trackTimelineLocked(sessionNowLocked());
@@ -725,7 +714,7 @@ void Controller::launchJudgeLocked(drift::JudgeRequest request) {
   std::shared_ptr<Backend> backend = backend_;
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   launchGuarded(
-      mutex_, executor_, v_->session.drift.judgeEpoch(), request.token,
+      mutex_, executor_, v_->session.engine.judgeEpoch(), request.token,
       [backend, input = std::move(request.input), timeoutMs] {
         return ai::judge(*backend, input, timeoutMs);
       },
@@ -741,7 +730,7 @@ void Controller::launchJudgeLocked(drift::JudgeRequest request) {
         if (!verdict) logger().warning("drift judge failed: %s", failure);
         if (v_->runtime != RuntimeState::Active) return std::nullopt;
         drift::Decision applied =
-            v_->session.drift.applyVerdict(key, verdict, failure, sessionNowLocked());
+            v_->session.applyVerdict(key, verdict, failure, sessionNowLocked());
         const bool statsMoved = applied.episodeStarted || applied.driftMs > 0;
         applyDriftLocked(applied);
         // A verdict remembered about a window no longer in front still has to be written.
@@ -755,7 +744,7 @@ void Controller::launchNudgeLocked(drift::NudgeRequest request) {
   std::shared_ptr<Backend> backend = backend_;
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   launchGuarded(
-      mutex_, executor_, v_->session.drift.nudgeEpoch(), request.token,
+      mutex_, executor_, v_->session.engine.nudgeEpoch(), request.token,
       [backend, input = std::move(request.input), timeoutMs] {
         return ai::nudge(*backend, input, timeoutMs);
       },
@@ -768,7 +757,7 @@ void Controller::launchNudgeLocked(drift::NudgeRequest request) {
           logger().warning("nudge failed: %s",
                            result ? result->error().message : std::string(kAsyncWorkFailed));
         }
-        if (v_->runtime != RuntimeState::Active || !v_->session.drift.applyNudge(message)) {
+        if (v_->runtime != RuntimeState::Active || !v_->session.engine.applyNudge(message)) {
           return std::nullopt;
         }
         trackTimelineLocked(sessionNowLocked());  // the heads-up starts or ends a span
@@ -779,17 +768,16 @@ void Controller::launchNudgeLocked(drift::NudgeRequest request) {
 
 void Controller::trackTimelineLocked(std::int64_t atMs) {
   if (v_->runtime != RuntimeState::Active) return;
-  v_->session.timeline.record(atMs,
-                              v_->evidence.current ? v_->evidence.current->app : std::string(),
-                              drift::spanStatusOf(v_->session.drift.view(), v_->evidence.away),
-                              !v_->session.drift.view().nudge.empty());
+  static const std::string kNoApp;
+  v_->session.track(atMs, v_->evidence.current ? v_->evidence.current->app : kNoApp,
+                    v_->evidence.away);
 }
 
 ActionResult Controller::refocus() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("go back to the task");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
-  drift::Decision decision = v_->session.drift.refocus(sessionNowLocked());
+  drift::Decision decision = v_->session.engine.refocus(sessionNowLocked());
   applyDriftLocked(decision);
   return commitLocked(lock, std::move(before));
 }
@@ -797,14 +785,14 @@ ActionResult Controller::refocus() {
 ActionResult Controller::markOnTask() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("mark this on task");
-  if (std::optional<std::string> refusal = v_->session.drift.onTaskRefusal()) {
+  if (std::optional<std::string> refusal = v_->session.engine.onTaskRefusal()) {
     return ActionError{ErrorKind::IllegalTransition, "cannot mark this on task: " + *refusal,
                        v_->runtime};
   }
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   drift::Decision decision;
   const std::optional<drift::OnTaskMark> mark =
-      v_->session.drift.markOnTask(*v_->session.commitment, sessionNowLocked(), decision);
+      v_->session.engine.markOnTask(*v_->session.commitment, sessionNowLocked(), decision);
   if (!mark) {
     return ActionError{ErrorKind::IllegalTransition,
                        "nothing to mark on task: no window was judged off task", v_->runtime};
@@ -833,10 +821,10 @@ void Controller::tick() {
     if (v_->runtime == RuntimeState::Active) persist = evaluateDriftLocked() || persist;
   }
   if (v_->runtime == RuntimeState::Active) {
-    const std::optional<std::int64_t> due = v_->session.drift.nextDueMono();
+    const std::optional<std::int64_t> due = v_->session.engine.nextDueMono();
     if (due && clock_.monotonicMs() >= *due) {
       drift::Decision decision =
-          v_->session.drift.due(*v_->session.commitment, clock_.monotonicMs());
+          v_->session.engine.due(*v_->session.commitment, clock_.monotonicMs());
       changed = applyDriftLocked(decision) || changed;
     }
   }
@@ -862,7 +850,7 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
   std::optional<std::int64_t> next;
   if (v_->runtime == RuntimeState::Active) {
     next = v_->clock.deadlineMono(clock_);
-    if (const std::optional<std::int64_t> due = v_->session.drift.nextDueMono())
+    if (const std::optional<std::int64_t> due = v_->session.engine.nextDueMono())
       next = std::min(*next, *due);
   }
   if (v_->review.reviewer.status() == AsyncStatus::Pending) {
@@ -914,7 +902,7 @@ State Controller::stateLocked() const {
   state.evidence.current = v_->evidence.current;
   state.evidence.away = v_->evidence.away;
   if (v_->runtime == RuntimeState::Active) {
-    const drift::DriftView& view = v_->session.drift.view();
+    const drift::DriftView& view = v_->session.engine.view();
     state.drift = DriftView{std::string(drift::toString(view.status)),
                             view.reason,
                             view.nudge,

@@ -47,23 +47,11 @@ std::int64_t SessionClock::deadlineMono(const Clock& clock) const {
 
 // ---- Session --------------------------------------------------------------------------------
 
-Session::Session(const Settings& settings)
-    : stats(settings.idleAfterSecs * 1000), drift(settings) {}
-
-void Session::creditUntil(std::int64_t atMs) {
-  stats.settle(atMs);
-  timeline.extendTo(atMs);
-  stats.addDriftMs(drift.close(atMs));
-}
-
 void Session::clear(const Settings& settings, bool away, std::int64_t nowMs) {
   commitment.reset();
   outcome = Outcome::None;
   endedAtMs = 0;
-  stats = StatsAccumulator(settings.idleAfterSecs * 1000);
-  timeline.clear();
-  if (away) stats.setAway(true, nowMs);
-  drift.reset();
+  ActiveSession::clear(settings, away, nowMs);
 }
 
 // ---- Review (seed 004) ----------------------------------------------------------------------
@@ -223,7 +211,7 @@ void restoreFrom(const Snapshot& snapshot, Values& values) {
   values.review.answer = snapshot.review;
   values.review.lastCarryForward = snapshot.lastCarryForward;
   values.planning.lastAllowedApps = snapshot.lastAllowedApps;
-  values.session.drift.reset();
+  values.session.engine.reset();
 }
 
 SessionSummary summaryOf(const Session& session, const Review& review) {

@@ -18,6 +18,7 @@
 #include "antidrift/clock.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
+#include "antidrift/drift/active_session.h"
 #include "antidrift/drift/engine.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
@@ -60,25 +61,20 @@ struct SessionClock {
   std::int64_t deadlineMono(const Clock& clock) const;
 };
 
-/// The session that is active or in review: its commitment, how it ended,
-/// and what the evidence made of it — stats, timeline, drift engine
-/// (docs/DESIGN.md §2, §3, §4). Empty (no commitment) while locked or planning.
-struct Session {
+/// The session that is active or in review: its commitment and how it
+/// ended, over what the evidence made of it — stats, timeline, drift engine
+/// and their steps, the same code the replay runs (drift::ActiveSession;
+/// docs/DESIGN.md §2, §3, §4, §14). Empty (no commitment) while locked or
+/// planning.
+struct Session : drift::ActiveSession {
   /// A session without a commitment, its stats crediting at most
   /// evidence.idle_after_s per gap and its drift engine on `settings`.
-  explicit Session(const Settings& settings);
+  explicit Session(const Settings& settings) : drift::ActiveSession(settings) {}
 
   std::optional<Commitment> commitment;
   Outcome outcome = Outcome::None;
   std::int64_t endedAtMs = 0;  ///< session time at which it ended (review)
-  StatsAccumulator stats;
-  Timeline timeline;    ///< when and where the session was on task (issue 7); session time
-  drift::Engine drift;  ///< what each observation means for drift (DESIGN §4, §5)
 
-  /// Ends the session's time at `atMs` (session ms): the stats and the
-  /// timeline are credited up to it and the open drifting time is closed
-  /// into the stats.
-  void creditUntil(std::int64_t atMs);
   /// Back to no session: commitment, outcome, stats and timeline cleared
   /// (the stats start away when `away`, at `nowMs`), the drift engine reset
   /// (it keeps its verdict memory), idle gaps as in `settings`.
