@@ -2,14 +2,14 @@
 
 #include <algorithm>
 #include <exception>
+#include <variant>
 
 #include <Poco/Logger.h>
-#include <Poco/String.h>
 #include <Poco/Timezone.h>
-#include <Poco/UUIDGenerator.h>
 
 #include "antidrift/evidence/web_join.h"
-#include "session/session_values.h"
+#include "session/action_input.h"
+#include "session/controller_parts.h"
 
 namespace antidrift {
 namespace {
@@ -18,21 +18,9 @@ Poco::Logger& logger() {
   return Poco::Logger::get("antidrift.session");
 }
 
-constexpr std::size_t kMaxIntentChars = 2000;
-
-using session::factsOf;
 using session::normaliseApps;
-using session::utf8Chars;
 
 }  // namespace
-
-struct Controller::Values : session::Values {
-  using session::Values::Values;
-};
-
-void Controller::ValuesDeleter::operator()(Values* values) const {
-  delete values;
-}
 
 Controller::Controller(Settings settings, Clock& clock, Executor& executor,
                        SnapshotStore& snapshots, AuditSink& audit, std::string aiBackendName,
@@ -45,77 +33,37 @@ Controller::Controller(Settings settings, Clock& clock, Executor& executor,
       aiBackendName_(std::move(aiBackendName)),
       aiAvailable_(aiAvailable),
       aiDetail_(aiAvailable ? "" : "AI is off (ai.backend = " + aiBackendName_ + ")"),
-      memory_(static_cast<std::size_t>(std::max<std::int64_t>(1, settings_.driftMemoryMaxEntries))),
-      v_(new Values(settings_)) {
-  if (settings_.driftMemory) v_->session.engine.setMemory(&memory_);
+      verdicts_(std::make_unique<Verdicts>(
+          static_cast<std::size_t>(std::max<std::int64_t>(1, settings_.driftMemoryMaxEntries)))),
+      v_(std::make_unique<Values>(settings_)) {
+  if (settings_.driftMemory) v_->session.engine.setMemory(&verdicts_->memory());
 }
+
+Controller::~Controller() = default;
 
 void Controller::setVerdictStore(VerdictStore* store) {
   std::lock_guard<std::mutex> lock(mutex_);
-  verdictStore_ = store;
-  if (store == nullptr) return;
-  const auto setAside = [store](const std::string& why) {
-    try {
-      const std::string where = store->setAside(why);
-      logger().warning("the remembered verdicts are unusable (%s); moved to %s, starting afresh",
-                       why, where);
-    } catch (const std::exception& e) {
-      logger().error("the remembered verdicts are unusable (%s) and could not be moved aside: %s",
-                     why, std::string(e.what()));
-    }
-  };
-  std::optional<std::string> text;
-  try {
-    text = store->load();
-  } catch (const std::exception& e) {
-    setAside(e.what());
-  }
-  if (text) {
-    try {
-      drift::VerdictMemory::Parsed parsed =
-          drift::VerdictMemory::parse(*text, memory_.maxEntries());
-      memory_ = std::move(parsed.memory);
-      if (parsed.skippedLines > 0) {
-        logger().warning("skipped %s unreadable lines of the remembered verdicts",
-                         std::to_string(parsed.skippedLines));
-      }
-    } catch (const std::exception& e) {
-      setAside(e.what());
-    }
-  }
-  savedMemoryVersion_ = memory_.version();
+  verdicts_->connect(store);
 }
 
 std::vector<drift::RememberedEntry> Controller::verdicts() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return memory_.entries();
+  return verdicts_->memory().entries();
 }
 
 ActionResult Controller::forgetVerdicts(const std::optional<std::string>& key) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  const std::string before = memory_.serialise();
-  if (key) {
-    if (!memory_.erase(*key)) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  switch (verdicts_->forget(key)) {
+    case session::VerdictFile::Forgot::NotFound:
       return ActionError{ErrorKind::NotFound, "no remembered verdict has that key", v_->runtime};
-    }
-  } else {
-    memory_.clear();
-  }
-  if (verdictStore_ != nullptr) {
-    try {
-      verdictStore_->save(memory_.serialise());
-      savedMemoryVersion_ = memory_.version();
-    } catch (const std::exception& e) {
-      logger().error("could not write the remembered verdicts; nothing forgotten: %s",
-                     std::string(e.what()));
-      memory_ = std::move(drift::VerdictMemory::parse(before, memory_.maxEntries()).memory);
+    case session::VerdictFile::Forgot::WriteFailed:
       return ActionError{ErrorKind::Storage,
                          "could not save the remembered verdicts (is the disk full?); nothing "
                          "changed, try again",
                          v_->runtime};
-    }
+    case session::VerdictFile::Forgot::Done:
+      break;
   }
-  logger().information(key ? "forgot one remembered verdict" : "forgot every remembered verdict");
   return std::nullopt;
 }
 
@@ -184,22 +132,6 @@ void Controller::persistLocked() {
   }
 }
 
-bool Controller::verdictsUnsavedLocked() const {
-  return verdictStore_ != nullptr && memory_.version() != savedMemoryVersion_;
-}
-
-void Controller::saveVerdictsLocked() {
-  verdictsDueMono_.reset();
-  if (!verdictsUnsavedLocked()) return;
-  try {
-    verdictStore_->save(memory_.serialise());
-    savedMemoryVersion_ = memory_.version();
-  } catch (const std::exception& e) {
-    // Kept in memory; the next write tries again.
-    logger().error("could not write the remembered verdicts: %s", std::string(e.what()));
-  }
-}
-
 bool Controller::persistLaterLocked() {
   if (persistDueMono_) return false;  // coalesced into the write already pending
   persistDueMono_ = clock_.monotonicMs() + kWriteBehindMs;
@@ -209,12 +141,12 @@ bool Controller::persistLaterLocked() {
 void Controller::flush() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (persistDueMono_) persistLocked();
-  saveVerdictsLocked();
+  verdicts_->saveIfUnsaved();
 }
 
 void Controller::flushForShutdown() {
   std::lock_guard<std::mutex> lock(mutex_);
-  saveVerdictsLocked();  // the verdict memory's pending write (issue 16 item 3)
+  verdicts_->saveIfUnsaved();  // the verdict memory's pending write (issue 16 item 3)
   if (v_->runtime != RuntimeState::Active || !v_->session.commitment) {
     if (persistDueMono_) persistLocked();
     return;
@@ -229,9 +161,7 @@ State Controller::changedLocked(Persist persist) {
   if (persist == Persist::Yes) persistLocked();
   if (persist == Persist::Later) persistLaterLocked();
   // The verdict memory changed (issue 16 item 3): written behind, coalesced.
-  if (verdictsUnsavedLocked() && !verdictsDueMono_) {
-    verdictsDueMono_ = clock_.monotonicMs() + kWriteBehindMs;
-  }
+  verdicts_->scheduleIfUnsaved(clock_.monotonicMs() + kWriteBehindMs);
   State state = stateLocked();
   v_->evidence.lastHealth = state.evidence.health;
   return state;
@@ -347,21 +277,6 @@ ActionResult Controller::enterPlanning() {
   return commitLocked(lock, std::move(before));
 }
 
-void Controller::loadPlanningLocked() {
-  const AsyncToken tasksToken = v_->planning.tasks.begin();
-  const AsyncToken profileToken = v_->planning.profile.begin();
-  const std::string todoPath = settings_.todoTxtPath;
-  const std::string profilePath = settings_.profilePath;
-  const auto applied = [this] { return changedLocked(Persist::No); };
-  const auto notify = [this](const State& state) { notifyListener(state); };
-  launchGuarded(
-      mutex_, executor_, v_->planning.tasks, tasksToken,
-      [todoPath] { return planning::loadTodoTxt(todoPath); }, applied, notify);
-  launchGuarded(
-      mutex_, executor_, v_->planning.profile, profileToken,
-      [profilePath] { return planning::loadProfile(profilePath); }, applied, notify);
-}
-
 ActionResult Controller::cancelPlanning() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (v_->runtime != RuntimeState::Planning) return illegalLocked("cancel planning");
@@ -374,36 +289,19 @@ ActionResult Controller::cancelPlanning() {
 ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (v_->runtime != RuntimeState::Planning) return illegalLocked("start a commitment");
-  // Text fields are one line of plain text: invalid UTF-8 replaced, control
-  // characters (newlines, ESC, NUL) dropped, surrounding blanks trimmed —
-  // before validation, so the limits apply to what is stored.
-  CommitmentRequest request = raw;
-  const auto clean = [](const std::string& text) {
-    return Poco::trim(sanitizeText(text, text.size() * 3 + 3));
-  };
-  request.nextAction = clean(raw.nextAction);
-  request.successCondition = clean(raw.successCondition);
-  if (auto problem = validateCommitment(request)) {
+  auto made = session::commitmentFrom(raw, settings_.defaultAllowedApps, clock_.nowUtcMs());
+  if (auto* problem = std::get_if<std::string>(&made)) {
     return ActionError{ErrorKind::Validation, *problem, v_->runtime};
   }
-  const std::int64_t now = clock_.nowUtcMs();
-  const std::int64_t timeboxSecs = requestedTimeboxSecs(request);
-  Commitment commitment;
-  commitment.id = Poco::UUIDGenerator::defaultGenerator().createRandom().toString();
-  commitment.nextAction = request.nextAction;
-  commitment.successCondition = request.successCondition;
-  commitment.timeboxSecs = timeboxSecs;
-  commitment.startedAtMs = now;
-  commitment.deadlineMs = now + timeboxSecs * 1000;
-  commitment.allowedApps =
-      normaliseApps(request.allowedApps ? *request.allowedApps : settings_.defaultAllowedApps);
-
+  Commitment& commitment = std::get<Commitment>(made);
+  const std::int64_t now = commitment.startedAtMs;
+  const std::int64_t timeboxMs = commitment.timeboxSecs * 1000;
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   resetSessionLocked();
   v_->planning.reset();
   v_->planning.lastAllowedApps = commitment.allowedApps;
   v_->session.commitment = std::move(commitment);
-  v_->clock = session::SessionClock::startNow(clock_, timeboxSecs * 1000);
+  v_->clock = session::SessionClock::startNow(clock_, timeboxMs);
   // A running source reports every change the moment it happens and sends no
   // heartbeats outside a session (EvidenceSources::followSession): its last
   // window is the one in front now, however old the observation.
@@ -466,13 +364,8 @@ ActionResult Controller::requestCoach(const std::string& intent) {
   if (v_->runtime != RuntimeState::Planning) {
     return ActionError{ErrorKind::NotPlanning, "the coach only works while planning", v_->runtime};
   }
-  if (Poco::trim(intent).empty()) {
-    return ActionError{ErrorKind::Validation, "intent must not be empty", v_->runtime};
-  }
-  if (utf8Chars(intent) > kMaxIntentChars) {
-    return ActionError{ErrorKind::Validation,
-                       "intent is longer than " + std::to_string(kMaxIntentChars) + " characters",
-                       v_->runtime};
+  if (auto problem = session::intentProblem(intent)) {
+    return ActionError{ErrorKind::Validation, *problem, v_->runtime};
   }
   if (v_->planning.coach.status() == AsyncStatus::Pending) {
     return ActionError{ErrorKind::Busy, "the coach is still working on the last request",
@@ -484,26 +377,7 @@ ActionResult Controller::requestCoach(const std::string& intent) {
     publish(lock, Persist::No);
     return std::nullopt;
   }
-  ai::CoachGrounding grounding;
-  if (v_->planning.profile.value() &&
-      v_->planning.profile.value()->status == planning::LoadStatus::Ready) {
-    grounding.profile = v_->planning.profile.value()->text;
-  }
-  grounding.lastCarryForward = v_->review.lastCarryForward;
-  std::shared_ptr<Backend> backend = backend_;
-  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
-  v_->session.stats.addAiCall("coach");
-  launchGuarded(
-      mutex_, executor_, v_->planning.coach, token,
-      [backend, intent, grounding, timeoutMs] {
-        auto result = ai::coach(*backend, intent, grounding, timeoutMs);
-        if (!result) {
-          logger().warning("coach failed: %s", result.error().message);
-        }
-        return result;
-      },
-      [this] { return changedLocked(Persist::No); },
-      [this](const State& state) { notifyListener(state); });
+  launchCoachLocked(token, intent);
   publish(lock, Persist::No);
   return std::nullopt;
 }
@@ -517,47 +391,6 @@ void Controller::enterReviewLocked(Outcome outcome) {
   // Start plus the time elapsed, suspends included, whatever the wall clock did.
   v_->session.endedAtMs = now + v_->session.stats.stats().suspendedMs;
   startReviewLocked();
-}
-
-void Controller::startReviewLocked() {
-  if (!backend_) {
-    v_->review.reviewer.reset();
-    v_->review.reflection = ReflectionRecord{"absent", "", ""};
-    return;
-  }
-  v_->review.reviewerToken = v_->review.reviewer.begin();
-  // A re-run (the person answered the review) keeps the recap it had until
-  // the new one arrives, so an End in between still records it.
-  v_->review.reflection =
-      ReflectionRecord{"pending", v_->review.reflection.recap, v_->review.reflection.carryForward};
-  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
-  v_->review.giveUpMono = clock_.monotonicMs() + timeoutMs + kReviewerGraceMs;
-  v_->session.stats.addAiCall("reviewer");
-  std::shared_ptr<Backend> backend = backend_;
-  AuditSink& audit = audit_;
-  // The session is not in the audit log yet (End appends it): no double count.
-  const std::string finished =
-      ai::describeSession(factsOf(session::summaryOf(v_->session, v_->review)));
-  launchGuarded(
-      mutex_, executor_, v_->review.reviewer, v_->review.reviewerToken,
-      [backend, &audit, finished, timeoutMs] {
-        std::vector<ai::SessionFacts> prior;
-        try {
-          for (const SessionSummary& summary : audit.recent(ai::kReviewerHistorySessions)) {
-            prior.push_back(factsOf(summary));
-          }
-        } catch (const std::exception& e) {
-          logger().warning("reviewer: no history (%s)", std::string(e.what()));
-        }
-        auto result = ai::tryReview(*backend, finished, ai::describeHistory(prior), timeoutMs);
-        if (!result) logger().warning("reviewer failed: %s", result.error().message);
-        return result;
-      },
-      [this] {
-        v_->review.applyReviewer(v_->runtime == RuntimeState::Review);
-        return changedLocked(Persist::Yes);
-      },
-      [this](const State& state) { notifyListener(state); });
 }
 
 ActionResult Controller::extend(std::int64_t minutes) {
@@ -582,20 +415,12 @@ ActionResult Controller::extend(std::int64_t minutes) {
 ActionResult Controller::answerReview(const ReviewAnswer& raw) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (v_->runtime != RuntimeState::Review) return illegalLocked("answer the review");
-  if (raw.success != "yes" && raw.success != "partly" && raw.success != "no") {
-    return ActionError{ErrorKind::Validation, "success must be \"yes\", \"partly\" or \"no\"",
-                       v_->runtime};
-  }
-  ReviewAnswer answer;
-  answer.success = raw.success;
-  answer.note = Poco::trim(sanitizeText(raw.note, raw.note.size() * 3 + 3));
-  if (utf8Chars(answer.note) > kMaxFieldChars) {
-    return ActionError{ErrorKind::Validation,
-                       "note is longer than " + std::to_string(kMaxFieldChars) + " characters",
-                       v_->runtime};
+  auto answer = session::reviewAnswerFrom(raw);
+  if (auto* problem = std::get_if<std::string>(&answer)) {
+    return ActionError{ErrorKind::Validation, *problem, v_->runtime};
   }
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
-  v_->review.answer = std::move(answer);
+  v_->review.answer = std::move(std::get<ReviewAnswer>(answer));
   startReviewLocked();  // the Reviewer hears the answer too (latest wins)
   return commitLocked(lock, std::move(before));
 }
@@ -619,9 +444,7 @@ void Controller::recordWindow(Observation raw) {
   // and not older than three heartbeats (a late delivery); else receipt time.
   // It counts as that long before now on the session's clock (issue 9 item
   // 2), and never before Start: a heartbeat stamped earlier is not session time.
-  const std::int64_t oldest = wallNow - 3 * settings_.heartbeatSecs * 1000;
-  const bool plausible = raw.atMs > 0 && raw.atMs <= wallNow && raw.atMs >= oldest;
-  obs.atMs = plausible ? now - (wallNow - raw.atMs) : now;
+  obs.atMs = session::observedAtMs(raw.atMs, wallNow, now, settings_.heartbeatSecs);
   if (v_->runtime == RuntimeState::Active) {
     noteSuspendLocked();
     obs.atMs = std::max(obs.atMs, v_->session.commitment->startedAtMs);
@@ -647,10 +470,7 @@ void Controller::recordWindow(Observation raw) {
   // the same window moves the stats and the timeline's end, which the page
   // shows on Review only, and "now", which it counts on by itself.
   const drift::DriftView& driftAfter = v_->session.engine.view();
-  const bool driftChanged =
-      driftBefore.status != driftAfter.status || driftBefore.reason != driftAfter.reason ||
-      driftBefore.nudge != driftAfter.nudge || driftBefore.app != driftAfter.app ||
-      driftBefore.blocked != driftAfter.blocked || driftBefore.judgeAtMs != driftAfter.judgeAtMs;
+  const bool driftChanged = session::driftViewChanged(driftBefore, driftAfter);
   const bool visible = windowChanged || before != Health::Ok || driftChanged;
   // While active, stats move: every change is persisted write-behind, and
   // heartbeats of the same window at most every kHeartbeatPersistMs.
@@ -708,62 +528,6 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
   if (decision.nudge && backend_) launchNudgeLocked(std::move(*decision.nudge));
   trackTimelineLocked(sessionNowLocked());
   return decision.changed || decision.episodeStarted || decision.driftMs > 0;
-}
-
-void Controller::launchJudgeLocked(drift::JudgeRequest request) {
-  std::shared_ptr<Backend> backend = backend_;
-  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
-  launchGuarded(
-      mutex_, executor_, v_->session.engine.judgeEpoch(), request.token,
-      [backend, input = std::move(request.input), timeoutMs] {
-        return ai::judge(*backend, input, timeoutMs);
-      },
-      [this, key = request.key](
-          std::optional<ai::Expected<ai::Verdict>>&& result) -> std::optional<State> {
-        std::optional<ai::Verdict> verdict;
-        std::string failure = std::string(kAsyncWorkFailed);
-        if (result && result->hasValue()) {
-          verdict = result->value();
-        } else if (result) {
-          failure = result->error().message;
-        }
-        if (!verdict) logger().warning("drift judge failed: %s", failure);
-        if (v_->runtime != RuntimeState::Active) return std::nullopt;
-        drift::Decision applied =
-            v_->session.applyVerdict(key, verdict, failure, sessionNowLocked());
-        const bool statsMoved = applied.episodeStarted || applied.driftMs > 0;
-        applyDriftLocked(applied);
-        // A verdict remembered about a window no longer in front still has to be written.
-        if (!applied.changed && !statsMoved && !verdictsUnsavedLocked()) return std::nullopt;
-        return changedLocked(statsMoved ? Persist::Yes : Persist::No);
-      },
-      [this](const State& state) { notifyListener(state); });
-}
-
-void Controller::launchNudgeLocked(drift::NudgeRequest request) {
-  std::shared_ptr<Backend> backend = backend_;
-  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
-  launchGuarded(
-      mutex_, executor_, v_->session.engine.nudgeEpoch(), request.token,
-      [backend, input = std::move(request.input), timeoutMs] {
-        return ai::nudge(*backend, input, timeoutMs);
-      },
-      [this](std::optional<ai::Expected<std::string>>&& result) -> std::optional<State> {
-        std::optional<std::string> message;
-        if (result && result->hasValue()) {
-          message = result->value();
-        } else {
-          // Seed 000: an error leaves the advisory as it was; never fabricated.
-          logger().warning("nudge failed: %s",
-                           result ? result->error().message : std::string(kAsyncWorkFailed));
-        }
-        if (v_->runtime != RuntimeState::Active || !v_->session.engine.applyNudge(message)) {
-          return std::nullopt;
-        }
-        trackTimelineLocked(sessionNowLocked());  // the heads-up starts or ends a span
-        return changedLocked(Persist::No);
-      },
-      [this](const State& state) { notifyListener(state); });
 }
 
 void Controller::trackTimelineLocked(std::int64_t atMs) {
@@ -839,8 +603,8 @@ void Controller::tick() {
   if (!persist && persistDueMono_ && clock_.monotonicMs() >= *persistDueMono_) {
     persistLocked();  // the write-behind of evidence announced earlier
   }
-  if (verdictsDueMono_ && clock_.monotonicMs() >= *verdictsDueMono_) {
-    saveVerdictsLocked();  // the write-behind of the verdict memory (issue 16 item 3)
+  if (verdicts_->dueMono() && clock_.monotonicMs() >= *verdicts_->dueMono()) {
+    verdicts_->saveIfUnsaved();  // the write-behind of the verdict memory (issue 16 item 3)
   }
   if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
 }
@@ -857,7 +621,7 @@ std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
     next = next ? std::min(*next, v_->review.giveUpMono) : v_->review.giveUpMono;
   }
   if (persistDueMono_) next = next ? std::min(*next, *persistDueMono_) : *persistDueMono_;
-  if (verdictsDueMono_) next = next ? std::min(*next, *verdictsDueMono_) : *verdictsDueMono_;
+  if (const auto& due = verdicts_->dueMono()) next = next ? std::min(*next, *due) : *due;
   const bool goesStale =
       v_->runtime == RuntimeState::Active || !v_->evidence.currentFromRunningSource();
   if (v_->evidence.lastHealth == Health::Ok && v_->evidence.lastObservationMono >= 0 && goesStale) {

@@ -2,7 +2,7 @@
 /// The Controller's mutable state as small value types (issue 15 item 2),
 /// held in one struct, Values, so that an action's checkpoint is a copy and
 /// its rollback one assignment (docs/DESIGN.md §9 "Write failures"). Private
-/// to core/src/session/: only controller.cpp uses these. Every type here is
+/// to core/src/session/: only the Controller uses these. Every type here is
 /// a plain value (copyable, no locks, no I/O); the Controller's mutex guards
 /// the one Values it owns. The pure steps on them live in session_values.cpp.
 #pragma once

@@ -118,6 +118,8 @@ class Controller {
   /// ai.backend names ("none" when off); `aiAvailable` whether it loaded.
   Controller(Settings settings, Clock& clock, Executor& executor, SnapshotStore& snapshots,
              AuditSink& audit, std::string aiBackendName = "none", bool aiAvailable = false);
+  /// Drain or stop the Executor first: work still queued captures the Controller.
+  ~Controller();
 
   /// Sets the change listener. Call once before any other thread uses the
   /// Controller.
@@ -338,19 +340,12 @@ class Controller {
   /// The mutable state (core/src/session/session_values.h): everything an
   /// action may change, one value (issue 15 item 2).
   struct Values;
-  /// Deletes the Values (defined where the type is complete).
-  struct ValuesDeleter {
-    void operator()(Values* values) const;
-  };
+  /// The verdict memory with its file (core/src/session/verdict_file.h).
+  struct Verdicts;
 
   State stateLocked() const;
   Health healthLocked() const;
   void persistLocked();
-  /// Writes the verdict memory if it changed since the last write (logged on
-  /// failure; retried with the next write).
-  void saveVerdictsLocked();
-  /// Whether the verdict memory has changes its file does not have yet.
-  bool verdictsUnsavedLocked() const;
   /// Whether a change is written to the snapshot before it is announced
   /// (Yes), within kWriteBehindMs after it (Later), or not at all (No).
   enum class Persist { Yes, Later, No };
@@ -374,6 +369,8 @@ class Controller {
   ActionError illegalLocked(const std::string& action) const;
   /// Starts the todo.txt and profile loads of planning (DESIGN §6).
   void loadPlanningLocked();
+  /// Launches the Coach on `intent` for the request `token` (seed 003).
+  void launchCoachLocked(AsyncToken token, const std::string& intent);
   /// Applies a drift decision's stats and launches the AI calls it asks for
   /// (launchGuarded; the answers come back through the judge and nudge
   /// callbacks). Returns whether the State changed.
@@ -426,16 +423,12 @@ class Controller {
   std::optional<std::int64_t> persistDueMono_;
   std::int64_t lastPersistMono_ = 0;  ///< monotonic ms of the last snapshot write
 
-  /// The verdict memory (issue 16 item 3), lent to the drift engine when drift.memory is on.
-  drift::VerdictMemory memory_;
-  VerdictStore* verdictStore_ = nullptr;  ///< its file; nullptr: not persisted
-  std::uint64_t savedMemoryVersion_ = 0;  ///< memory_.version() last written
-  /// Monotonic ms at which the verdict memory's deferred write is due; nullopt: none.
-  std::optional<std::int64_t> verdictsDueMono_;
-
+  /// The verdict memory (issue 16 item 3), lent to the drift engine when
+  /// drift.memory is on, and its file. Guarded by mutex_; never null.
+  std::unique_ptr<Verdicts> verdicts_;
   /// Everything an action may change (guarded by mutex_): a checkpoint is a
   /// copy of *v_, a rollback one assignment. Never null.
-  std::unique_ptr<Values, ValuesDeleter> v_;
+  std::unique_ptr<Values> v_;
 };
 
 }  // namespace antidrift
