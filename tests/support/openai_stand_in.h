@@ -26,7 +26,9 @@
 /// "length" with a cut JSON), no_usage (no usage object), reject_schema (400 to
 /// a json_schema response_format), reject_format (400 to any response_format),
 /// reject_extras (400 to `think`, `reasoning_effort` or `chat_template_kwargs`,
-/// as OpenAI's own API does), malformed (a 200 whose body is not JSON).
+/// as OpenAI's own API does), malformed (a 200 whose body is not JSON),
+/// unauthorized (401 whose message echoes the Authorization header, as some
+/// servers echo a wrong key).
 ///
 /// "Well" answers follow each role's contract (core/src/ai/): the judge answers
 /// on_task false with a reason naming the window when the window's title
@@ -71,9 +73,9 @@ namespace antidrift::testing {
 /// Every mode the stand-in knows, in the order `GET /v1/models` lists them.
 inline const std::vector<std::string>& standInModes() {
   static const std::vector<std::string> modes = {
-      "well",     "slow",          "think",         "reasoning",     "prose",
-      "error500", "html",          "truncated",     "close",         "length",
-      "no_usage", "reject_schema", "reject_format", "reject_extras", "malformed"};
+      "well",          "slow",          "think",     "reasoning",   "prose",    "error500",
+      "html",          "truncated",     "close",     "length",      "no_usage", "reject_schema",
+      "reject_format", "reject_extras", "malformed", "unauthorized"};
   return modes;
 }
 
@@ -424,6 +426,11 @@ class OpenAiStandIn {
         std::unique_lock<std::mutex> lock(state_->mutex);
         state_->wake.wait_for(lock, std::chrono::milliseconds(delayMs),
                               [this] { return state_->stopping; });
+      }
+      if (mode == "unauthorized") {
+        sendError(response, Poco::Net::HTTPResponse::HTTP_UNAUTHORIZED,
+                  "Incorrect API key provided: " + request.get("Authorization", ""));
+        return;
       }
       if (mode == "error500") {
         sendJson(
