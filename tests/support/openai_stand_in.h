@@ -243,6 +243,8 @@ class OpenAiStandIn {
 
     void handleRequest(Poco::Net::HTTPServerRequest& request,
                        Poco::Net::HTTPServerResponse& response) override {
+      // Like Go's and most servers: no Nagle delay between headers and body.
+      static_cast<Poco::Net::HTTPServerRequestImpl&>(request).socket().setNoDelay(true);
       std::string body;
       Poco::StreamCopier::copyToString(request.stream(), body);
       const std::string path = request.getURI();
