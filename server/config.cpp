@@ -417,7 +417,8 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
   }
   if (config.aiBackend != "none") {
     for (const auto& [name, value] : config.aiBackendSettings) {
-      if (name != "timeout_s") {
+      // "timeout_s" is ai.timeout_s passed along, unless the section sets its own.
+      if (name != "timeout_s" || value != std::to_string(settings.aiTimeoutSecs)) {
         values["ai." + config.aiBackend + "." + name] = value;
       }
     }
