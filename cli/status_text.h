@@ -82,6 +82,17 @@ std::string offlineBarOutput(BarFormat format);
 /// next action, separated by two spaces. Pure apart from the time zone.
 std::string historyLine(const Poco::JSON::Object& summary);
 
+/// The second, indented line of a session in `history` (issue 17 item 5):
+/// "    drift went to: youtube.com 5 min over 6 visits · longest on-task
+/// stretch: 12 min"; "unknown" for what a session recorded before these
+/// figures lacks (null), never 0; "no drift" for an empty list. Pure.
+std::string historyDetailLine(const Poco::JSON::Object& summary);
+
+/// The week's trend of GET /history's `week` (issue 17 item 5): "this week:
+/// 90 min focused, drift 12%, 3 of 4 kept · last week: …" ("—" for a share
+/// without evidence); "" without `week`. Pure.
+std::string weekLine(const Poco::JSON::Object& history);
+
 /// `text` safe to write to a terminal (issue 19 item 7, review L7): every
 /// C0 control character except '\n' and '\t', DEL, and every C1 control
 /// (U+0080–U+009F, UTF-8 C2 80–C2 9F) removed, so an answer from an

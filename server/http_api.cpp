@@ -121,7 +121,12 @@ const HttpApi::Route HttpApi::kRoutes[] = {
     {"POST", "/complete", &HttpApi::postComplete, Access::Token},
     {"POST", "/abandon", &HttpApi::postAbandon, Access::Token},
     {"POST", "/drift/refocus", &HttpApi::postDriftRefocus, Access::Token},
-    {"POST", "/drift/ontask", &HttpApi::postDriftOnTask, Access::Token},
+    {"POST", "/drift/ontask", &HttpApi::postDriftOnTask, Access::Token, {"scope"}},
+    {"POST",
+     "/drift/ontask/undo",
+     &HttpApi::postDriftOnTaskUndo,
+     Access::Token,
+     {"app", "title", "site"}},
     {"POST", "/end", &HttpApi::postEnd, Access::Token},
     {"POST",
      "/evidence/window",
@@ -456,7 +461,23 @@ void HttpApi::postDriftRefocus(Exchange& exchange) {
 }
 
 void HttpApi::postDriftOnTask(Exchange& exchange) {
-  answerAction(exchange, controller_.markOnTask());
+  // Issue 17 item 4: "page" (the default) or "site" (all of it this session).
+  const std::string scope = http::optionalString(*exchange.json, "scope", "scope").value_or("page");
+  if (scope != "page" && scope != "site") {
+    throw http::BadRequest("scope must be \"page\" or \"site\"");
+  }
+  answerAction(exchange, controller_.markOnTask(scope == "site" ? drift::OnTaskScope::Site
+                                                                : drift::OnTaskScope::Page));
+}
+
+void HttpApi::postDriftOnTaskUndo(Exchange& exchange) {
+  const std::string app = http::requireString(*exchange.json, "app");
+  const std::optional<std::string> title = http::optionalString(*exchange.json, "title", "title");
+  const std::optional<std::string> site = http::optionalString(*exchange.json, "site", "site");
+  if (title.has_value() == site.has_value()) {
+    throw http::BadRequest("give exactly one of title (a marked page) or site (a marked site)");
+  }
+  answerAction(exchange, controller_.undoOnTask(app, title ? *title : *site, site.has_value()));
 }
 
 void HttpApi::postEnd(Exchange& exchange) {

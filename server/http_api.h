@@ -136,6 +136,8 @@ class HttpApi {
   void postAbandon(Exchange& exchange);
   void postDriftRefocus(Exchange& exchange);  ///< "Back to task" (DESIGN §4)
   void postDriftOnTask(Exchange& exchange);   ///< "This is on task" (DESIGN §4)
+  /// Undo a page or site marked on task this session (issue 17 item 4).
+  void postDriftOnTaskUndo(Exchange& exchange);
   void postEnd(Exchange& exchange);
   void postEvidenceWindow(Exchange& exchange);
   void postCoach(Exchange& exchange);

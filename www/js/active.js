@@ -63,6 +63,7 @@ let dismissedNudge = '';
 
 /** Wires the freshly cloned active template. */
 export function mount(state) {
+  marksKey = ''; // a fresh view: the marks list is drawn again
   // A page opened while already drifting shows the banner but raises no notification.
   driftAnnounced = Boolean(state && state.drift && state.drift.status === 'drifting');
   dismissedNudge = readDismissedNudge();
@@ -116,6 +117,7 @@ export function update(state) {
   setText('active-allowed', allowed.length > 0
     ? `On task in: ${allowed.join(', ')}`
     : 'No allowed apps — nothing is judged on task');
+  updateMarks(commitment);
 
   const evidence = state.evidence || {};
   const windowNow = evidence.current;
@@ -162,6 +164,46 @@ export function update(state) {
   tick();
 }
 
+/** The key of the marks list last drawn: it is redrawn only when it changed. */
+let marksKey = '';
+
+/**
+ * The pages and sites marked on task this session (issue 17 item 4), each
+ * with an Undo button; hidden when there are none.
+ */
+function updateMarks(commitment) {
+  const marks = [];
+  for (const title of Array.isArray(commitment.allowed_titles) ? commitment.allowed_titles : []) {
+    marks.push({ kind: 'title', app: String(title.app || ''), mark: String(title.title || ''),
+      text: `this page: “${String(title.title || '')}” (${String(title.app || '')})` });
+  }
+  for (const site of Array.isArray(commitment.allowed_sites) ? commitment.allowed_sites : []) {
+    marks.push({ kind: 'site', app: String(site.app || ''), mark: String(site.site || ''),
+      text: `all of ${String(site.site || '')} this session (${String(site.app || '')})` });
+  }
+  const key = JSON.stringify(marks);
+  if (key === marksKey) return;
+  marksKey = key;
+  const list = byId('active-marks-list');
+  list.replaceChildren(...marks.map((item) => {
+    const row = document.createElement('li');
+    const label = document.createElement('span');
+    label.className = 'mark-text';
+    label.textContent = item.text;
+    const undo = document.createElement('button');
+    undo.type = 'button';
+    undo.className = 'quiet small';
+    undo.textContent = 'Undo';
+    undo.dataset.kind = item.kind;
+    undo.dataset.app = item.app;
+    undo.dataset.mark = item.mark;
+    undo.setAttribute('aria-label', `Undo: ${item.text}`);
+    row.append(label, ' ', undo);
+    return row;
+  }));
+  setHidden(byId('active-marks'), marks.length === 0);
+}
+
 /** The banner's three actions (DESIGN §4) and the heads-up's Dismiss. */
 function wireDriftTiers() {
   const action = (id, route) => {
@@ -174,6 +216,23 @@ function wireDriftTiers() {
   };
   action('drift-refocus', '/drift/refocus');
   action('drift-ontask', '/drift/ontask');
+  // "All of <site> this session" (issue 17 item 4).
+  byId('drift-ontask-site').addEventListener('click', async (event) => {
+    const button = event.currentTarget;
+    button.disabled = true;
+    await post('/drift/ontask', { scope: 'site' });
+    if (button.isConnected) button.disabled = false;
+  });
+  // Undo one mark from the list beside "On task in:" (one delegated listener).
+  byId('active-marks-list').addEventListener('click', async (event) => {
+    const button = event.target.closest('button[data-app]');
+    if (!button) return;
+    button.disabled = true;
+    const body = { app: button.dataset.app };
+    body[button.dataset.kind] = button.dataset.mark;
+    await post('/drift/ontask/undo', body);
+    if (button.isConnected) button.disabled = false;
+  });
   action('drift-end', '/abandon');
   byId('heads-up-dismiss').addEventListener('click', () => {
     dismissedNudge = byId('heads-up-text').textContent;
@@ -197,6 +256,11 @@ function updateDriftBanner(drift) {
   setText('drift-app', drift.app ? ` · ${String(drift.app)}` : '');
   // A hard rule (drift.blocked_*) is the config's to lift: no "This is on task".
   setHidden(byId('drift-ontask'), drift.blocked === true);
+  // The choice (issue 17 item 4): this page, or all of the site the daemon derived.
+  const site = drift.site ? String(drift.site) : '';
+  setText('drift-ontask', site ? 'This page is on task' : 'This is on task');
+  setText('drift-ontask-site', site ? `All of ${site} this session` : '');
+  setHidden(byId('drift-ontask-site'), drift.blocked === true || site === '');
   const appeared = drifting && banner.hidden;
   setHidden(banner, !drifting);
   if (appeared) banner.focus();

@@ -6,7 +6,7 @@
  */
 
 import { byId, setHidden, setText, updateCarry } from './dom.js';
-import { formatClock, kOutcomeWords } from './format.js';
+import { formatClock, kOutcomeWords, siteDriftLine, stretchLine } from './format.js';
 import { post } from './net.js';
 import { latestState } from './store.js';
 import { finiteOr } from './svg.js';
@@ -23,6 +23,7 @@ let savingReview = null;
 export function mount(state) {
   renderedBucketsKey = '';
   renderedTimelineKey = '';
+  renderedFocusKey = '';
   savingReview = null;
   // Filled once: later States never overwrite what the person types.
   const review = reviewOf(state);
@@ -83,6 +84,7 @@ export function update(state) {
   updateRecap(state.reflection);
   updateQuestion(commitment, reviewOf(state));
   updateTimeline(state);
+  updateFocus(state);
 
   const stats = state.stats || {};
   const buckets = Array.isArray(stats.buckets) ? stats.buckets.filter((bucket) => bucket) : [];
@@ -99,6 +101,30 @@ export function update(state) {
   setText('away-time', formatClock(stats.away_secs || 0));
   setText('corrections', String(stats.corrections || 0));
   updateAiCalls(stats.ai_calls);
+}
+
+/** Key of the rendered drift-by-site list, so it is rebuilt only when it changes. */
+let renderedFocusKey = '';
+
+/**
+ * Where the drift went and the longest stretch (issue 17 item 5); hidden
+ * when the daemon does not know them (a session from before they existed).
+ */
+function updateFocus(state) {
+  const sites = Array.isArray(state.drift_by_site) ? state.drift_by_site.filter((site) => site) : null;
+  setHidden(byId('focus-section'), sites === null);
+  if (sites === null) return;
+  const key = JSON.stringify(sites);
+  if (key !== renderedFocusKey) {
+    renderedFocusKey = key;
+    byId('drift-sites').replaceChildren(...sites.map((site) => {
+      const item = document.createElement('li');
+      item.textContent = siteDriftLine(site);
+      return item;
+    }));
+  }
+  setHidden(byId('drift-sites-empty'), sites.length > 0);
+  setText('longest-stretch', stretchLine(state.longest_on_task));
 }
 
 /** The question, the pressed answer and the saved line; hidden when the daemon has no review. */

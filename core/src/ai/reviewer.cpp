@@ -31,6 +31,12 @@ std::string minutes(std::int64_t secs) {
   return std::to_string((std::max<std::int64_t>(secs, 0) + 30) / 60) + " min";
 }
 
+/// "youtube.com 5 min over 6 visits".
+std::string siteDrift(const DriftPlace& site) {
+  return line(site.where) + " " + minutes(site.driftSecs) + " over " + std::to_string(site.visits) +
+         (site.visits == 1 ? " visit" : " visits");
+}
+
 std::string buckets(const SessionFacts& facts) {
   std::string text;
   const std::size_t count = std::min(facts.topBuckets.size(), kMaxDescribedBuckets);
@@ -78,6 +84,17 @@ std::string describeSession(const SessionFacts& facts) {
     if (index + 1 == reasons) text += ")";
   }
   text += "\n";
+  if (!facts.driftBySite.empty()) {  // issue 17 item 5
+    text += "Where the drift went: ";
+    const std::size_t count = std::min(facts.driftBySite.size(), kMaxDescribedBuckets);
+    for (std::size_t index = 0; index < count; ++index) {
+      text += (index == 0 ? "" : ", ") + siteDrift(facts.driftBySite[index]);
+    }
+    text += "\n";
+  }
+  if (facts.longestOnTaskSecs >= 0) {
+    text += "Longest on-task stretch: " + minutes(facts.longestOnTaskSecs) + "\n";
+  }
   text += "Drift verdicts the person corrected: " + std::to_string(facts.corrections) + "\n";
   text += "Success condition met (the person's answer): " +
           (facts.success.empty() ? std::string("not answered") : line(facts.success)) + "\n";
@@ -143,6 +160,29 @@ Expected<Reflection> tryReview(Backend& backend, std::string_view finished,
   if (!output) return output.error();
   return lastValid<Reflection>(
       output.value(), [](const std::string& candidate) { return parseReflection(candidate); });
+}
+
+std::string fallbackCarryForward(const SessionFacts& facts) {
+  std::string text;
+  if (facts.success == "yes") {
+    text = "You met it last time";
+  } else if (facts.success == "partly") {
+    text = "You partly met it last time";
+  } else if (facts.success == "no") {
+    text = "You did not meet it last time";
+  }
+  if (!isBlank(facts.note)) {
+    text += (text.empty() ? "Your note last time: " : " — your note: ") + line(facts.note);
+  }
+  const auto top = std::max_element(
+      facts.driftBySite.begin(), facts.driftBySite.end(),
+      [](const DriftPlace& a, const DriftPlace& b) { return a.driftSecs < b.driftSecs; });
+  if (top != facts.driftBySite.end() && top->driftSecs >= 1) {
+    if (!text.empty()) text += ". ";
+    text += "Most drift went to " + siteDrift(*top) + ": keep it closed next time";
+  }
+  if (text.empty()) return text;
+  return detail::capChars(text + ".", kMaxReflectionChars);
 }
 
 Reflection review(Backend& backend, std::string_view finished, std::string_view history,

@@ -94,14 +94,31 @@ void Engine::setView(Decision& decision, DriftStatus status, std::string reason,
   view_.judgeAtMs = 0;
 }
 
-bool Engine::isLocalMatch(const Observation& obs, const Commitment& commitment) const {
-  if (contains(commitment.allowedApps, obs.app)) return true;
-  if (!rules_.isPerPage(obs) || commitment.allowedTitles.empty()) return false;
-  const std::string title = normalizeTitle(obs.title);
-  return std::any_of(commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
-                     [&](const AllowedTitle& allowed) {
-                       return allowed.app == obs.app && allowed.title == title;
-                     });
+std::optional<std::string> Engine::localMatch(const Observation& obs,
+                                              const Commitment& commitment) const {
+  if (contains(commitment.allowedApps, obs.app)) return obs.app + " is an allowed app";
+  if (!rules_.isPerPage(obs)) return std::nullopt;
+  if (!commitment.allowedTitles.empty()) {
+    const std::string title = normalizeTitle(obs.title);
+    if (std::any_of(commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
+                    [&](const AllowedTitle& allowed) {
+                      return allowed.app == obs.app && allowed.title == title;
+                    })) {
+      return std::string("you marked this page on task");  // issue 17 item 4
+    }
+  }
+  if (!commitment.allowedSites.empty()) {
+    const VerdictKeyView site = describeVerdictKey(siteVerdictKey(rules_, obs));
+    if (site.kind == "site") {
+      const bool domain = !obs.domain.empty();
+      for (const AllowedSite& allowed : commitment.allowedSites) {
+        if (allowed.app == obs.app && allowed.domain == domain && allowed.site == site.label) {
+          return "you marked all of " + allowed.site + " on task this session";
+        }
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 const std::set<std::string>& Engine::currentWords() const {
@@ -159,10 +176,10 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   }
 
   // 2. Local match: authoritative, and the only branch where the nudge runs.
-  if (isLocalMatch(obs, commitment)) {
+  if (std::optional<std::string> why = localMatch(obs, commitment)) {
     pendingSinceMono_.reset();
     subject_.reset();
-    setView(decision, DriftStatus::OnTask, obs.app + " is an allowed app", obs.app, obs.atMs);
+    setView(decision, DriftStatus::OnTask, std::move(*why), obs.app, obs.atMs);
     maybeNudge(decision, obs, commitment, nowMono, advisors);
     return decision;
   }
@@ -453,11 +470,32 @@ Decision Engine::refocus(std::int64_t atMs) {
 }
 
 std::optional<OnTaskMark> Engine::markOnTask(Commitment& commitment, std::int64_t atMs,
-                                             Decision& decision) {
+                                             Decision& decision, OnTaskScope scope) {
   if (!subject_) return std::nullopt;
   const Observation& obs = subject_->obs;
   OnTaskMark mark;
   mark.app = obs.app;
+  if (scope == OnTaskScope::Site) {
+    // Issue 17 item 4: the site the engine derived, never one the title merely mentions.
+    const VerdictKeyView site = describeVerdictKey(subject_->siteKey);
+    if (subject_->siteKey.empty() || site.kind != "site") return std::nullopt;
+    mark.site = site.label;
+    const bool domain = !obs.domain.empty();
+    const bool known = std::any_of(commitment.allowedSites.begin(), commitment.allowedSites.end(),
+                                   [&](const AllowedSite& allowed) {
+                                     return allowed.app == mark.app && allowed.site == mark.site &&
+                                            allowed.domain == domain;
+                                   });
+    if (!known) commitment.allowedSites.push_back(AllowedSite{mark.app, mark.site, domain});
+    // This session only: nothing goes to the verdict memory.
+    inFlight_.erase(subject_->key);
+    pendingSinceMono_.reset();
+    const std::string app = obs.app;
+    subject_.reset();
+    setView(decision, DriftStatus::OnTask,
+            "you marked all of " + mark.site + " on task this session", app, atMs);
+    return mark;
+  }
   if (rules_.isPerPage(obs)) {
     mark.title = normalizeTitle(obs.title);
     const bool known = std::any_of(commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
@@ -482,6 +520,37 @@ std::optional<OnTaskMark> Engine::markOnTask(Commitment& commitment, std::int64_
                              : "you said this " + app + " page is on task",
           app, atMs);
   return mark;
+}
+
+bool Engine::unmarkOnTask(Commitment& commitment, const std::string& app, const std::string& title,
+                          bool isSite) {
+  if (isSite) {
+    const auto found = std::find_if(
+        commitment.allowedSites.begin(), commitment.allowedSites.end(),
+        [&](const AllowedSite& allowed) { return allowed.app == app && allowed.site == title; });
+    if (found == commitment.allowedSites.end()) return false;
+    const std::string key = app + (found->domain ? "\ndomain:" : "\nsite:") + title;
+    commitment.allowedSites.erase(found);
+    cache_.erase(key);
+    return true;
+  }
+  const auto found = std::find_if(
+      commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
+      [&](const AllowedTitle& allowed) { return allowed.app == app && allowed.title == title; });
+  if (found == commitment.allowedTitles.end()) return false;
+  commitment.allowedTitles.erase(found);
+  const std::string key = app + '\n' + title;  // verdictKey of the page
+  cache_.erase(key);
+  attempted_.erase(key);  // the judge may be asked again
+  localMisses_.clear();   // the local tier too
+  if (memory_ != nullptr) memory_->erase(key);
+  return true;
+}
+
+std::string Engine::subjectSite() const {
+  if (!subject_ || subject_->siteKey.empty()) return {};
+  const VerdictKeyView site = describeVerdictKey(subject_->siteKey);
+  return site.kind == "site" ? site.label : std::string();
 }
 
 std::optional<std::string> Engine::onTaskRefusal() const {

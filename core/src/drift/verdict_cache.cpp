@@ -1,5 +1,6 @@
 #include "antidrift/drift/verdict_cache.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "antidrift/drift/title_normalizer.h"
@@ -37,6 +38,12 @@ void VerdictCache::put(const std::string& key, CachedVerdict verdict) {
   }
   verdicts_.emplace(key, std::move(verdict));
   insertionOrder_.push_back(key);
+}
+
+bool VerdictCache::erase(const std::string& key) {
+  if (verdicts_.erase(key) == 0) return false;
+  insertionOrder_.erase(std::find(insertionOrder_.begin(), insertionOrder_.end(), key));
+  return true;
 }
 
 void VerdictCache::clear() {

@@ -44,6 +44,12 @@ ai::SessionFacts factsOf(const SessionSummary& summary) {
   facts.driftReasons = summary.driftReasons;
   facts.success = summary.success;
   facts.note = summary.note;
+  if (summary.driftBySite) {  // issue 17 item 5
+    for (const SiteDrift& site : *summary.driftBySite) {
+      facts.driftBySite.push_back(ai::DriftPlace{site.where, site.driftMs / 1000, site.visits});
+    }
+  }
+  if (summary.longestStretch) facts.longestOnTaskSecs = summary.longestStretch->onTaskMs / 1000;
   return facts;
 }
 
@@ -70,6 +76,7 @@ struct Controller::Checkpoint {
   std::int64_t endedAtMs;
   StatsAccumulator stats;
   Timeline timeline;
+  FocusTally focus;
   ReflectionRecord reflection;
   ReviewAnswer reviewAnswer;
   std::string lastCarryForward;
@@ -234,6 +241,7 @@ Snapshot Controller::snapshotLocked() const {
   snapshot.stats = stats_.stats();
   snapshot.timeline = timeline_.spans();
   snapshot.timelineSplit = timeline_.split();
+  snapshot.focus = focus_.state();
   snapshot.reflection = reflection_;
   snapshot.review = reviewAnswer_;
   snapshot.lastCarryForward = lastCarryForward_;
@@ -292,6 +300,7 @@ void Controller::flushForShutdown() {
   const std::int64_t stoppedAt = std::min(sessionNowLocked(), commitment_->deadlineMs);
   stats_.settle(stoppedAt);
   timeline_.extendTo(stoppedAt);
+  focus_.extendTo(stoppedAt);
   stats_.addDriftMs(drift_.close(stoppedAt));
   persistLocked();
 }
@@ -325,6 +334,7 @@ Controller::Checkpoint Controller::checkpointLocked() const {
                     endedAtMs_,
                     stats_,
                     timeline_,
+                    focus_,
                     reflection_,
                     reviewAnswer_,
                     lastCarryForward_,
@@ -349,6 +359,7 @@ void Controller::rollbackLocked(Checkpoint&& checkpoint) {
   endedAtMs_ = checkpoint.endedAtMs;
   stats_ = std::move(checkpoint.stats);
   timeline_ = std::move(checkpoint.timeline);
+  focus_ = std::move(checkpoint.focus);
   reflection_ = std::move(checkpoint.reflection);
   reviewAnswer_ = std::move(checkpoint.reviewAnswer);
   lastCarryForward_ = std::move(checkpoint.lastCarryForward);
@@ -406,6 +417,7 @@ std::string Controller::restore() {
   endedAtMs_ = snapshot->endedAtMs;
   stats_.resume(snapshot->stats);
   timeline_.restore(snapshot->timeline, snapshot->timelineSplit);
+  focus_.restore(snapshot->focus);
   reflection_ = snapshot->reflection;
   reviewAnswer_ = snapshot->review;
   lastCarryForward_ = snapshot->lastCarryForward;
@@ -619,6 +631,10 @@ SessionSummary Controller::summaryLocked() const {
     summary.carryForward = reflection_.carryForward;
   }
   summary.timeline = timeline_.spans();
+  if (focus_.state().complete) {  // issue 17 item 5; else unknown, not 0
+    summary.driftBySite = focus_.topSites(kMaxSummarySites);
+    summary.longestStretch = focus_.longest();
+  }
   return capSummary(std::move(summary));
 }
 
@@ -681,6 +697,7 @@ void Controller::enterReviewLocked(Outcome outcome) {
   const std::int64_t endedAt = std::min(now, commitment_->deadlineMs);
   stats_.settle(endedAt);
   timeline_.extendTo(endedAt);
+  focus_.extendTo(endedAt);
   stats_.addDriftMs(drift_.close(endedAt));
   runtime_ = RuntimeState::Review;
   outcome_ = outcome;
@@ -693,6 +710,10 @@ void Controller::startReviewLocked() {
   if (!backend_) {
     reviewer_.reset();
     reflection_ = ReflectionRecord{"absent", "", ""};
+    // The no-AI carry-forward (issue 17 item 5): the person's answer and note
+    // and where the drift went, so the next Planning still says something.
+    const std::string fallback = ai::fallbackCarryForward(factsOf(summaryLocked()));
+    if (!fallback.empty()) lastCarryForward_ = fallback;
     return;
   }
   reviewerToken_ = reviewer_.begin();
@@ -739,6 +760,9 @@ void Controller::applyReflectionLocked() {
     reflection_.status = "ready";  // the re-run failed: the earlier recap stands
   } else {
     reflection_ = ReflectionRecord{"absent", "", ""};
+    // The reviewer failed: the no-AI carry-forward stands in (issue 17 item 5).
+    const std::string fallback = ai::fallbackCarryForward(factsOf(summaryLocked()));
+    if (!fallback.empty()) lastCarryForward_ = fallback;
   }
 }
 
@@ -790,6 +814,7 @@ void Controller::resetSessionLocked() {
   endedAtMs_ = 0;
   stats_ = StatsAccumulator(settings_.idleAfterSecs * 1000);
   timeline_.clear();
+  focus_.clear();
   if (away_) stats_.setAway(true, clock_.nowUtcMs());
   reflection_ = ReflectionRecord{};
   reviewAnswer_ = ReviewAnswer{};
@@ -1001,8 +1026,17 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
 
 void Controller::trackTimelineLocked(std::int64_t atMs) {
   if (runtime_ != RuntimeState::Active) return;
-  timeline_.record(atMs, current_ ? current_->app : std::string(),
-                   drift::spanStatusOf(drift_.view(), away_), !drift_.view().nudge.empty());
+  const SpanStatus status = drift::spanStatusOf(drift_.view(), away_);
+  timeline_.record(atMs, current_ ? current_->app : std::string(), status,
+                   !drift_.view().nudge.empty());
+  // Where the drift went (issue 17 item 5): the site of the window judged
+  // off task, else its app.
+  std::string where;
+  if (status == SpanStatus::Drifting) {
+    where = drift_.subjectSite();
+    if (where.empty()) where = drift_.view().app;
+  }
+  focus_.record(atMs, status, where);
 }
 
 ActionResult Controller::refocus() {
@@ -1014,7 +1048,7 @@ ActionResult Controller::refocus() {
   return commitLocked(lock, std::move(before));
 }
 
-ActionResult Controller::markOnTask() {
+ActionResult Controller::markOnTask(drift::OnTaskScope scope) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (runtime_ != RuntimeState::Active) return illegalLocked("mark this on task");
   if (std::optional<std::string> refusal = drift_.onTaskRefusal()) {
@@ -1023,8 +1057,13 @@ ActionResult Controller::markOnTask() {
   }
   Checkpoint before = checkpointLocked();
   drift::Decision decision;
+  if (scope == drift::OnTaskScope::Site && drift_.subjectSite().empty() &&
+      drift_.view().status == drift::DriftStatus::Drifting) {
+    return ActionError{ErrorKind::IllegalTransition,
+                       "cannot mark the whole site on task: this window names no site", runtime_};
+  }
   const std::optional<drift::OnTaskMark> mark =
-      drift_.markOnTask(*commitment_, sessionNowLocked(), decision);
+      drift_.markOnTask(*commitment_, sessionNowLocked(), decision, scope);
   if (!mark) {
     return ActionError{ErrorKind::IllegalTransition,
                        "nothing to mark on task: no window was judged off task", runtime_};
@@ -1032,8 +1071,25 @@ ActionResult Controller::markOnTask() {
   stats_.addCorrection();
   applyDriftLocked(decision);
   logger().information("marked on task: %s%s", mark->app,
-                       mark->title.empty() ? std::string() : std::string(" (one page)"));
+                       !mark->site.empty()   ? " (all of " + mark->site + " this session)"
+                       : mark->title.empty() ? std::string()
+                                             : std::string(" (one page)"));
   return commitLocked(lock, std::move(before));  // the allowed lists are in the snapshot
+}
+
+ActionResult Controller::undoOnTask(const std::string& app, const std::string& mark, bool isSite) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (runtime_ != RuntimeState::Active) return illegalLocked("undo an on-task mark");
+  Checkpoint before = checkpointLocked();
+  if (!drift_.unmarkOnTask(*commitment_, app, mark, isSite)) {
+    return ActionError{ErrorKind::NotFound,
+                       std::string("no such ") + (isSite ? "site" : "page") + " was marked on task",
+                       runtime_};
+  }
+  evaluateDriftLocked();  // the window in front is judged afresh
+  logger().information("undid an on-task mark: %s (%s)", app,
+                       std::string(isSite ? "site" : "page"));
+  return commitLocked(lock, std::move(before));
 }
 
 // ---- Time ----------------------------------------------------------------------------------
@@ -1135,10 +1191,18 @@ State Controller::stateLocked() const {
                             view.nudge,
                             view.app,
                             view.blocked,
-                            view.judgeAtMs};
+                            view.judgeAtMs,
+                            view.status == drift::DriftStatus::Drifting && !view.blocked
+                                ? drift_.subjectSite()
+                                : std::string()};
   }
   state.stats = stats_.stats();
-  if (runtime_ == RuntimeState::Review) state.timeline = timeline_.spans();
+  if (runtime_ == RuntimeState::Review) {
+    state.timeline = timeline_.spans();
+    if (focus_.state().complete) {  // issue 17 item 5
+      state.focus = FocusView{focus_.topSites(kMaxSummarySites), focus_.longest()};
+    }
+  }
   state.appSplit = timeline_.split();
   state.reflection = reflection_;
   state.review = reviewAnswer_;

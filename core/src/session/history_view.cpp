@@ -97,6 +97,19 @@ std::string topApps(const SessionSummary& summary) {
   return text;
 }
 
+/// "youtube.com 5 min over 6 visits; slack 1 min over 1 visit"; "" when
+/// none or unknown.
+std::string driftSites(const SessionSummary& summary) {
+  std::string text;
+  if (!summary.driftBySite) return text;
+  for (const SiteDrift& site : *summary.driftBySite) {
+    if (!text.empty()) text += "; ";
+    text += site.where + " " + minutesText(site.driftMs / 1000) + " over " +
+            std::to_string(site.visits) + (site.visits == 1 ? " visit" : " visits");
+  }
+  return text;
+}
+
 }  // namespace
 
 std::optional<double> onTaskShare(const SessionSummary& summary) {
@@ -124,15 +137,47 @@ std::vector<HistoryDay> historyDays(const std::vector<SessionSummary>& sessions,
     result[index].sessions += 1;
     if (summary.shape != SummaryShape::Detailed) continue;
     result[index].focusedSecs += summary.onTaskSecs;
+    result[index].driftSecs += summary.driftSecs;
     observed[index] += observedMs(summary);
+    if (sessionKept(summary)) result[index].kept += 1;
   }
   for (std::size_t index = 0; index < result.size(); ++index) {
+    result[index].observedSecs = observed[index] / 1000;
     if (observed[index] > 0) {
       result[index].onTaskShare =
           std::min(1.0, static_cast<double>(result[index].focusedSecs) * 1000.0 / observed[index]);
     }
   }
   return result;
+}
+
+bool sessionKept(const SessionSummary& summary) {
+  if (!summary.success.empty()) return summary.success == "yes";
+  return summary.outcome == Outcome::Completed;
+}
+
+WeekTrend weekTrend(const std::vector<HistoryDay>& days) {
+  WeekTrend trend;
+  std::int64_t drift[2] = {0, 0};
+  std::int64_t observed[2] = {0, 0};
+  const std::size_t count = days.size();
+  for (std::size_t back = 0; back < count && back < 14; ++back) {
+    const HistoryDay& day = days[count - 1 - back];
+    const int week = back < 7 ? 0 : 1;
+    WeekTotals& totals = week == 0 ? trend.thisWeek : trend.lastWeek;
+    totals.focusedSecs += day.focusedSecs;
+    totals.sessions += day.sessions;
+    totals.kept += day.kept;
+    drift[week] += day.driftSecs;
+    observed[week] += day.observedSecs;
+  }
+  for (int week = 0; week < 2; ++week) {
+    WeekTotals& totals = week == 0 ? trend.thisWeek : trend.lastWeek;
+    if (observed[week] > 0) {
+      totals.driftShare = std::min(1.0, static_cast<double>(drift[week]) / observed[week]);
+    }
+  }
+  return trend;
 }
 
 Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary) {
@@ -166,6 +211,13 @@ Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary) {
   }
   json->set("top_buckets", buckets);
   json->set("timeline", timelineJson(summary.timeline));
+  // Issue 17 item 5: null for a record written before it (unknown, not 0).
+  json->set("drift_by_site", summary.driftBySite
+                                 ? Poco::Dynamic::Var(driftBySiteJson(*summary.driftBySite))
+                                 : Poco::Dynamic::Var());
+  json->set("longest_on_task", summary.longestStretch
+                                   ? Poco::Dynamic::Var(stretchJson(*summary.longestStretch))
+                                   : Poco::Dynamic::Var());
   return json;
 }
 
@@ -183,9 +235,25 @@ Poco::JSON::Object::Ptr historyJson(const std::vector<SessionSummary>& sessions,
     item->set("on_task_share",
               day.onTaskShare ? Poco::Dynamic::Var(*day.onTaskShare) : Poco::Dynamic::Var());
     item->set("sessions", day.sessions);
+    item->set("drift_secs", day.driftSecs);
+    item->set("kept", day.kept);
     dayArray->add(item);
   }
   json->set("days", dayArray);
+  const WeekTrend trend = weekTrend(days);
+  const auto weekJson = [](const WeekTotals& totals) {
+    Poco::JSON::Object::Ptr week = new Poco::JSON::Object;
+    week->set("focused_secs", totals.focusedSecs);
+    week->set("drift_share",
+              totals.driftShare ? Poco::Dynamic::Var(*totals.driftShare) : Poco::Dynamic::Var());
+    week->set("sessions", totals.sessions);
+    week->set("kept", totals.kept);
+    return week;
+  };
+  Poco::JSON::Object::Ptr week = new Poco::JSON::Object;
+  week->set("this_week", weekJson(trend.thisWeek));
+  week->set("last_week", weekJson(trend.lastWeek));
+  json->set("week", week);
   return json;
 }
 
@@ -233,7 +301,8 @@ std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFor
     case ExportFormat::Csv:
       out << "id,started_at,ended_at,next_action,success_condition,outcome,planned_secs,"
              "actual_secs,on_task_secs,drift_secs,away_secs,on_task_share,switches,"
-             "drift_episodes,corrections,success,note,recap,carry_forward,top_buckets\r\n";
+             "drift_episodes,corrections,success,note,recap,carry_forward,top_buckets,"
+             "drift_by_site,longest_on_task_secs\r\n";
       for (const SessionSummary& summary : sessions) {
         const std::optional<double> share = onTaskShare(summary);
         std::ostringstream shareText;
@@ -246,7 +315,10 @@ std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFor
             << summary.switches << ',' << summary.driftEpisodes << ',' << summary.corrections << ','
             << csvCell(summary.success, true) << ',' << csvCell(summary.note, true) << ','
             << csvCell(summary.recap, true) << ',' << csvCell(summary.carryForward, true) << ','
-            << csvCell(topApps(summary), true) << "\r\n";
+            << csvCell(topApps(summary), true) << ',' << csvCell(driftSites(summary), true) << ','
+            << (summary.longestStretch ? std::to_string(summary.longestStretch->onTaskMs / 1000)
+                                       : std::string())
+            << "\r\n";
       }
       break;
     case ExportFormat::Markdown:
@@ -255,12 +327,20 @@ std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFor
         out << "No sessions yet.\n";
         break;
       }
-      out << "| Ended (UTC) | Next action | Outcome | Planned | Actual | On task | Met | Recap |\n"
-             "|---|---|---|---|---|---|---|---|\n";
+      out << "| Ended (UTC) | Next action | Outcome | Planned | Actual | On task | Longest "
+             "stretch | Drift went to | Met | Recap |\n"
+             "|---|---|---|---|---|---|---|---|---|---|\n";
       for (const SessionSummary& summary : sessions) {
         out << "| " << isoUtc(summary.endedAtMs) << " | " << markdownCell(summary.nextAction)
             << " | " << toString(summary.outcome) << " | " << minutesText(plannedSecs(summary))
             << " | " << minutesText(actualSecs(summary)) << " | " << shareText(onTaskShare(summary))
+            << " | "
+            << (summary.longestStretch ? minutesText(summary.longestStretch->onTaskMs / 1000)
+                                       : std::string("unknown"))
+            << " | "
+            << (!summary.driftBySite           ? std::string("unknown")
+                : summary.driftBySite->empty() ? std::string("none")
+                                               : markdownCell(driftSites(summary)))
             << " | " << markdownCell(summary.success) << " | " << markdownCell(summary.recap)
             << " |\n";
       }

@@ -41,6 +41,15 @@ Poco::JSON::Object::Ptr commitmentJson(const Commitment& commitment, std::int64_
     titles->add(title);
   }
   json->set("allowed_titles", titles);
+  Poco::JSON::Array::Ptr sites = new Poco::JSON::Array;  // issue 17 item 4
+  for (const auto& allowed : commitment.allowedSites) {
+    Poco::JSON::Object::Ptr site = new Poco::JSON::Object;
+    site->set("app", allowed.app);
+    site->set("site", allowed.site);
+    site->set("domain", allowed.domain);
+    sites->add(site);
+  }
+  json->set("allowed_sites", sites);
   return json;
 }
 
@@ -95,6 +104,26 @@ Poco::JSON::Array::Ptr timelineJson(const std::vector<TimelineSpan>& spans) {
   return array;
 }
 
+Poco::JSON::Array::Ptr driftBySiteJson(const std::vector<SiteDrift>& sites) {
+  Poco::JSON::Array::Ptr array = new Poco::JSON::Array;
+  for (const SiteDrift& site : sites) {
+    Poco::JSON::Object::Ptr item = new Poco::JSON::Object;
+    item->set("where", site.where);
+    item->set("drift_secs", site.driftMs / 1000);
+    item->set("visits", site.visits);
+    array->add(item);
+  }
+  return array;
+}
+
+Poco::JSON::Object::Ptr stretchJson(const OnTaskStretch& stretch) {
+  Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
+  json->set("secs", stretch.onTaskMs / 1000);
+  json->set("start", stretch.startMs);
+  json->set("end", stretch.endMs);
+  return json;
+}
+
 Poco::JSON::Object::Ptr toJson(const State& state) {
   Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
   json->set("version", state.version);
@@ -123,6 +152,10 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     review->set("success", state.review.success);
     review->set("note", state.review.note);
     json->set("review", review);
+    if (state.focus) {  // issue 17 item 5; absent when unknown
+      json->set("drift_by_site", driftBySiteJson(state.focus->driftBySite));
+      json->set("longest_on_task", stretchJson(state.focus->longest));
+    }
   }
 
   Poco::JSON::Object::Ptr evidence = new Poco::JSON::Object;
@@ -147,6 +180,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     drift->set("app", state.drift.app);
     drift->set("blocked", state.drift.blocked);
     if (state.drift.judgeAtMs > 0) drift->set("judge_at", state.drift.judgeAtMs);
+    drift->set("site", state.drift.site);  // issue 17 item 4
     json->set("drift", drift);
   }
   if (state.runtime == RuntimeState::Planning) {

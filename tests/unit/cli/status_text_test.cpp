@@ -177,4 +177,25 @@ TEST(VerdictLineTest, KeysEscapeToOneLineAndBack) {
 }
 
 }  // namespace
+// Issue 17 item 5: `antidrift history` says where the drift went, the longest
+// stretch and the week's trend; an old session's missing figures are unknown.
+TEST(HistoryText, WhereTheDriftWentAndTheWeek) {
+  EXPECT_EQ(
+      historyDetailLine(*parse(
+          R"({"drift_by_site":[{"where":"youtube.com","drift_secs":300,"visits":6},)"
+          R"({"where":"slack","drift_secs":40,"visits":1}],"longest_on_task":{"secs":720}})")),
+      "    drift went to: youtube.com 5 min over 6 visits, slack 40 s over 1 visit · "
+      "longest on-task stretch: 12 min");
+  EXPECT_EQ(historyDetailLine(*parse(R"({"drift_by_site":null,"longest_on_task":null})")),
+            "    drift went to: unknown · longest on-task stretch: unknown");
+  EXPECT_EQ(historyDetailLine(*parse(R"({"drift_by_site":[],"longest_on_task":{"secs":90}})")),
+            "    no drift · longest on-task stretch: 2 min");
+  EXPECT_EQ(weekLine(*parse(R"({"week":{"this_week":{"focused_secs":5400,"drift_share":0.12,)"
+                            R"("sessions":4,"kept":3},"last_week":{"focused_secs":0,)"
+                            R"("drift_share":null,"sessions":0,"kept":0}}})")),
+            "this week: 90 min focused, drift 12%, 3 of 4 kept · last week: 0 min focused, "
+            "drift —, 0 of 0 kept");
+  EXPECT_EQ(weekLine(*parse("{}")), "");
+}
+
 }  // namespace antidrift::cli

@@ -87,7 +87,14 @@ struct Decision {
 /// What "This is on task" added to the commitment.
 struct OnTaskMark {
   std::string app;    ///< the app confirmed
-  std::string title;  ///< the normalised title, for a title-sensitive app; else ""
+  std::string title;  ///< the normalised title, for a title-sensitive app's page; else ""
+  std::string site;   ///< the site, when the whole site was marked (OnTaskScope::Site); else ""
+};
+
+/// How much "This is on task" covers (issue 17 item 4).
+enum class OnTaskScope {
+  Page,  ///< this page (its title key) in a title-sensitive app, else the whole app
+  Site,  ///< every page of the site the engine derived (siteVerdictKey) for this session
 };
 
 /// The drift decision for one active session at a time. Not synchronised:
@@ -169,8 +176,26 @@ class Engine {
   /// title-sensitive app, its normalised title — to `commitment`'s allowed
   /// lists, caches it on task, status ontask. nullopt when there is no subject
   /// (nothing judged off task yet); `decision` receives the closed drift time.
+  /// `scope` Site (issue 17 item 4) adds the subject's site (the domain of
+  /// URL evidence, else the title's site suffix: siteVerdictKey) to
+  /// commitment.allowedSites instead and remembers nothing across sessions;
+  /// nullopt as well when the subject has no such site.
   std::optional<OnTaskMark> markOnTask(Commitment& commitment, std::int64_t atMs,
-                                       Decision& decision);
+                                       Decision& decision, OnTaskScope scope = OnTaskScope::Page);
+
+  /// Undoes a page or site mark (issue 17 item 4): removes `app`'s page
+  /// `title` (a normalizeTitle key) — or, with `isSite`, its site `title` —
+  /// from `commitment`'s allowed lists, and forgets what the mark cached
+  /// (the session's verdict, the judge attempt, and for a page the verdict
+  /// memory's entry), so the next observation is judged afresh. Returns false
+  /// when no such mark exists (nothing changes).
+  bool unmarkOnTask(Commitment& commitment, const std::string& app, const std::string& title,
+                    bool isSite);
+
+  /// The site a Site-scoped mark of the current subject would cover, as the
+  /// person reads it ("youtube.com" from URL evidence, else the title's site
+  /// name), or "" when there is no subject or it names no site. Pure.
+  std::string subjectSite() const;
 
   /// Why "This is on task" must be refused for the current subject (a hard
   /// rule fired: its reason), or nullopt when it may be marked.
@@ -210,7 +235,9 @@ class Engine {
 
   void setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
                std::int64_t atMs);
-  bool isLocalMatch(const Observation& obs, const Commitment& commitment) const;
+  /// Why `obs` is on task by the commitment's own lists (an allowed app, a
+  /// marked page or a marked site), or nullopt when it is not.
+  std::optional<std::string> localMatch(const Observation& obs, const Commitment& commitment) const;
   void maybeNudge(Decision& decision, const Observation& obs, const Commitment& commitment,
                   std::int64_t nowMono, Advisors advisors);
   void launchJudge(Decision& decision, const Commitment& commitment);

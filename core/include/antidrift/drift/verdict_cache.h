@@ -48,6 +48,10 @@ class VerdictCache {
   /// a new one past kMaxEntries evicts the oldest inserted.
   void put(const std::string& key, CachedVerdict verdict);
 
+  /// Forgets the verdict for `key` (an undone "This is on task", issue 17
+  /// item 4); false when there was none.
+  bool erase(const std::string& key);
+
   /// Forgets every verdict (a new session).
   void clear();
 

@@ -19,6 +19,7 @@
 #include "antidrift/domain/runtime.h"
 #include "antidrift/drift/engine.h"
 #include "antidrift/drift/verdict_memory.h"
+#include "antidrift/evidence/focus_tally.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
@@ -192,7 +193,19 @@ class Controller {
   /// counts a correction. With nothing judged off task yet → IllegalTransition
   /// "nothing to mark on task"; for a window a hard rule blocks (drift.blocked_*)
   /// → IllegalTransition naming the rule (the config, not a button, allows it).
-  [[nodiscard]] ActionResult markOnTask();
+  /// `scope` Site (issue 17 item 4) marks every page of the site the engine
+  /// derived (State drift.site) for this session instead; a window with no
+  /// such site → IllegalTransition.
+  [[nodiscard]] ActionResult markOnTask(drift::OnTaskScope scope = drift::OnTaskScope::Page);
+
+  /// Undoes a page mark (`isSite` false: `mark` is the page's title key as in
+  /// commitment.allowedTitles) or a site mark (`isSite` true: `mark` is the
+  /// site as in commitment.allowedSites) of `app` (issue 17 item 4): the page
+  /// or site is no longer on task, what the mark cached or remembered is
+  /// forgotten, and the window in front is judged afresh. Outside active →
+  /// IllegalTransition; no such mark → ErrorKind::NotFound.
+  [[nodiscard]] ActionResult undoOnTask(const std::string& app, const std::string& mark,
+                                        bool isSite);
 
   /// active: moves the deadline `minutes` later (5 or 15, else
   /// ErrorKind::Validation; past a 12 h total also Validation) and records it
@@ -440,6 +453,7 @@ class Controller {
   std::int64_t endedAtMs_ = 0;
   StatsAccumulator stats_;
   Timeline timeline_;  ///< when and where the session was on task (issue 7); session time
+  FocusTally focus_;   ///< where the drift went, the longest stretch (issue 17 item 5)
   ReflectionRecord reflection_;
   ReviewAnswer reviewAnswer_;  ///< what the person said on Review (issue 7)
   std::string lastCarryForward_;

@@ -13,6 +13,7 @@
 #include "antidrift/ai/coach.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
+#include "antidrift/evidence/focus_tally.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
@@ -45,6 +46,16 @@ struct DriftView {
   /// judging, waiting for drift.judge_debounce_s: UTC ms the judge will be
   /// asked (issue 16 item 2); 0 otherwise.
   std::int64_t judgeAtMs = 0;
+  /// drifting (not blocked): the site "all of <site> this session" would
+  /// mark (issue 17 item 4) — the domain of URL evidence, else the title's
+  /// site suffix; "" when the window names none.
+  std::string site;
+};
+
+/// Where the drift went and the longest on-task stretch (issue 17 item 5).
+struct FocusView {
+  std::vector<SiteDrift> driftBySite;  ///< most drifting time first
+  OnTaskStretch longest;               ///< the longest on-task stretch
 };
 
 /// The AI part of State.
@@ -102,6 +113,9 @@ struct State {
   std::vector<TimelineSpan> timeline;
   /// active and review: app → on-task and drifting ms (the review's split bars).
   std::map<std::string, AppSplit> appSplit;
+  /// review only, when known (a session restored from an older snapshot has
+  /// none): where the drift went, the longest stretch (issue 17 item 5).
+  std::optional<FocusView> focus;
   ReflectionRecord reflection;
   ReviewAnswer review;  ///< review only: what the person said (issue 7)
   std::string lastCarryForward;
@@ -122,6 +136,14 @@ struct State {
 /// (times UTC ms; status "ontask" | "drifting" | "unknown" | "away"). Used by
 /// the State and the history view. Pure; thread-safe.
 Poco::JSON::Array::Ptr timelineJson(const std::vector<TimelineSpan>& spans);
+
+/// Where the drift went as JSON: `[{"where", "drift_secs", "visits"}]` in
+/// the given order (issue 17 item 5). Used by the State and the history view.
+/// Pure; thread-safe.
+Poco::JSON::Array::Ptr driftBySiteJson(const std::vector<SiteDrift>& sites);
+/// An on-task stretch as JSON: `{"secs", "start", "end"}` (UTC ms; issue 17
+/// item 5). Pure; thread-safe.
+Poco::JSON::Object::Ptr stretchJson(const OnTaskStretch& stretch);
 
 /// The State JSON of DESIGN §10, documented field by field in docs/API.md.
 /// Keys absent for the current runtime are omitted. Pure; thread-safe.
