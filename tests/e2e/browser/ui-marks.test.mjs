@@ -25,7 +25,7 @@ function writeResponses(dir) {
   const file = path.join(dir, 'responses.json');
   const responses = [
     { role: 'judge', match: 'Cat videos', text: '{"on_task": false, "reason": "Cats are not the report."}' },
-    { role: 'judge', match: 'dog', text: '{"on_task": false, "reason": "Dogs are not the report."}' },
+    { role: 'judge', match: 'Puppy Tube', text: '{"on_task": false, "reason": "Dogs are not the report."}' },
     { role: 'judge', text: '{"on_task": true, "reason": "Looks like the report."}' },
     { role: 'reviewer', text: '{"recap": "Two detours.", "carry_forward": "Close the video tabs first."}' },
     { role: 'coach', text: '{"next_action": "x", "success_condition": "y", "timebox_minutes": 25}' },
