@@ -165,14 +165,14 @@ Expected<Reflection> tryReview(Backend& backend, std::string_view finished,
 std::string fallbackCarryForward(const SessionFacts& facts) {
   std::string text;
   if (facts.success == "yes") {
-    text = "You met it last time";
+    text = "You met the success condition";
   } else if (facts.success == "partly") {
-    text = "You partly met it last time";
+    text = "You partly met the success condition";
   } else if (facts.success == "no") {
-    text = "You did not meet it last time";
+    text = "You did not meet the success condition";
   }
   if (!isBlank(facts.note)) {
-    text += (text.empty() ? "Your note last time: " : " — your note: ") + line(facts.note);
+    text += (text.empty() ? "Your note: " : " — your note: ") + line(facts.note);
   }
   const auto top = std::max_element(
       facts.driftBySite.begin(), facts.driftBySite.end(),

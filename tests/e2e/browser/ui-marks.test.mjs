@@ -143,7 +143,13 @@ describe('AntiDrift UI: marking pages and sites on task, and where the drift wen
     await page.waitForSelector('#history-days:not([hidden])');
     assert.equal(await page.textContent('#week-kept-this'), '1 of 1');
     assert.equal(await page.textContent('#week-kept-last'), '0 of 0');
-    assert.match(await page.textContent('#week-drift-this'), /^\d+%$/);
+    // The share is drawn as the daemon computed it (null — a sub-second session — shows "—").
+    const week = (await suite.daemon.getJson('/history?n=5')).body.week;
+    assert.equal(week.this_week.sessions, 1);
+    const share = week.this_week.drift_share;
+    assert.equal(await page.textContent('#week-drift-this'),
+      share === null ? '—' : `${Math.round(share * 100)}%`);
+    assert.equal(await page.textContent('#week-drift-last'), '—');
     assert.deepEqual(await horizontalOverflow(page), []);
     screenshots.push(await screenshot(page, 'ui-marks-history'));
     assert.deepEqual(page.pageErrors, []);

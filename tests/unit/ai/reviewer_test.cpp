@@ -187,16 +187,16 @@ TEST(FallbackCarryForward, UsesTheAnswerTheNoteAndTheTopSite) {
   SessionFacts facts;
   EXPECT_EQ(fallbackCarryForward(facts), "");  // nothing to carry
   facts.success = "no";
-  EXPECT_EQ(fallbackCarryForward(facts), "You did not meet it last time.");
+  EXPECT_EQ(fallbackCarryForward(facts), "You did not meet the success condition.");
   facts.success = "yes";
   facts.note = "start with\nthe outline";
   facts.driftBySite = {DriftPlace{"slack", 60, 2}, DriftPlace{"youtube.com", 300, 6}};
   EXPECT_EQ(fallbackCarryForward(facts),
-            "You met it last time — your note: start with the outline. Most drift went to "
+            "You met the success condition — your note: start with the outline. Most drift went to "
             "youtube.com 5 min over 6 visits: keep it closed next time.");
   facts.success.clear();
   facts.driftBySite.clear();
-  EXPECT_EQ(fallbackCarryForward(facts), "Your note last time: start with the outline.");
+  EXPECT_EQ(fallbackCarryForward(facts), "Your note: start with the outline.");
   facts.note = std::string(400, 'x');
   EXPECT_LE(fallbackCarryForward(facts).size(), kMaxReflectionChars * 3);
 }

@@ -132,7 +132,7 @@ TEST_F(ReviewTeachesTest, WithoutTheAiTheCarryForwardUsesTheAnswerNoteAndDrift) 
   // A later answer updates it.
   ASSERT_FALSE(controller_->answerReview(ReviewAnswer{"partly", "the intro took longer"}));
   EXPECT_EQ(controller_->state().lastCarryForward,
-            "You partly met it last time — your note: the intro took longer. Most drift went to "
+            "You partly met the success condition — your note: the intro took longer. Most drift went to "
             "steam 3 min over 1 visit: keep it closed next time.");
   ASSERT_FALSE(controller_->end());
   ASSERT_FALSE(controller_->enterPlanning());

@@ -106,8 +106,8 @@ Expected<Reflection> tryReview(Backend& backend, std::string_view finished,
 
 /// The carry-forward without the AI (issue 17 item 5: AI off, or the
 /// reviewer gave nothing): one line from the person's answer and note and the
-/// site or app that took the most drift, e.g. "You partly met it — note:
-/// the intro took longer. Most drift went to youtube.com (5 min over 6
+/// site or app that took the most drift, e.g. "You partly met the success
+/// condition — your note: the intro took longer. Most drift went to youtube.com (5 min over 6
 /// visits): keep it closed next time." "" when there is nothing to carry
 /// (no answer, no note, no drift). At most kMaxReflectionChars characters.
 /// Pure.
