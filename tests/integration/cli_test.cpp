@@ -320,7 +320,8 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
 
   const ChildResult end = cli({"end"});
   EXPECT_EQ(end.exitCode, 0) << end.err;
-  EXPECT_EQ(end.out, "runtime: locked\n");
+  // AI off: the no-AI carry-forward from the last answer (issue 17 item 5).
+  EXPECT_EQ(end.out, "runtime: locked\nlast lesson: You met the success condition.\n");
 
   // Outside review the daemon refuses the answer: its sentence and exit 1.
   const ChildResult late = cli({"review", "no"});
@@ -331,6 +332,13 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   EXPECT_EQ(history.exitCode, 0) << history.err;
   EXPECT_THAT(history.out, HasSubstr("  completed  25 min  "));
   EXPECT_THAT(history.out, HasSubstr("  Write the intro\n"));
+  // Where the drift went and the week (issue 17 item 5).
+  EXPECT_THAT(history.out,
+              ::testing::ContainsRegex("\n    drift went to: .*steam [0-9]+ s over 2 visits"));
+  EXPECT_THAT(history.out, HasSubstr(" · longest on-task stretch: "));
+  EXPECT_THAT(history.out, HasSubstr("this week: "));
+  EXPECT_THAT(history.out,
+              HasSubstr(" 1 of 1 kept · last week: 0 min focused, drift —, 0 of 0 kept\n"));
   const ChildResult historyJson = cli({"history", "-n", "5", "--json"});
   EXPECT_EQ(historyJson.exitCode, 0) << historyJson.err;
   EXPECT_EQ(parseObject(historyJson.out)->getArray("sessions")->size(), 1u);
