@@ -572,7 +572,8 @@ ApiServer::ApiServer(HttpApi& api, SseBroadcaster& broadcaster, ApiServerOptions
       broadcaster_(broadcaster),
       options_(std::move(options)),
       listener_(std::make_unique<Listener>(
-          options_.threads, api.peerCheck(), options_.maxConnectionsPerUid,
+          options_.threads, api.peerCheck(),
+          options_.maxConnectionsPerUid > 0 ? options_.maxConnectionsPerUid : 2 * options_.threads,
           std::chrono::duration_cast<std::chrono::milliseconds>(options_.requestDeadline))) {}
 
 ApiServer::~ApiServer() {

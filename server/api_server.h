@@ -36,8 +36,9 @@ struct ApiServerOptions {
   /// connection shut down at this deadline.
   std::chrono::milliseconds requestDeadline{10000};
   /// The most connections one Unix user may hold at once
-  /// (server.max_connections_per_uid, issue 19 item 1); more get a 503 at once.
-  int maxConnectionsPerUid = 64;
+  /// (server.max_connections_per_uid, issue 19 item 1); more get a 503 at
+  /// once. 0: twice `threads`, the daemon's default.
+  int maxConnectionsPerUid = 0;
   /// Listen on the other loopback family's address too (::1 beside
   /// 127.0.0.1 and back) on the same port, so that no other user can take
   /// it and catch the clients of "localhost" (issue 19 item 2). Ignored for

@@ -48,8 +48,8 @@ class InProcessDaemon {
     std::chrono::seconds requestTimeout{5};  ///< server.request_timeout_s
     /// server.request_deadline_s (milliseconds here, so a test can be short)
     std::chrono::milliseconds requestDeadline{10000};
-    int maxConnectionsPerUid = 64;  ///< server.max_connections_per_uid
-    int threads = 16;               ///< server.threads
+    int maxConnectionsPerUid = 0;  ///< server.max_connections_per_uid; 0: 2 × threads
+    int threads = 16;              ///< server.threads
     /// server.sse_keepalive_s; short, so a closed stream is also noticed by a write.
     std::chrono::milliseconds sseKeepAlive{100};
     std::string wwwDir;  ///< web root under the temp dir; "" = the temp dir
