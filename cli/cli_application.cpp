@@ -364,6 +364,9 @@ int CliApplication::main(const std::vector<std::string>& args) {
   } catch (const DaemonUnreachable& error) {
     std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
     return EXIT_UNAVAILABLE;
+  } catch (const NotTheDaemon& error) {
+    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
+    return EXIT_NOPERM;
   } catch (const Poco::Exception& error) {
     std::cerr << "antidrift: unexpected answer from antidriftd: " << error.displayText()
               << std::endl;

@@ -379,6 +379,8 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"server.threads", std::to_string(config.threads)},
       {"server.sse_keepalive_s", std::to_string(config.sseKeepAliveSecs)},
       {"server.request_timeout_s", std::to_string(config.requestTimeoutSecs)},
+      {"server.request_deadline_s", std::to_string(config.requestDeadlineSecs)},
+      {"server.max_connections_per_uid", std::to_string(config.maxConnectionsPerUid)},
       {"server.www_dir", config.wwwDir},
       {"store.dir", config.storeDir},
       {"ai.backend", config.aiBackend},
@@ -633,6 +635,9 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   }
   result.sseKeepAliveSecs = readInteger(config, "server.sse_keepalive_s", 15, 1, 3600);
   result.requestTimeoutSecs = readInteger(config, "server.request_timeout_s", 5, 1, 300);
+  result.requestDeadlineSecs = readInteger(config, "server.request_deadline_s", 10, 1, 3600);
+  result.maxConnectionsPerUid = static_cast<int>(
+      readInteger(config, "server.max_connections_per_uid", 2 * result.threads, 1, 4096));
   result.wwwDir = readPath(config, "server.www_dir", defaultWwwDir(env));
   if (result.wwwDir.empty()) {
     throw ConfigError("server.www_dir must not be empty");

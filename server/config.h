@@ -68,6 +68,13 @@ struct DaemonConfig {
   /// server.request_timeout_s: socket receive timeout of every connection,
   /// seconds (1..300): how long a silent client may hold a pool thread.
   std::int64_t requestTimeoutSecs = 5;
+  /// server.request_deadline_s: the longest a whole request (request line,
+  /// headers, body) may take to arrive from its first byte, seconds
+  /// (1..3600, issue 19 item 1).
+  std::int64_t requestDeadlineSecs = 10;
+  /// server.max_connections_per_uid: connections one Unix user may hold at
+  /// once (1..4096; default 2 × server.threads, issue 19 item 1).
+  int maxConnectionsPerUid = 128;
   std::string wwwDir;  ///< server.www_dir: static UI files
   /// drift.categories_file: the known-distractions file read (issue 16 item
   /// 3); "" when none was (switched off, or the default file is missing).

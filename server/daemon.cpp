@@ -669,6 +669,8 @@ int Daemon::serve() {
   serverOptions.port = config_.port;
   serverOptions.threads = config_.threads;
   serverOptions.requestTimeout = std::chrono::seconds(config_.requestTimeoutSecs);
+  serverOptions.requestDeadline = std::chrono::seconds(config_.requestDeadlineSecs);
+  serverOptions.maxConnectionsPerUid = config_.maxConnectionsPerUid;
   ApiServer server(api, broadcaster, serverOptions);
   try {
     server.start();
@@ -679,7 +681,11 @@ int Daemon::serve() {
     return EXIT_UNAVAILABLE;
   }
   std::cout << "antidriftd listening on " << server.baseUrl() << std::endl;
-  log.information("listening on " + server.baseUrl() + "; UI files from " + config_.wwwDir);
+  std::string addresses;
+  for (const std::string& address : server.listening()) {
+    addresses += (addresses.empty() ? "" : " and ") + address;
+  }
+  log.information("listening on " + addresses + "; UI files from " + config_.wwwDir);
   if (config_.distractionsFile.empty() && config_.settings.distractionSites.empty()) {
     log.warning(
         "no known distractions (drift.categories_file is off or missing): with the AI "
