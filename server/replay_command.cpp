@@ -208,7 +208,9 @@ int runReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
   }
   options.backend = backend.get();
   options.oracle = arguments.oracle && labels ? &*labels : nullptr;
-  options.keepTrace = labels.has_value();
+  // The text report cuts its timeline where nothing was recorded (the trace's
+  // events say where); the label scorer reads the trace too.
+  options.keepTrace = labels.has_value() || !arguments.json;
 
   try {
     const replay::ReplayReport report = replay::runReplay(activity, options);

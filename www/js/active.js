@@ -11,6 +11,7 @@ import { post } from './net.js';
 import { mountNotifyControl, notifyDrift, setDaemonNotify } from './notify.js';
 import { mountSoundToggle } from './sound.js';
 import { latestState, serverNowMs } from './store.js';
+import { dismissedHeadsUp, keepDismissedHeadsUp } from './tab.js';
 
 const kHealthWords = {
   ok: 'OK · seeing your windows',
@@ -32,32 +33,10 @@ const kOwnPage = 'this is AntiDrift';
 
 /** The last State rendered was drifting (or the view opened on a drift): no new notification. */
 let driftAnnounced = false;
-/** sessionStorage key of the heads-up message the person dismissed (issue 17 item 4). */
-const kDismissedNudgeKey = 'antidrift.headsUpDismissed';
-
-/** The dismissed heads-up message kept for this tab, '' when none (or storage is off). */
-function readDismissedNudge() {
-  try {
-    return window.sessionStorage.getItem(kDismissedNudgeKey) || '';
-  } catch (error) {
-    return '';
-  }
-}
-
-/** Keeps `message` as the dismissed heads-up across a reload of this tab; '' forgets it. */
-function keepDismissedNudge(message) {
-  try {
-    if (message) window.sessionStorage.setItem(kDismissedNudgeKey, message);
-    else window.sessionStorage.removeItem(kDismissedNudgeKey);
-  } catch (error) {
-    // Storage off: the dismissal lasts until the page is reloaded.
-  }
-}
-
 /**
  * Heads-up message the person dismissed; it shows again once the message
- * changes or returns. Kept in sessionStorage, so a reload of the tab does
- * not bring it back.
+ * changes or returns. Kept by js/tab.js in sessionStorage, so a reload of
+ * the tab does not bring it back.
  */
 let dismissedNudge = '';
 
@@ -66,7 +45,7 @@ export function mount(state) {
   marksKey = ''; // a fresh view: the marks list is drawn again
   // A page opened while already drifting shows the banner but raises no notification.
   driftAnnounced = Boolean(state && state.drift && state.drift.status === 'drifting');
-  dismissedNudge = readDismissedNudge();
+  dismissedNudge = dismissedHeadsUp();
   wireDriftTiers();
   mountNotifyControl();
   mountSoundToggle('sound-at-end');
@@ -236,7 +215,7 @@ function wireDriftTiers() {
   action('drift-end', '/abandon');
   byId('heads-up-dismiss').addEventListener('click', () => {
     dismissedNudge = byId('heads-up-text').textContent;
-    keepDismissedNudge(dismissedNudge);
+    keepDismissedHeadsUp(dismissedNudge);
     setHidden(byId('heads-up'), true);
     byId('drift-status').dataset.headsUp = 'false';
   });
@@ -279,7 +258,7 @@ function updateHeadsUp(drift) {
   const nudge = typeof drift.nudge === 'string' ? drift.nudge.trim() : '';
   if (dismissedNudge && nudge !== dismissedNudge) {
     dismissedNudge = '';
-    keepDismissedNudge('');
+    keepDismissedHeadsUp('');
   }
   const show = drift.status !== 'drifting' && nudge !== '' && nudge !== dismissedNudge;
   if (show) setText('heads-up-text', nudge);

@@ -23,6 +23,37 @@ const kIcons = {
 /** Connection as reported by net.js: "connecting", "open" or "lost". */
 let connection = 'connecting';
 
+/** sessionStorage key of the heads-up message the person dismissed (issue 17 item 4). */
+const kDismissedHeadsUpKey = 'antidrift.headsUpDismissed';
+
+/**
+ * The heads-up message the person dismissed in this tab, '' when none (or
+ * storage is off). Kept in sessionStorage, so a reload of the tab does not
+ * bring it back; a dismissed heads-up no longer names the tab either.
+ */
+export function dismissedHeadsUp() {
+  try {
+    return window.sessionStorage.getItem(kDismissedHeadsUpKey) || '';
+  } catch (error) {
+    return dismissedInMemory;
+  }
+}
+
+/** The dismissal while storage is off: it lasts until the page is reloaded. */
+let dismissedInMemory = '';
+
+/** Keeps `message` as the dismissed heads-up ('' forgets it) and refreshes the tab. */
+export function keepDismissedHeadsUp(message) {
+  dismissedInMemory = message;
+  try {
+    if (message) window.sessionStorage.setItem(kDismissedHeadsUpKey, message);
+    else window.sessionStorage.removeItem(kDismissedHeadsUpKey);
+  } catch (error) {
+    // Storage off: dismissedInMemory holds it.
+  }
+  refreshTab();
+}
+
 /** An SVG favicon as a data: URL (the daemon's CSP allows img-src data:). */
 function svgIcon(body) {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">${body}</svg>`;
@@ -49,9 +80,10 @@ function titlePrefix(state) {
   if (state.runtime === 'planning') return 'Planning';
   if (state.runtime === 'review') return 'Review';
   if (state.runtime === 'active' && state.commitment) {
-    // The heads-up (issue 17 item 2) shows in the title as the banner does.
+    // The heads-up (issue 17 item 2) shows in the title as the banner does,
+    // and leaves it when the person dismissed it (issue 17 item 4).
     const nudge = state.drift && typeof state.drift.nudge === 'string' ? state.drift.nudge.trim() : '';
-    if (nudge !== '') return 'Heads up';
+    if (nudge !== '' && nudge !== dismissedHeadsUp()) return 'Heads up';
     const deadline = state.commitment.deadline;
     const remainingSecs = typeof deadline === 'number'
       ? Math.max(0, (deadline - serverNowMs()) / 1000) : Number(state.commitment.remaining_secs) || 0;

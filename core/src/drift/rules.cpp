@@ -4,12 +4,16 @@
 
 #include <Poco/Exception.h>
 #include <Poco/RegularExpression.h>
+#include <Poco/String.h>
 
 #include "antidrift/drift/title_normalizer.h"
 #include "antidrift/text/normalize.h"
 
 namespace antidrift::drift {
 namespace {
+
+/// The longest match a blocked-title reason quotes, in bytes; a longer one is named by its rule.
+constexpr std::size_t kMaxMatchShown = 60;
 
 // The names of the apps in `rawApps`, normalised; blank entries (which
 // normaliseApp() would turn into "unknown") are left out.
@@ -75,7 +79,16 @@ std::optional<std::string> Rules::blockedReason(const Observation& obs) const {
     Poco::RegularExpression::Match match;
     try {
       if (pattern.regex->match(title, 0, match) > 0) {
-        return "the title matches the blocked pattern \"" + pattern.name + "\"";
+        // What matched, as the person reads it (issue 17 item 4); never a
+        // private window's text, and only a short, non-empty match.
+        const bool nameable = !obs.privateWindow && match.offset != std::string::npos &&
+                              match.length > 0 && match.length <= kMaxMatchShown;
+        if (!nameable) return "the title matches the blocked pattern \"" + pattern.name + "\"";
+        std::string matched = Poco::trim(title.substr(match.offset, match.length));
+        if (matched.empty())
+          return "the title matches the blocked pattern \"" + pattern.name + "\"";
+        return "\"" + matched + "\" in the title is blocked (drift.blocked_titles." + pattern.name +
+               ")";
       }
     } catch (const Poco::RegularExpressionException&) {
       // PCRE's match or recursion limit on a pathological title: no match.

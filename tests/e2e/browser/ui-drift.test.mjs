@@ -214,6 +214,8 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     screenshots.push(await screenshot(page, 'ui-drift-heads-up'));
     await page.click('#heads-up-dismiss');
     await page.waitForSelector('#heads-up', { state: 'hidden' });
+    // Dismissed, it no longer names the tab (issue 17 item 4, found by the walk).
+    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
     // The same message on a later State stays dismissed.
     const before = await renderedVersion(page);
     await observe('code', 'report.md - Visual Studio Code');
@@ -225,6 +227,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.waitForFunction(() => document.getElementById('window-app').textContent === 'code');
     assert.equal(await page.isHidden('#heads-up'), true);
     assert.equal(await page.getAttribute('#drift-status', 'data-heads-up'), 'false');
+    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
 
     // End session from the banner: review, abandoned, with the numbers.
     await observe('games', 'Solitaire');

@@ -89,7 +89,7 @@ TEST_F(EngineTest, AHardRuleBeatsAnAllowedApp) {
 TEST_F(EngineTest, ABlockedTitleDriftsEvenInAnAllowedApp) {
   const Decision decision = see("Code - Insiders", "amazon.com: cart — notes.md");
   EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
-  EXPECT_THAT(engine().view().reason, HasSubstr("\"shopping\""));
+  EXPECT_THAT(engine().view().reason, HasSubstr("(drift.blocked_titles.shopping)"));
   EXPECT_FALSE(decision.judge);
 }
 

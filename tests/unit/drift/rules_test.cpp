@@ -58,14 +58,17 @@ TEST(Rules, BlankListEntriesAreIgnoredNotReadAsUnknown) {
   EXPECT_FALSE(rules.neverSend("unknown"));
 }
 
-TEST(Rules, ABlockedTitleDriftsWithThePatternsName) {
+TEST(Rules, ABlockedTitleDriftsNamingWhatMatchedAndTheRule) {
+  // Issue 17 item 4: the reason says what matched, not only the rule's name.
   Settings settings;
   settings.blockedTitles = {{"social", "facebook|twitter"}, {"video", R"(\byoutube\b)"}};
   const Rules rules{settings};
-  EXPECT_THAT(rules.blockedReason(window("firefox", "(2) Facebook - Mozilla Firefox")),
-              Optional(std::string("the title matches the blocked pattern \"social\"")));
-  EXPECT_THAT(rules.blockedReason(window("chromium", "Cats - YOUTUBE")),
-              Optional(std::string("the title matches the blocked pattern \"video\"")));
+  EXPECT_THAT(
+      rules.blockedReason(window("firefox", "(2) Facebook - Mozilla Firefox")),
+      Optional(std::string("\"Facebook\" in the title is blocked (drift.blocked_titles.social)")));
+  EXPECT_THAT(
+      rules.blockedReason(window("chromium", "Cats - YOUTUBE")),
+      Optional(std::string("\"YOUTUBE\" in the title is blocked (drift.blocked_titles.video)")));
   EXPECT_EQ(rules.blockedReason(window("firefox", "YouTubers of note")), std::nullopt);
 }
 
@@ -76,8 +79,23 @@ TEST(Rules, TheBlockedAppRuleComesBeforeTitlesAndPatternsGoInNameOrder) {
   const Rules rules{settings};
   EXPECT_THAT(rules.blockedReason(window("steam", "game")),
               Optional(std::string("steam is blocked during focus")));
-  EXPECT_THAT(rules.blockedReason(window("firefox", "game")),
-              Optional(std::string("the title matches the blocked pattern \"a-first\"")));
+  EXPECT_THAT(
+      rules.blockedReason(window("firefox", "game")),
+      Optional(std::string("\"game\" in the title is blocked (drift.blocked_titles.a-first)")));
+}
+
+TEST(Rules, APrivateWindowOrAnEmptyOrLongMatchIsNamedByItsRuleOnly) {
+  Settings settings;
+  settings.blockedTitles = {{"a-long", "x{61}"}, {"b-empty", "^(?=quiet)"}, {"c-video", "youtube"}};
+  const Rules rules{settings};
+  EXPECT_THAT(rules.blockedReason(window("firefox", std::string(70, 'x'))),
+              Optional(std::string("the title matches the blocked pattern \"a-long\"")));
+  EXPECT_THAT(rules.blockedReason(window("firefox", "quiet room")),
+              Optional(std::string("the title matches the blocked pattern \"b-empty\"")));
+  Observation hidden = window("firefox", "Secret clip - YouTube");
+  hidden.privateWindow = true;
+  EXPECT_THAT(rules.blockedReason(hidden),
+              Optional(std::string("the title matches the blocked pattern \"c-video\"")));
 }
 
 TEST(Rules, BlockedTitlesMatchUnicodeCaseInsensitivelyOnTheNormalForm) {

@@ -51,10 +51,13 @@ class Rules {
 
   /// A hard rule that fires (DESIGN §4 step 1): "<app> is blocked during
   /// focus" for an app in blockedApps, else `obs.blockedTitle` (a private
-  /// window's raw title matched on entry, issue 19 item 3), else "the title
-  /// matches the blocked pattern \"<name>\"" for the first blockedTitles
-  /// pattern (in name order) found in the title (in text::normalizeUnicode
-  /// form); nullopt otherwise.
+  /// window's raw title matched on entry, issue 19 item 3), else, for the
+  /// first blockedTitles pattern (in name order) found in the title (in
+  /// text::normalizeUnicode form), what matched: "\"<match>\" in the title
+  /// is blocked (drift.blocked_titles.<name>)" (issue 17 item 4) — or "the
+  /// title matches the blocked pattern \"<name>\"" for a private window (its
+  /// text is never shown), an empty match or one over 60 bytes; nullopt
+  /// otherwise.
   /// `obs.app` is already normalised. Never throws for any title.
   std::optional<std::string> blockedReason(const Observation& obs) const;
 

@@ -148,8 +148,11 @@ struct LabelScore;
 std::string reportJson(const ReplayReport& report, const ReplayReport* baseline,
                        const LabelScore* score = nullptr);
 
-/// The report as text for a person: time per app, switches, away, drift episodes with reasons,
-/// on-task share, judge and nudge calls (and the baseline's), the timeline. Pure.
+/// The report as text for a person (issue 17 item 4; docs/API.md §7): the range in local time
+/// (and UTC), time per app, switches, away, on-task share, drift by site or app (one line each),
+/// judge and nudge calls, the timeline in local time with "nothing recorded" where the trace
+/// shows a gap of 10 min or more. Developer figures and `baseline` are for reportJson only
+/// (`baseline` is ignored here). Reads the process's time zone ($TZ); otherwise pure.
 std::string reportText(const ReplayReport& report, const ReplayReport* baseline);
 
 }  // namespace antidrift::replay
