@@ -18,6 +18,13 @@ let renderedBucketsKey = '';
 let renderedTimelineKey = '';
 /** The POST /review on its way, so End goes after it; null when none. */
 let savingReview = null;
+/**
+ * The note as the daemon last sent it. A new note from the daemon (saved by
+ * `antidrift review … --note`, or another tab) replaces the field's text only
+ * while the person has not typed anything else, so End never posts an empty
+ * or stale note over it (issue 17 item 4, found by the walk).
+ */
+let daemonNote = '';
 
 /** Wires the freshly cloned review template. */
 export function mount(state) {
@@ -27,7 +34,8 @@ export function mount(state) {
   savingReview = null;
   // Filled once: later States never overwrite what the person types.
   const review = reviewOf(state);
-  byId('review-note').value = review ? review.note : '';
+  daemonNote = review ? review.note : '';
+  byId('review-note').value = daemonNote;
   for (const button of byId('success-question').querySelectorAll('.answer')) {
     button.addEventListener('click', () => saveReview(button.dataset.success));
   }
@@ -82,6 +90,7 @@ export function update(state) {
   setText('review-next-action', String(commitment.next_action || ''));
 
   updateRecap(state.reflection);
+  followDaemonNote(reviewOf(state));
   updateQuestion(commitment, reviewOf(state));
   updateTimeline(state);
   updateFocus(state);
@@ -125,6 +134,14 @@ function updateFocus(state) {
   }
   setHidden(byId('drift-sites-empty'), sites.length > 0);
   setText('longest-stretch', stretchLine(state.longest_on_task));
+}
+
+/** Takes a note saved elsewhere into the field unless the person typed their own. */
+function followDaemonNote(review) {
+  if (!review || review.note === daemonNote) return;
+  const field = byId('review-note');
+  if (field.value.trim() === daemonNote.trim()) field.value = review.note;
+  daemonNote = review.note;
 }
 
 /** The question, the pressed answer and the saved line; hidden when the daemon has no review. */

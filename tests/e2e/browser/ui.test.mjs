@@ -258,6 +258,34 @@ describe('AntiDrift UI, AI off', () => {
     assert.deepEqual(page.pageErrors, []);
   });
 
+  test('a note saved from the CLI fills the open review and End keeps it', async () => {
+    const page = await openLockedPage(suite);
+    assert.equal((await suite.daemon.post('/planning')).status, 200);
+    await waitForView(page, 'planning');
+    const started = await suite.daemon.post('/commitment', {
+      next_action: 'Answer from the terminal', success_condition: 'A note', timebox_minutes: 5,
+    });
+    assert.equal(started.status, 200, started.text);
+    await waitForView(page, 'active');
+    assert.equal((await suite.daemon.post('/complete')).status, 200);
+    await waitForView(page, 'review');
+    assert.equal(await page.inputValue('#review-note'), '');
+    // What `antidrift review partly --note …` sends.
+    const saved = await suite.daemon.post('/review', { success: 'partly', note: 'typed in the terminal' });
+    assert.equal(saved.status, 200, saved.text);
+    await page.waitForFunction(
+      () => document.getElementById('review-note').value === 'typed in the terminal');
+    await page.click('#end');
+    await waitForView(page, 'locked');
+    const history = await suite.daemon.getJson('/history');
+    const sessions = history.body.sessions || [];
+    const mine = sessions.find((entry) => entry.next_action === 'Answer from the terminal');
+    assert.ok(mine, JSON.stringify(history.body).slice(0, 400));
+    assert.equal(mine.success, 'partly');
+    assert.equal(mine.note, 'typed in the terminal');
+    assert.deepEqual(page.pageErrors, []);
+  });
+
   test('the timebox running out notifies once and chimes when "Sound at the end" is on', async () => {
     // Stand-ins (this page only) that record what the page asks of the
     // browser: notification permission granted, every oscillator the chime starts.
