@@ -276,9 +276,9 @@ TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {
   const std::string plugins = directory_.path() + "/plugins";
   Poco::File(plugins).createDirectories();
   std::ofstream(plugins + "/antidrift-fake.json")
-      << R"({"name": "fake", "abi": 1, "description": "Canned answers"})";
+      << R"({"name": "fake", "abi": 2, "description": "Canned answers"})";
   std::ofstream(plugins + "/antidrift-claude.json")
-      << R"({"name": "claude", "abi": 1, "description": "Claude Code CLI"})";
+      << R"({"name": "claude", "abi": 2, "description": "Claude Code CLI"})";
   const ChildResult result = run({"--list-backends", "-D", "ai.plugin_dir=" + plugins, "-D",
                                   "ai.backend=fake", "-D", "store.dir=" + store_});
   EXPECT_EQ(result.exitCode, 0) << result.err;

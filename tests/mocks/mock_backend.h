@@ -12,8 +12,11 @@
 
 namespace antidrift::test {
 
-/// Mocks every method of antidrift::Backend. Use StrictMock<MockBackend> when
-/// the backend is the collaborator under test, NiceMock otherwise.
+/// Mocks name(), configure() and complete() of antidrift::Backend; answer()
+/// and destination() keep the ABI's defaults (answer() calls complete() and
+/// estimates the usage), so role tests written against complete() exercise
+/// the roles' ABI 2 path. Use StrictMock<MockBackend> when the backend is the
+/// collaborator under test, NiceMock otherwise.
 class MockBackend : public Backend {
  public:
   MOCK_METHOD(std::string, name, (), (const, override));

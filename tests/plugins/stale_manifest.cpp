@@ -30,7 +30,7 @@ class StaleBackend : public antidrift::Backend {
 }  // namespace
 
 extern "C" POCO_LIBRARY_API int antidriftBackendAbiVersion() {
-  return 1;
+  return 2;  // the current ANTIDRIFT_BACKEND_ABI_VERSION (keep in step)
 }
 extern "C" POCO_LIBRARY_API const char* antidriftBackendClass() {
   return "StaleBackend";

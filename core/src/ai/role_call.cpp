@@ -10,10 +10,9 @@
 
 namespace antidrift::ai::detail {
 
-Expected<std::string> completeSafely(Backend& backend, const std::string& prompt,
-                                     std::int64_t timeoutMs) {
+Expected<Completion> answerSafely(Backend& backend, const Request& request) {
   try {
-    return backend.complete(prompt, timeoutMs);
+    return backend.answer(request);
   } catch (const BackendError& error) {
     std::string message = capChars(singleLine(error.what()), kMaxErrorMessageChars);
     if (message.empty()) message = "the AI backend failed";
@@ -21,6 +20,24 @@ Expected<std::string> completeSafely(Backend& backend, const std::string& prompt
   } catch (...) {
     return AiError{AiErrorKind::BackendFailed, "the AI backend failed unexpectedly"};
   }
+}
+
+std::string roleOfPrompt(std::string_view prompt) {
+  constexpr std::string_view kPrefix = "ROLE: ";
+  if (prompt.substr(0, kPrefix.size()) != kPrefix) return {};
+  const std::string_view rest = prompt.substr(kPrefix.size());
+  return std::string(rest.substr(0, rest.find_first_of("\r\n")));
+}
+
+Expected<std::string> completeSafely(Backend& backend, const std::string& prompt,
+                                     std::int64_t timeoutMs) {
+  Request request;
+  request.prompt = prompt;
+  request.timeoutMs = timeoutMs;
+  request.role = roleOfPrompt(prompt);
+  Expected<Completion> answered = answerSafely(backend, request);
+  if (!answered.hasValue()) return answered.error();
+  return std::move(answered.value().text);
 }
 
 Poco::JSON::Object::Ptr parseObject(std::string_view json, std::string& reason) {

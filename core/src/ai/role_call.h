@@ -17,7 +17,17 @@ namespace antidrift::ai::detail {
 /// Longest backend error message passed on to the caller, in characters.
 inline constexpr std::size_t kMaxErrorMessageChars = 200;
 
-/// `backend.complete(prompt, timeoutMs)` (timeoutMs in milliseconds) as a
+/// `backend.answer(request)` (ABI 2) as a value: the Completion (text and
+/// usage), or BackendFailed exactly as completeSafely() reports it.
+/// Blocking; thread-safe if the backend is; never throws.
+Expected<Completion> answerSafely(Backend& backend, const Request& request);
+
+/// The role named by a prompt's first line "ROLE: <role>", or "" without one.
+/// Pure; never throws.
+std::string roleOfPrompt(std::string_view prompt);
+
+/// answerSafely() for `prompt` (its role read by roleOfPrompt(), no answer
+/// schema; timeoutMs in milliseconds) reduced to the raw answer text, as a
 /// value: the raw answer, or BackendFailed with the BackendError's message as
 /// one line capped at kMaxErrorMessageChars ("the AI backend failed" when it
 /// is blank); any other exception from a misbehaving plugin → BackendFailed

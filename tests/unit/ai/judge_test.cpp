@@ -2,6 +2,7 @@
 // issue 6 item 4; seed 000 on why the judge is strict where the nudge is lenient).
 #include "antidrift/ai/judge.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -185,6 +186,52 @@ TEST(Judge, ReturnsTheVerdictAndPassesPromptAndTimeout) {
   ASSERT_TRUE(verdict.hasValue()) << verdict.error().message;
   EXPECT_FALSE(verdict.value().onTask);
   EXPECT_EQ(verdict.value().reason, "YouTube is not the report");
+}
+
+/// A backend that overrides ABI 2's answer() (as a network backend does) and
+/// records the Request it was given.
+class RecordingBackend : public Backend {
+ public:
+  std::string name() const override { return "recording"; }
+  void configure(const std::map<std::string, std::string>&) override {}
+  std::string complete(const std::string&, std::int64_t) override {
+    ADD_FAILURE() << "the roles call answer(), not complete()";
+    return {};
+  }
+  Completion answer(const Request& request) override {
+    requests.push_back(request);
+    Completion completion;
+    completion.text = kDrift;
+    completion.usage.inputTokens = 120;
+    completion.usage.outputTokens = 9;
+    return completion;
+  }
+  std::vector<Request> requests;
+};
+
+TEST(Judge, CallsAnswerWithTheRoleNameAndTimeout) {
+  RecordingBackend backend;
+  const Expected<Verdict> verdict = judge(backend, kInput, kTimeoutMs);
+  ASSERT_TRUE(verdict.hasValue()) << verdict.error().message;
+  EXPECT_FALSE(verdict.value().onTask);
+  ASSERT_EQ(backend.requests.size(), 1U);
+  EXPECT_EQ(backend.requests[0].role, "judge");
+  EXPECT_EQ(backend.requests[0].timeoutMs, kTimeoutMs);
+  EXPECT_THAT(backend.requests[0].prompt, StartsWith("ROLE: judge\n"));
+}
+
+TEST(BackendAbi, TheDefaultAnswerEstimatesAQuarterTokenPerByte) {
+  StrictMock<test::MockBackend> backend;
+  EXPECT_CALL(backend, complete("12345", kTimeoutMs)).WillOnce(Return("1234"));
+  Request request;
+  request.prompt = "12345";
+  request.timeoutMs = kTimeoutMs;
+  const Completion completion = backend.answer(request);
+  EXPECT_EQ(completion.text, "1234");
+  EXPECT_EQ(completion.usage.inputTokens, 2);  // 5 bytes, rounded up
+  EXPECT_EQ(completion.usage.outputTokens, 1);
+  EXPECT_TRUE(completion.usage.estimated);
+  EXPECT_EQ(backend.destination(), "");
 }
 
 TEST(Judge, SendsTheInputAsGivenInThePrompt) {

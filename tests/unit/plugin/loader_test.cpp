@@ -353,11 +353,11 @@ TEST(PluginLoaderTest, ListBackendsReadsShippedMetadata) {
 TEST(PluginLoaderTest, ListBackendsReportsEachDefectWithoutOpeningLibraries) {
   TempDirectory dir;
   writeWholeFile(dir.file("antidrift-ghost.json"),
-                 R"({"name": "ghost", "abi": 1, "description": "no .so"})");
+                 R"({"name": "ghost", "abi": 2, "description": "no .so"})");
   writeWholeFile(dir.file("antidrift-broken.json"), "{oops");
   writeWholeFile(dir.file("antidrift-broken.so"), "not a library");
   writeWholeFile(dir.file("antidrift-renamed.json"),
-                 R"({"name": "other", "abi": 1, "description": "x"})");
+                 R"({"name": "other", "abi": 2, "description": "x"})");
   writeWholeFile(dir.file("antidrift-renamed.so"), "");
   writeWholeFile(dir.file("antidrift-future.json"),
                  R"({"name": "future", "abi": 99, "description": "y"})");
