@@ -417,7 +417,8 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
   }
   if (config.aiBackend != "none") {
     for (const auto& [name, value] : config.aiBackendSettings) {
-      if (name != "timeout_s") {
+      // "timeout_s" is ai.timeout_s passed along, unless the section sets its own.
+      if (name != "timeout_s" || value != std::to_string(settings.aiTimeoutSecs)) {
         values["ai." + config.aiBackend + "." + name] = value;
       }
     }
@@ -658,7 +659,8 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   if (result.aiBackend != "none") {
     collectLeaves(config, "ai." + result.aiBackend, "", result.aiBackendSettings);
   }
-  result.aiBackendSettings["timeout_s"] = std::to_string(result.settings.aiTimeoutSecs);
+  // A backend's own ai.<name>.timeout_s (the openai plugin's cap) wins over ai.timeout_s.
+  result.aiBackendSettings.emplace("timeout_s", std::to_string(result.settings.aiTimeoutSecs));
 
   result.settings.heartbeatSecs = readInteger(config, "evidence.heartbeat_s", 10, 1, 3600);
   result.settings.idleAfterSecs = readInteger(config, "evidence.idle_after_s", 180, 1, 86400);
