@@ -28,6 +28,7 @@
 #include <Poco/Util/OptionException.h>
 
 #include "antidrift/clock.h"
+#include "antidrift/drift/rules.h"
 #include "antidrift/executor.h"
 #include "antidrift/plugin/loader.h"
 #include "antidrift/session/controller.h"
@@ -611,6 +612,8 @@ int Daemon::serve() {
     log.information("desktop notifications on (notify.command = " + config_.notifyCommand +
                     (config_.notifyDesktop ? ")" : ", notify.desktop = auto)"));
   }
+  // The served page's own tag (issue 19 item 3): only it titles itself so.
+  config_.settings.ownPageTag = drift::ownPageTag(token.token);
   Controller controller(config_.settings, clock, executor, snapshots, audit, ai.backendName,
                         ai.available);
   controller.setBackend(ai.backend, ai.detail);

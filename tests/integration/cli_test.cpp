@@ -294,7 +294,7 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   observe("supertuxkart", "Race");
   ASSERT_TRUE(sse.waitUntil([](const std::vector<test::SseEvent>& events) {
     return !events.empty() &&
-           events.back().data.find(R"("reason":"Racing games are not the intro.")") !=
+           events.back().data.find(R"("reason":"AI judge: \"Racing games are not the intro.\"")") !=
                std::string::npos;
   }));
   sse.close();
@@ -373,7 +373,7 @@ TEST_F(CliTest, VerdictsSurviveARealRestartAndTheCliListsAndClearsThem) {
   EXPECT_EQ(state->getValue<std::string>("runtime"), "active");
   EXPECT_EQ(state->getObject("drift")->getValue<std::string>("status"), "drifting");
   EXPECT_EQ(state->getObject("drift")->getValue<std::string>("reason"),
-            "remembered: Racing games are not the intro.");
+            "remembered: AI judge: \"Racing games are not the intro.\"");
   EXPECT_EQ(state->getObject("stats")->getObject("ai_calls")->getValue<int>("judge"), 1);
 
   const ChildResult listed = cli({"verdicts"});

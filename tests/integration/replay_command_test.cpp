@@ -127,11 +127,12 @@ TEST_F(ReplayCommandTest, AJsonlDayIsReplayedWithTheFakeJudge) {
   EXPECT_EQ(report->getValue<int>("window_changes"), 4);
   EXPECT_EQ(report->getValue<int>("switches"), 2);  // code → firefox → code
   const Object::Ptr ai = report->getObject("ai");
-  // Cats is judged (off task, the whole site); Dogs is only 5 s in front, yet the
-  // site verdict flags it without a call; the GitHub page is judged on its own.
+  // Cats is judged (off task; the judge says "the whole site", but a site the
+  // title names covers nothing: issue 19 item 4); Dogs is only 5 s in front,
+  // so it is never judged nor flagged; the GitHub page is judged on its own.
   EXPECT_EQ(ai->getValue<int>("judge_calls"), 2);
   EXPECT_EQ(ai->getValue<int>("site_verdicts"), 1);
-  EXPECT_EQ(ai->getValue<int>("drifted_visits"), 2);
+  EXPECT_EQ(ai->getValue<int>("drifted_visits"), 1);
   EXPECT_EQ(ai->getValue<int>("drift_episodes"), 1);
   // The baseline judges each stable title on its own: Dogs is never flagged.
   const Object::Ptr baseline = report->getObject("judge_every_stable_title");
@@ -140,8 +141,9 @@ TEST_F(ReplayCommandTest, AJsonlDayIsReplayedWithTheFakeJudge) {
 
   const Poco::JSON::Array::Ptr episodes = report->getArray("episodes");
   ASSERT_EQ(episodes->size(), 1u);
-  EXPECT_EQ(episodes->getObject(0)->getValue<std::string>("reason"), "Videos are not the site.");
-  EXPECT_EQ(episodes->getObject(0)->getValue<std::int64_t>("duration_ms"), 53'000);
+  EXPECT_EQ(episodes->getObject(0)->getValue<std::string>("reason"),
+            "AI judge: \"Videos are not the site.\"");
+  EXPECT_EQ(episodes->getObject(0)->getValue<std::int64_t>("duration_ms"), 48'000);
   const Poco::JSON::Array::Ptr apps = report->getArray("apps");
   ASSERT_EQ(apps->size(), 2u);
   EXPECT_EQ(apps->getObject(0)->getValue<std::string>("app"), "code");
@@ -414,7 +416,10 @@ TEST_F(DriftReplayCommandTest, JudgeCallsStayAtOrBelowATwentiethOfWindowChangesA
   // Issue 8 item 5: at most 1/20 of the window changes …
   EXPECT_LE(report.judgeCalls * 20, report.windowChanges);
   // … while the drifts found do not fall against judging every stable title.
-  EXPECT_LT(report.judgeCalls, baseline.judgeCalls);
+  // Since issue 19 item 4 a site the title names covers nothing, and the real
+  // export has no URL evidence, so both judge alike (160 calls each, against
+  // 163 and 195 before): the 1/20 holds through the debounce alone.
+  EXPECT_LE(report.judgeCalls, baseline.judgeCalls);
   EXPECT_GE(report.driftedVisits, baseline.driftedVisits);
   EXPECT_GE(report.stats.driftMs, baseline.stats.driftMs);
 }

@@ -1,15 +1,19 @@
 /*
  * The page's face outside its own content: the tab title, the favicon and
  * the alarm colour of the whole page. The title always ENDS with
- * "AntiDrift": the daemon recognises a browser window whose title ends so as
- * its own page and never calls it drift (issue 6). It changes at most once a
+ * "AntiDrift <tag>", where <tag> is the daemon's own-page tag injected into
+ * index.html with the token: the daemon recognises a browser window whose
+ * title ends so as its own page and never calls it drift (issue 6) — and no
+ * other page can, as none knows the tag (issue 19 item 3). It changes at most once a
  * minute while a session runs, so a window source does not see a new title
  * every second.
  */
 
 import { latestState, serverNowMs } from './store.js';
 
-const kName = 'AntiDrift';
+const tagMeta = document.querySelector('meta[name="antidrift-page-tag"]');
+const kTag = tagMeta ? tagMeta.getAttribute('content') : '';
+const kName = /^[0-9a-f]{8}$/.test(kTag) ? `AntiDrift ${kTag}` : 'AntiDrift';
 
 /** Calm (accent ring), alarm (red disc with "!") and lost (grey ring) icons. */
 const kIcons = {
@@ -72,7 +76,7 @@ export function isDrifting(state) {
     && state.drift.status === 'drifting');
 }
 
-/** The title before " · AntiDrift", or "" for the name alone. */
+/** The title before " · AntiDrift <tag>", or "" for the name alone. */
 function titlePrefix(state) {
   if (connection === 'lost') return 'Lost contact';
   if (!state) return '';

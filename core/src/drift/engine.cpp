@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "antidrift/drift/title_normalizer.h"
+#include "antidrift/text/normalize.h"
 
 namespace antidrift::drift {
 
@@ -28,11 +29,37 @@ constexpr std::string_view kWindowUnknown = "window unknown";
 /// The reason while AntiDrift's own page is in front (issue 17 item 4).
 constexpr std::string_view kOwnPage = "this is AntiDrift";
 
+/// How long a key whose judge call failed waits before its one retry (issue
+/// 19 item 4), UTC ms of observations.
+constexpr std::int64_t kJudgeRetryAfterMs = 60'000;
+/// The longest judge reason shown, in code points (issue 19 item 4).
+constexpr std::size_t kShownReasonChars = 160;
+
 bool contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
 }  // namespace
+
+std::string judgeReason(std::string_view reason) {
+  // One line of valid UTF-8 without zero-width or bidi characters, cut at a
+  // code point, with no '"' that could close the label's quotes.
+  std::string clean = text::normalizeUnicode(reason);
+  for (char& c : clean) {
+    if (c == '"') c = '\'';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  std::size_t points = 0;
+  for (std::size_t i = 0; i < clean.size(); ++i) {
+    if ((static_cast<unsigned char>(clean[i]) & 0xC0) == 0x80) continue;
+    if (++points > kShownReasonChars) {
+      clean.resize(i);
+      clean += "\xE2\x80\xA6";  // …
+      break;
+    }
+  }
+  return std::string(kJudgeLabel) + "\"" + clean + "\"";
+}
 
 Engine::Engine(const Settings& settings)
     : settings_(settings),
@@ -63,6 +90,7 @@ void Engine::reset() {
   subject_.reset();
   inFlight_.clear();
   attempted_.clear();
+  siteVotes_.clear();
   localMisses_.clear();
   pendingSinceMono_.reset();
   driftingSinceMs_.reset();
@@ -142,27 +170,27 @@ void Engine::endStretch() {
 Decision Engine::observe(const Observation& obs, const Commitment& commitment, std::int64_t nowMono,
                          Advisors advisors) {
   Decision decision;
-  switch (rules_.classify(obs)) {
-    case WindowKind::OwnPage:
-      // The person looks at AntiDrift itself (e.g. to press a banner button):
-      // neither focus nor drift. The banner stays where it is; any other
-      // verdict was the previous window's, so the view says where they are
-      // and the time is neutral (issue 17 item 4).
-      if (view_.status == DriftStatus::Drifting) return decision;
-      pendingSinceMono_.reset();
-      setView(decision, DriftStatus::Unknown, std::string(kOwnPage), "", obs.atMs);
-      return decision;
-    case WindowKind::Unreadable:
-    case WindowKind::LockScreen:
-      pendingSinceMono_.reset();
-      setView(decision, DriftStatus::Unknown, std::string(kWindowUnknown), "", obs.atMs);
-      return decision;
-    case WindowKind::Normal:
-      break;
+  const WindowKind kind = rules_.classify(obs);
+  if (kind == WindowKind::Unreadable || kind == WindowKind::LockScreen) {
+    pendingSinceMono_.reset();
+    setView(decision, DriftStatus::Unknown, std::string(kWindowUnknown), "", obs.atMs);
+    return decision;
   }
 
-  // 1. Hard rules: no AI.
-  if (auto blocked = rules_.blockedReason(obs)) {
+  // 1. Hard rules: no AI, and before the own-page exemption (issue 19 item 3).
+  std::optional<std::string> blocked = rules_.blockedReason(obs);
+  if (!blocked && kind == WindowKind::OwnPage) {
+    // The person looks at AntiDrift itself (e.g. to press a banner button),
+    // recognised by the tag only the served page knows: neither focus nor
+    // drift. The banner stays where it is; any other verdict was the previous
+    // window's, so the view says where they are and the time is neutral,
+    // never on task (issue 17 item 4; issue 19 item 3).
+    if (view_.status == DriftStatus::Drifting) return decision;
+    pendingSinceMono_.reset();
+    setView(decision, DriftStatus::Unknown, std::string(kOwnPage), "", obs.atMs);
+    return decision;
+  }
+  if (blocked) {
     endStretch();
     pendingSinceMono_.reset();
     subject_ = Subject{obs, verdictKey(rules_, obs), siteVerdictKey(rules_, obs)};
@@ -207,9 +235,9 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   }
   const std::string& key = subject_->key;
 
-  // 3. Cached verdict: the page's, else one the judge scoped to its whole site.
+  // 3. Cached verdict: the page's (a site's comes after the local tier, which
+  // it never overrules: issue 19 item 4).
   const CachedVerdict* cached = cache_.find(key);
-  if (!cached && !subject_->siteKey.empty()) cached = cache_.find(subject_->siteKey);
   if (cached) {
     pendingSinceMono_.reset();
     setView(decision, cached->onTask ? DriftStatus::OnTask : DriftStatus::Drifting, cached->reason,
@@ -229,7 +257,9 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
       remembered = memory_->lookup(subject_->siteKey, words, obs.atMs);
   }
   const auto recall = [&](const RememberedVerdict& known) {
-    const std::string said = known.reason.empty() ? obs.app + " fits the commitment" : known.reason;
+    const std::string said = known.reason.empty() ? obs.app + " fits the commitment"
+                             : known.source == VerdictSource::Judge ? judgeReason(known.reason)
+                                                                    : known.reason;
     cache_.put(key, CachedVerdict{known.onTask, "remembered: " + said});
     pendingSinceMono_.reset();
     setView(decision, known.onTask ? DriftStatus::OnTask : DriftStatus::Drifting,
@@ -273,6 +303,16 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
     if (localMisses_.size() >= VerdictCache::kMaxEntries) localMisses_.clear();
     localMisses_.insert(missKey);
   }
+  // 3c. A site-wide verdict of the judge for the page's domain, confirmed by
+  // two of its pages (issue 19 item 4), after the local tier.
+  if (!subject_->siteKey.empty()) {
+    if (const CachedVerdict* site = cache_.find(subject_->siteKey)) {
+      pendingSinceMono_.reset();
+      setView(decision, site->onTask ? DriftStatus::OnTask : DriftStatus::Drifting, site->reason,
+              obs.app, obs.atMs);
+      return decision;
+    }
+  }
   if (remembered) return recall(*remembered);  // 3b, the judge's (issue 16 item 3)
 
   // 5 (early). Nothing may be sent, or nobody to ask: unknown, never fabricated.
@@ -296,13 +336,20 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
             obs.app, obs.atMs);
     return decision;
   }
-  if (attempted_.count(key) != 0 && inFlight_.count(key) == 0) {
-    // Asked once this session and it failed: at most one call per key.
-    pendingSinceMono_.reset();
-    setView(decision, DriftStatus::Unknown,
-            "the AI judge could not say whether " + obs.app + " fits the commitment", obs.app,
-            obs.atMs);
-    return decision;
+  if (const auto asked = attempted_.find(key);
+      asked != attempted_.end() && inFlight_.count(key) == 0) {
+    // Asked this session and it failed: once more on a visit after
+    // kJudgeRetryAfterMs (issue 19 item 4), then never again this session.
+    const Attempt& attempt = asked->second;
+    const bool retry = attempt.failures == 1 && obs.atMs >= attempt.retryAtMs;
+    if (!retry) {
+      pendingSinceMono_.reset();
+      setView(decision, DriftStatus::Unknown,
+              "the AI judge could not say whether " + obs.app + " fits the commitment" +
+                  (attempt.failures == 1 ? " (it asks once more later)" : ""),
+              obs.app, obs.atMs);
+      return decision;
+    }
   }
 
   // 4. Judge: one call in flight per key, after the key stayed in front for
@@ -333,7 +380,7 @@ void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
   if (!subject_) return;
   const std::string& key = subject_->key;
   inFlight_.emplace(key, subject_->siteKey);
-  attempted_.insert(key);
+  attempted_.try_emplace(key);
   ai::JudgeInput input;
   input.nextAction = commitment.nextAction;
   input.successCondition = commitment.successCondition;
@@ -408,9 +455,31 @@ Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Ve
     siteKey = found->second;
     inFlight_.erase(found);
   }
-  const bool siteWide = verdict && verdict->scope == ai::VerdictScope::Site && !siteKey.empty();
-  if (verdict) cache_.put(key, CachedVerdict{verdict->onTask, verdict->reason});
-  if (siteWide) cache_.put(siteKey, CachedVerdict{verdict->onTask, verdict->reason});
+  if (!verdict) {
+    // A failed call or an answer that did not parse: one retry later.
+    Attempt& attempt = attempted_[key];
+    ++attempt.failures;
+    attempt.retryAtMs = atMs + kJudgeRetryAfterMs;
+  }
+  // A site-scoped answer covers the site (the domain from URL evidence, never
+  // a name in the title) only once a second page of it, under another key,
+  // got the same site-scoped answer: one page's say never covers its site
+  // (issue 19 item 4).
+  bool siteWide = false;
+  if (verdict && verdict->scope == ai::VerdictScope::Site && !siteKey.empty()) {
+    const auto vote = siteVotes_.find(siteKey);
+    if (vote != siteVotes_.end() && vote->second.key != key &&
+        vote->second.onTask == verdict->onTask) {
+      siteWide = true;
+      siteVotes_.erase(vote);
+    } else {
+      if (siteVotes_.size() >= VerdictCache::kMaxEntries) siteVotes_.clear();
+      siteVotes_[siteKey] = SiteVote{key, verdict->onTask};
+    }
+  }
+  const std::string shown = verdict ? judgeReason(verdict->reason) : std::string();
+  if (verdict) cache_.put(key, CachedVerdict{verdict->onTask, shown});
+  if (siteWide) cache_.put(siteKey, CachedVerdict{verdict->onTask, shown});
   if (verdict && memory_ != nullptr) {  // issue 16 item 3
     memory_->remember(key, verdict->onTask, verdict->reason, VerdictSource::Judge, currentWords(),
                       atMs);
@@ -430,9 +499,9 @@ Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Ve
             app, atMs);
   } else if (verdict->onTask) {
     setView(decision, DriftStatus::OnTask,
-            verdict->reason.empty() ? app + " fits the commitment" : verdict->reason, app, atMs);
+            verdict->reason.empty() ? app + " fits the commitment" : shown, app, atMs);
   } else {
-    setView(decision, DriftStatus::Drifting, verdict->reason, app, atMs);
+    setView(decision, DriftStatus::Drifting, shown, app, atMs);
   }
   return decision;
 }
@@ -455,7 +524,10 @@ Decision Engine::refocus(std::int64_t atMs) {
   judgeEpoch_.advance();
   // The running calls' answers are now discarded, so their keys were never
   // answered: the next observation of one is judged afresh, not "failed".
-  for (const auto& running : inFlight_) attempted_.erase(running.first);
+  for (const auto& running : inFlight_) {
+    const auto asked = attempted_.find(running.first);
+    if (asked != attempted_.end() && asked->second.failures == 0) attempted_.erase(asked);
+  }
   inFlight_.clear();
   pendingSinceMono_.reset();
   if (memory_ != nullptr && subject_ && view_.status == DriftStatus::Drifting && !view_.blocked &&

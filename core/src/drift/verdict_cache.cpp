@@ -16,9 +16,11 @@ std::string siteVerdictKey(const Rules& rules, const Observation& obs) {
   if (!rules.isPerPage(obs)) return {};
   // URL evidence names the site exactly (issue 16 item 4); its own prefix, as a
   // domain ("youtube.com") is not a title's site name ("youtube").
+  // Only a site the engine derived itself: a title names whatever site its
+  // author likes ("… - GitHub"), so a title alone gives no site key (issue 19
+  // item 4).
   if (!obs.domain.empty()) return obs.app + "\ndomain:" + obs.domain;
-  std::string site = siteOf(normalizeTitle(obs.title));
-  return site.empty() ? std::string() : obs.app + "\nsite:" + site;
+  return {};
 }
 
 const CachedVerdict* VerdictCache::find(const std::string& key) const {

@@ -490,7 +490,7 @@ describe('AntiDrift UI when the daemon goes away', () => {
     await page.waitForSelector('#health[data-health="ok"]');
     await page.waitForSelector('#drift-status[data-status="ontask"]');
     await page.waitForFunction(() => document.documentElement.dataset.connection === 'open');
-    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
+    assert.match(await page.title(), /^\d+ min left · AntiDrift [0-9a-f]{8}$/);
     const greyed = () => page.$eval('#health', (element) => getComputedStyle(element).filter);
     assert.equal(await greyed(), 'none');
 
@@ -503,7 +503,7 @@ describe('AntiDrift UI when the daemon goes away', () => {
     assert.equal(await page.getAttribute('html', 'data-connection'), 'lost');
     assert.match(await greyed(), /grayscale/);
     assert.match(await page.$eval('#drift-status', (element) => getComputedStyle(element).filter), /grayscale/);
-    assert.equal(await page.title(), 'Lost contact · AntiDrift');
+    assert.match(await page.title(), /^Lost contact · AntiDrift [0-9a-f]{8}$/);
     // A button whose request cannot reach the daemon says so.
     await page.click('#complete');
     await page.waitForSelector('#view .error:not([hidden])');
@@ -525,7 +525,7 @@ describe('AntiDrift UI when the daemon goes away', () => {
     await page.waitForSelector('#drift-status[data-status="neutral"]');
     assert.doesNotMatch(await page.textContent('#drift-status'), /Not judged|evidence is/);
     assert.equal(await greyed(), 'none');
-    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
+    assert.match(await page.title(), /^\d+ min left · AntiDrift [0-9a-f]{8}$/);
     assert.equal((await daemon.post('/evidence/window', { app: 'qterminal', title: 'make' })).status, 202);
     await page.waitForFunction(() => document.getElementById('window-app').textContent === 'qterminal');
     assert.deepEqual(page.pageErrors, []);

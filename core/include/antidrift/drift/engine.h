@@ -147,12 +147,16 @@ class Engine {
   /// Launches the debounced judge call if it is due at `nowMono`.
   [[nodiscard]] Decision due(const Commitment& commitment, std::int64_t nowMono);
 
-  /// Applies the DriftJudge's answer for `key` (nullopt: it failed, `failure`
-  /// says why): cached for the session (a failure is not retried), and shown
-  /// if `key` is still what the person is looking at. A site-scoped verdict
-  /// (issue 8 item 5) is cached for the site too (siteVerdictKey), so every
-  /// other page of that site takes it without a call, and it is shown when
-  /// the page in front, waiting for the judge, is on that site. Call only for a
+  /// Applies the DriftJudge's answer for `key` (nullopt: it failed or did not
+  /// parse, `failure` says why): cached for the session with its reason
+  /// labelled (judgeReason), and shown if `key` is still what the person is
+  /// looking at. A failed key is asked once more on a visit at least 60 s
+  /// after the failure (`atMs`, UTC ms), then never again this session (issue
+  /// 19 item 4). A site-scoped verdict (issue 8 item 5) covers the site
+  /// (siteVerdictKey: the domain of URL evidence only) once a second page of
+  /// that site, under another key, got the same site-scoped answer (issue 19
+  /// item 4); then every other page of it takes the verdict without a call,
+  /// after the local tier (a known distraction stays one). Call only for a
   /// current token (launchGuarded checks the epoch).
   [[nodiscard]] Decision applyVerdict(const std::string& key,
                                       const std::optional<ai::Verdict>& verdict,
@@ -272,7 +276,19 @@ class Engine {
   /// Keys whose judge call runs → their site key ("" when none), where a
   /// site-scoped answer is cached too.
   std::map<std::string, std::string> inFlight_;
-  std::set<std::string> attempted_;  ///< keys the judge was asked about this session
+  /// A key the judge was asked about this session, and how its calls went.
+  struct Attempt {
+    int failures = 0;            ///< calls that failed or did not parse
+    std::int64_t retryAtMs = 0;  ///< UTC ms from which the one retry may run
+  };
+  std::map<std::string, Attempt> attempted_;
+  /// A site-scoped answer waiting for a second page of its site (issue 19
+  /// item 4): the key that gave it and what it said.
+  struct SiteVote {
+    std::string key;
+    bool onTask = false;
+  };
+  std::map<std::string, SiteVote> siteVotes_;  ///< by site key
   /// A judge call waiting for its key to stay in front judgeDebounceSecs.
   std::optional<std::int64_t> pendingSinceMono_;
   std::optional<std::int64_t> driftingSinceMs_;  ///< UTC ms the current drift began
@@ -291,6 +307,16 @@ class Engine {
   };
   std::optional<Advice> advice_;
 };
+
+/// What the page shows for the judge's `reason` (issue 19 item 4): the
+/// model's words under a label, kJudgeLabel + '"' + reason + '"', with the
+/// reason made one line of valid UTF-8 (text::normalizeUnicode; control
+/// characters become spaces, '"' becomes '\''), cut to 160 code points with
+/// "…". Pure; thread-safe; never throws (bar std::bad_alloc).
+std::string judgeReason(std::string_view reason);
+
+/// The label before a reason the AI judge wrote (issue 19 item 4).
+inline constexpr std::string_view kJudgeLabel = "AI judge: ";
 
 /// Adds what `decision` means for the session's stats (DESIGN §3 "Stats"):
 /// a drift episode with `view`'s reason when one started, the drifting time it

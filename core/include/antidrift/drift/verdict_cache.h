@@ -26,10 +26,11 @@ struct CachedVerdict {
 std::string verdictKey(const Rules& rules, const Observation& obs);
 
 /// The key a site-scoped verdict (ai::VerdictScope::Site) is cached under:
-/// app + "\ndomain:" + obs.domain when URL evidence gave the page's domain
-/// (issue 16 item 4), else app + "\nsite:" + siteOf(normalizeTitle(title)) for
-/// a title-sensitive app whose title names a site; "" otherwise (no site scope: a verdict about an
-/// app is about the whole app already). Issue 8 item 5. Pure; thread-safe.
+/// app + "\ndomain:" + obs.domain for a per-page window when URL evidence
+/// gave the page's domain (issue 16 item 4); "" otherwise — never a site the
+/// title names in its own text, which its author chooses (issue 19 item 4),
+/// and none for an app judged per app (a verdict about an app is about the
+/// whole app already). Issue 8 item 5. Pure; thread-safe.
 std::string siteVerdictKey(const Rules& rules, const Observation& obs);
 
 /// Verdicts by key for one session, at most kMaxEntries of them. Not
