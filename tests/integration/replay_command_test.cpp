@@ -131,6 +131,15 @@ TEST_F(ReplayCommandTest, AJsonlDayIsReplayedWithTheFakeJudge) {
   EXPECT_EQ(ai->getValue<int>("site_verdicts"), 1);
   EXPECT_EQ(ai->getValue<int>("drifted_visits"), 2);
   EXPECT_EQ(ai->getValue<int>("drift_episodes"), 1);
+  // What the calls cost (issue 18 item 4): the fake reports no usage, so the
+  // characters / 4 estimate; every prompt is well over 400 bytes.
+  const Object::Ptr cost = ai->getObject("cost");
+  ASSERT_FALSE(cost.isNull());
+  EXPECT_EQ(cost->getValue<int>("calls"),
+            ai->getValue<int>("judge_calls") + ai->getValue<int>("nudge_calls"));
+  EXPECT_TRUE(cost->getValue<bool>("estimated"));
+  EXPECT_GT(cost->getValue<int>("input_tokens"), 100 * cost->getValue<int>("calls"));
+  EXPECT_GE(cost->getValue<int>("judge_p99_ms"), cost->getValue<int>("judge_p50_ms"));
   // The baseline judges each stable title on its own: Dogs is never flagged.
   const Object::Ptr baseline = report->getObject("judge_every_stable_title");
   ASSERT_FALSE(baseline.isNull());
@@ -181,6 +190,8 @@ TEST_F(ReplayCommandTest, TheTextReportNamesTheFigures) {
   EXPECT_THAT(run.out, HasSubstr("Drift episodes: 1"));
   EXPECT_THAT(run.out, HasSubstr("Videos are not the site."));
   EXPECT_THAT(run.out, HasSubstr("AI calls: judge 2"));
+  EXPECT_THAT(run.out, HasSubstr("tokens out (estimated: characters / 4)"));
+  EXPECT_THAT(run.out, HasSubstr("; judge latency p50 "));
   EXPECT_THAT(run.out, HasSubstr("Judging every stable title on its own"));
   EXPECT_THAT(run.out, HasSubstr(" s timer instead: "));
   EXPECT_THAT(run.out, HasSubstr("Timeline (UTC):"));

@@ -182,8 +182,11 @@ class Session {
       apply(applied, atMs);
     } else if (decision.judge && options_.backend) {
       ++report_.judgeCalls;
+      CallCost cost;  // issue 18 item 4
       ai::Expected<ai::Verdict> result =
-          ai::judge(*options_.backend, decision.judge->input, timeoutMs);
+          ai::judge(*options_.backend, decision.judge->input, timeoutMs, &cost);
+      report_.aiCost.add(cost);
+      report_.judgeLatenciesMs.push_back(cost.wallMs);
       std::optional<ai::Verdict> verdict;
       std::string failure;
       if (result) {
@@ -211,8 +214,10 @@ class Session {
       (void)engine_.applyNudge(oracleNudge(*options_.oracle, recent));
     } else if (decision.nudge && options_.backend) {
       ++report_.nudgeCalls;
+      CallCost cost;  // issue 18 item 4
       ai::Expected<std::string> result =
-          ai::nudge(*options_.backend, decision.nudge->input, timeoutMs);
+          ai::nudge(*options_.backend, decision.nudge->input, timeoutMs, &cost);
+      report_.aiCost.add(cost);
       if (result) (void)engine_.applyNudge(result.value());
     }
     if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;
@@ -454,6 +459,16 @@ Object::Ptr countsJson(const ReplayReport& report) {
   ai->set("drift_episodes", report.stats.driftEpisodes);
   ai->set("drifted_visits", report.driftedVisits);
   ai->set("drifting_ms", report.stats.driftMs);
+  // Issue 18 item 4: what the backend's calls cost.
+  Object::Ptr cost = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
+  cost->set("calls", report.aiCost.calls);
+  cost->set("input_tokens", report.aiCost.inputTokens);
+  cost->set("output_tokens", report.aiCost.outputTokens);
+  cost->set("estimated", report.aiCost.estimated);
+  cost->set("wall_ms", report.aiCost.wallMs);
+  cost->set("judge_p50_ms", percentileMs(report.judgeLatenciesMs, 50));
+  cost->set("judge_p99_ms", percentileMs(report.judgeLatenciesMs, 99));
+  ai->set("cost", cost);
   return ai;
 }
 
@@ -545,6 +560,14 @@ std::string reportText(const ReplayReport& report, const ReplayReport* baseline)
       << ratio(report.judgeCalls, report.windowChanges) << " of window changes; "
       << report.siteVerdicts << " scoped to a whole site, " << report.judgeFailures
       << " failed), nudge " << report.nudgeCalls << "\n";
+  if (report.aiCost.calls > 0) {  // issue 18 item 4
+    out << "AI cost: " << report.aiCost.calls << " calls, " << report.aiCost.inputTokens
+        << " tokens in, " << report.aiCost.outputTokens << " tokens out"
+        << (report.aiCost.estimated ? " (estimated: characters / 4)" : " (reported by the server)")
+        << ", " << duration(report.aiCost.wallMs) << " waiting; judge latency p50 "
+        << percentileMs(report.judgeLatenciesMs, 50) << " ms, p99 "
+        << percentileMs(report.judgeLatenciesMs, 99) << " ms\n";
+  }
   out << "A judge on a " << kTimerSecs << " s timer instead: " << timerTicks(report) << " calls\n";
   if (baseline) {
     out << "Judging every stable title on its own (verdict scope ignored): judge "

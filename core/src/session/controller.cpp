@@ -180,6 +180,20 @@ void Controller::setWakeHook(WakeHook hook) {
   wakeHook_ = std::move(hook);
 }
 
+void Controller::addAiCostLocked(const CallCost& cost) {
+  // A judge or nudge result that arrives after its session ended is not counted.
+  if (runtime_ == RuntimeState::Active || runtime_ == RuntimeState::Review) {
+    stats_.addAiCost(cost);
+  } else if (runtime_ == RuntimeState::Planning) {
+    planningCost_.add(cost);  // the coach: counted with the session it plans
+  }
+}
+
+void Controller::setAiOrigin(AiOrigin origin) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  aiOrigin_ = std::move(origin);
+}
+
 void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason) {
   std::lock_guard<std::mutex> lock(mutex_);
   backend_ = std::move(backend);
@@ -532,6 +546,8 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   Checkpoint before = checkpointLocked();
   resetSessionLocked();
   resetPlanningLocked();
+  stats_.addAiCost(planningCost_);  // the coach's calls planned this session (issue 18 item 4)
+  planningCost_ = AiCost{};
   lastAllowedApps_ = commitment.allowedApps;
   commitment_ = std::move(commitment);
   deadlineBoot_ = clock_.bootMs() + timeboxSecs * 1000;
@@ -611,6 +627,7 @@ SessionSummary Controller::summaryLocked() const {
   summary.awaySecs = stats.awayMs / 1000;
   summary.onTaskSecs = timeline_.onTaskMs() / 1000;
   summary.corrections = stats.corrections;
+  summary.aiCost = stats.aiCost;  // issue 18 item 4
   summary.driftReasons = stats.driftReasons;
   summary.success = reviewAnswer_.success;
   summary.note = reviewAnswer_.note;
@@ -660,16 +677,20 @@ ActionResult Controller::requestCoach(const std::string& intent) {
   std::shared_ptr<Backend> backend = backend_;
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   stats_.addAiCall("coach");
+  auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
       mutex_, executor_, coach_, token,
-      [backend, intent, grounding, timeoutMs] {
-        auto result = ai::coach(*backend, intent, grounding, timeoutMs);
+      [backend, intent, grounding, timeoutMs, cost] {
+        auto result = ai::coach(*backend, intent, grounding, timeoutMs, cost.get());
         if (!result) {
           logger().warning("coach failed: %s", result.error().message);
         }
         return result;
       },
-      [this] { return changedLocked(Persist::No); },
+      [this, cost] {
+        addAiCostLocked(*cost);
+        return changedLocked(Persist::No);
+      },
       [this](const State& state) { notifyListener(state); });
   publish(lock, Persist::No);
   return std::nullopt;
@@ -706,9 +727,10 @@ void Controller::startReviewLocked() {
   AuditSink& audit = audit_;
   // The session is not in the audit log yet (End appends it): no double count.
   const std::string finished = ai::describeSession(factsOf(summaryLocked()));
+  auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
       mutex_, executor_, reviewer_, reviewerToken_,
-      [backend, &audit, finished, timeoutMs] {
+      [backend, &audit, finished, timeoutMs, cost] {
         std::vector<ai::SessionFacts> prior;
         try {
           for (const SessionSummary& summary : audit.recent(ai::kReviewerHistorySessions)) {
@@ -717,11 +739,13 @@ void Controller::startReviewLocked() {
         } catch (const std::exception& e) {
           logger().warning("reviewer: no history (%s)", std::string(e.what()));
         }
-        auto result = ai::tryReview(*backend, finished, ai::describeHistory(prior), timeoutMs);
+        auto result =
+            ai::tryReview(*backend, finished, ai::describeHistory(prior), timeoutMs, cost.get());
         if (!result) logger().warning("reviewer failed: %s", result.error().message);
         return result;
       },
-      [this] {
+      [this, cost] {
+        addAiCostLocked(*cost);
         applyReflectionLocked();
         return changedLocked(Persist::Yes);
       },
@@ -947,13 +971,15 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
   if (decision.judge && backend_) {
     std::shared_ptr<Backend> backend = backend_;
     drift::JudgeRequest request = std::move(*decision.judge);
+    auto cost = std::make_shared<CallCost>();  // issue 18 item 4
     launchGuarded(
         mutex_, executor_, drift_.judgeEpoch(), request.token,
-        [backend, input = std::move(request.input), timeoutMs] {
-          return ai::judge(*backend, input, timeoutMs);
+        [backend, input = std::move(request.input), timeoutMs, cost] {
+          return ai::judge(*backend, input, timeoutMs, cost.get());
         },
-        [this, key = request.key](
-            std::optional<ai::Expected<ai::Verdict>>&& result) -> std::optional<State> {
+        [this, key = request.key,
+         cost](std::optional<ai::Expected<ai::Verdict>>&& result) -> std::optional<State> {
+          addAiCostLocked(*cost);
           std::optional<ai::Verdict> verdict;
           std::string failure = std::string(kAsyncWorkFailed);
           if (result && result->hasValue()) {
@@ -975,12 +1001,14 @@ bool Controller::applyDriftLocked(drift::Decision& decision) {
   if (decision.nudge && backend_) {
     std::shared_ptr<Backend> backend = backend_;
     drift::NudgeRequest request = std::move(*decision.nudge);
+    auto cost = std::make_shared<CallCost>();  // issue 18 item 4
     launchGuarded(
         mutex_, executor_, drift_.nudgeEpoch(), request.token,
-        [backend, input = std::move(request.input), timeoutMs] {
-          return ai::nudge(*backend, input, timeoutMs);
+        [backend, input = std::move(request.input), timeoutMs, cost] {
+          return ai::nudge(*backend, input, timeoutMs, cost.get());
         },
-        [this](std::optional<ai::Expected<std::string>>&& result) -> std::optional<State> {
+        [this, cost](std::optional<ai::Expected<std::string>>&& result) -> std::optional<State> {
+          addAiCostLocked(*cost);
           std::optional<std::string> message;
           if (result && result->hasValue()) {
             message = result->value();
@@ -1143,7 +1171,8 @@ State Controller::stateLocked() const {
   state.reflection = reflection_;
   state.review = reviewAnswer_;
   state.lastCarryForward = lastCarryForward_;
-  state.ai = AiView{aiBackendName_, aiAvailable_, aiDetail_};
+  state.ai = AiView{aiBackendName_, aiAvailable_, aiDetail_, aiOrigin_,
+                    runtime_ == RuntimeState::Planning ? planningCost_ : stats_.stats().aiCost};
   state.notify = notifyView_;
   if (runtime_ == RuntimeState::Planning) {
     state.defaultAllowedApps = normaliseApps(settings_.defaultAllowedApps);

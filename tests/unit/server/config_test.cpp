@@ -51,7 +51,11 @@ TEST_F(ConfigTest, BuiltInDefaults) {
   EXPECT_EQ(config.sseKeepAliveSecs, 15);
   EXPECT_EQ(config.requestTimeoutSecs, 5);
   EXPECT_EQ(config.storeDir, "/home/person/.local/share/antidrift");
-  EXPECT_EQ(config.aiBackend, "claude");
+  EXPECT_EQ(config.aiBackend, "auto");  // issue 18 item 2
+  EXPECT_FALSE(config.localOnly);
+  EXPECT_EQ(config.localHosts, "");
+  EXPECT_EQ(config.aiBackendSettings.at("local_only"), "false");
+  EXPECT_EQ(config.aiBackendSettings.at("local_hosts"), "");
   EXPECT_EQ(config.wwwDir, defaultWwwDir(env_));
   EXPECT_EQ(config.pluginDir, defaultPluginDir(env_));
   EXPECT_TRUE(config.x11);
@@ -429,3 +433,26 @@ TEST(DescribeConfig, EachValueSaysWhereItCameFrom) {
 
 }  // namespace
 }  // namespace antidrift
+
+TEST_F(ConfigTest, LocalOnlyAndLocalHostsReachEveryPluginsSettings) {
+  // Issue 18 item 3: privacy.local_only and privacy.local_hosts go into the
+  // configure map of whichever plugin loads.
+  config_->setString("ai.backend", "fake");
+  config_->setString("privacy.local_only", "true");
+  config_->setString("privacy.local_hosts", " gpu-box.lan, 10.0.0.5 ");
+  const DaemonConfig config = read();
+  EXPECT_TRUE(config.localOnly);
+  EXPECT_EQ(config.localHosts, "gpu-box.lan, 10.0.0.5");
+  EXPECT_EQ(config.aiBackendSettings.at("local_only"), "true");
+  EXPECT_EQ(config.aiBackendSettings.at("local_hosts"), "gpu-box.lan, 10.0.0.5");
+}
+
+TEST_F(ConfigTest, AutoCollectsTheSettingsOfEveryBackendItMayChoose) {
+  config_->setString("ai.openai.url", "http://127.0.0.1:9/v1");
+  config_->setString("ai.claude.command", "/opt/claude");
+  const DaemonConfig config = read();
+  EXPECT_EQ(config.aiBackend, "auto");
+  EXPECT_EQ(config.aiAutoSettings.at("openai").at("url"), "http://127.0.0.1:9/v1");
+  EXPECT_EQ(config.aiAutoSettings.at("claude").at("command"), "/opt/claude");
+  EXPECT_TRUE(config.aiAutoSettings.at("codex").empty());
+}

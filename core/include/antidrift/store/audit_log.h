@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "antidrift/domain/ai_cost.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/timeline.h"
 
@@ -58,8 +59,11 @@ struct SessionSummary {
   std::string recap;                      ///< the Reviewer's recap, "" when none
   std::string carryForward;               ///< the Reviewer's carry-forward, "" when none
   std::vector<TimelineSpan> timeline;     ///< oldest first, capped
-  std::string prev;                       ///< hash of the previous record; 64 '0' for the first
-  std::string hash;                       ///< SHA-256 hex of the canonical JSON without "hash"
+  /// What the AI cost (issue 18 item 4); written as "ai_cost" only when a
+  /// call was made, so older records and AI-less sessions hash as before.
+  AiCost aiCost;
+  std::string prev;  ///< hash of the previous record; 64 '0' for the first
+  std::string hash;  ///< SHA-256 hex of the canonical JSON without "hash"
 };
 
 /// The `prev` of the first record: 64 zeros.
@@ -72,7 +76,8 @@ extern const std::string kGenesisHash;
 /// ([{"app","secs"}] in order), drift_episodes, prev; a Detailed record adds
 /// planned_secs, extended_secs, drift_secs, away_secs, on_task_secs,
 /// corrections, drift_reasons, success, note, recap, carry_forward and
-/// timeline ([{"start","end","app","status"}]). The hash input. Pure.
+/// timeline ([{"start","end","app","status"}]), and "ai_cost"
+/// (ai_cost_json.h) when aiCost.calls > 0. The hash input. Pure.
 std::string canonicalJson(const SessionSummary& summary);
 /// SHA-256 (Poco::SHA2Engine) hex of canonicalJson(summary). Pure.
 std::string computeHash(const SessionSummary& summary);
