@@ -419,7 +419,10 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
   }
   if (config.aiBackend != "none") {
     for (const auto& [name, value] : config.aiBackendSettings) {
-      if (name != "timeout_s" && name != "local_only" && name != "local_hosts") {
+      // "timeout_s" is ai.timeout_s passed along, unless the section sets its own;
+      // local_only and local_hosts are privacy.* keys passed to every plugin.
+      if (name == "local_only" || name == "local_hosts") continue;
+      if (name != "timeout_s" || value != std::to_string(settings.aiTimeoutSecs)) {
         values["ai." + config.aiBackend + "." + name] = value;
       }
     }
@@ -664,7 +667,8 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   } else if (result.aiBackend != "none") {
     collectLeaves(config, "ai." + result.aiBackend, "", result.aiBackendSettings);
   }
-  result.aiBackendSettings["timeout_s"] = std::to_string(result.settings.aiTimeoutSecs);
+  // A backend's own ai.<name>.timeout_s (the openai plugin's cap) wins over ai.timeout_s.
+  result.aiBackendSettings.emplace("timeout_s", std::to_string(result.settings.aiTimeoutSecs));
   // Issue 18 item 3: every plugin hears where prompts may go.
   result.localOnly = readBool(config, "privacy.local_only", false);
   result.localHosts = Poco::trim(readString(config, "privacy.local_hosts", ""));

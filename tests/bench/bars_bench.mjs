@@ -7,8 +7,8 @@
 // each: % of a core (CPU time of all its processes and threads, from
 // /proc/PID/task/*/schedstat) and wake-ups per minute (voluntary context
 // switches, /proc/PID/task/*/status), locked and with an active session,
-// with the page visible and, where chromium can hide it (a second tab in
-// front), hidden. The polling snippet runs under getrusage(RUSAGE_CHILDREN)
+// with the page visible and in front (focused), visible behind another tab
+// (not focused: the page kept open beside the work), and hidden. The polling snippet runs under getrusage(RUSAGE_CHILDREN)
 // (python3), which sums every process it started. Then the bars' latency:
 // BENCH_BARS_SWITCHES windows posted to POST /evidence/window, timed from the
 // post and from the State's SSE event (a stream of this script's own) to the
@@ -266,6 +266,24 @@ async function setHidden(hidden) {
   }
 }
 
+/**
+ * Puts another tab in front of the AntiDrift page in its own window (or the
+ * page back in front): with chromium's focus emulation off, the page then
+ * really loses focus (document.hasFocus() false, window "blur") while it
+ * stays visible — the page kept open all day beside the work. The blank and
+ * reference pages are left as they are.
+ */
+const otherTab = await page.context.newPage();
+await otherTab.goto('about:blank');
+await pageTab.bringToFront();
+const pageCdp = await page.context.newCDPSession(pageTab);
+await pageCdp.send('Emulation.setFocusEmulationEnabled', { enabled: false });
+async function setBehind(behind) {
+  await (behind ? otherTab : pageTab).bringToFront();
+  const focused = await pageTab.evaluate(() => document.hasFocus());
+  if (focused === behind) throw new Error(`the page's focus did not follow: hasFocus ${focused}`);
+}
+
 const windows = {};
 console.log(`window ${kWindowS} s each; daemon pid ${daemonPid}, page chromium ${pageRoot}, ` +
             `blank chromium ${blankRoot}, 1 Hz reference chromium ${tickRoot}, watch ${watch.child.pid}`);
@@ -284,6 +302,9 @@ await daemon.post('/evidence/window', { app: 'code', title: 'bench.md' });
 await pageTab.waitForSelector('#view[data-view="active"]');
 await watch.lineWith('bench.md');
 windows['active, visible'] = await measureWindow(parts, daemon.baseUrl, env);
+await setBehind(true);
+windows['active, visible, behind another window'] = await measureWindow(parts, daemon.baseUrl, env);
+await setBehind(false);
 await setHidden(true);
 windows['active, hidden'] = await measureWindow(parts, daemon.baseUrl, env);
 await setHidden(false);

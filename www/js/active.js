@@ -223,8 +223,13 @@ function updateHeadsUp(drift) {
   return show;
 }
 
-/** Countdown and progress bar, computed locally from the last State; js/ticker.js runs it on each second. */
-export function tick() {
+/**
+ * Countdown and progress bar, computed locally from the last State;
+ * js/ticker.js runs it on each second, or each minute behind another window:
+ * without focus the page shows whole minutes ("12 min") above the last
+ * minute (issue 20 item 1).
+ */
+export function tick(withSeconds = document.hasFocus()) {
   const current = latestState();
   if (!current || !current.commitment || !byId('countdown')) return;
   const commitment = current.commitment;
@@ -236,7 +241,8 @@ export function tick() {
     remainingMs = Math.max(0, (commitment.remaining_secs || 0) * 1000);
   }
   const remainingSecs = Math.ceil(remainingMs / 1000);
-  const text = formatClock(remainingSecs);
+  const text = withSeconds || remainingSecs <= 60 ? formatClock(remainingSecs)
+    : `${Math.ceil(remainingSecs / 60)} min`;
   setText('countdown', text);
   setText('countdown-label', remainingSecs > 0 ? 'left' : "time's up");
   // document.title shows whole minutes only (js/tab.js): a window source

@@ -2,7 +2,9 @@
 // a window (ANTIDRIFT_REST_S seconds, default 60) the page's own counts, from
 // Chrome's Performance domain (LayoutCount, RecalcStyleCount) and the
 // Performance API (long tasks): while a session runs, at most one layout per
-// second (the countdown's tick) and no long task; while locked, none at all.
+// second (the countdown's tick) and no long task; behind another tab (visible,
+// not focused) whole minutes and at most a layout a minute; while locked,
+// none at all.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -68,6 +70,25 @@ describe('AntiDrift page at rest', () => {
     assert.ok(counts.layouts <= kWindowS + 2, JSON.stringify(counts));
     assert.ok(counts.styles <= kWindowS + 2, JSON.stringify(counts));
     assert.ok(counts.layouts >= kWindowS - 2, `the countdown still ticks: ${JSON.stringify(counts)}`);
+
+    // Behind another tab, with chromium's focus emulation off, the page
+    // really loses focus yet stays visible: whole minutes, one wake a minute.
+    await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: false });
+    const other = await page.context().newPage();
+    await other.goto('about:blank');
+    await other.bringToFront();
+    assert.equal(await page.evaluate(() => document.hasFocus()), false);
+    assert.equal(await page.evaluate(() => document.hidden), false);
+    await page.waitForFunction(() => /^\d+ min$/.test(document.getElementById('countdown').textContent));
+    const behind = await countsOver(page, cdp, Math.min(kWindowS, 20));
+    // At most one minute boundary falls in a 20 s window: one layout then.
+    assert.ok(behind.layouts <= 2, `behind another tab: ${JSON.stringify(behind)}`);
+    assert.equal(behind.longTasks, 0, JSON.stringify(behind));
+    assert.match(await page.textContent('#countdown'), /^\d+ min$/);
+
+    await page.bringToFront();
+    await page.waitForFunction(() => /^\d+:\d\d$/.test(document.getElementById('countdown').textContent));
+    await other.close();
     assert.deepEqual(page.pageErrors, []);
   });
 });

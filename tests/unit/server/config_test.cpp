@@ -68,6 +68,16 @@ TEST_F(ConfigTest, BuiltInDefaults) {
   EXPECT_THAT(config.aiBackendSettings, ElementsAre(Pair("timeout_s", "30")));
 }
 
+TEST_F(ConfigTest, ABackendsOwnTimeoutWinsOverTheDaemonWideOne) {
+  // ai.openai.timeout_s caps the openai plugin's calls (issue 18 item 1).
+  config_->setString("ai.backend", "openai");
+  config_->setString("ai.timeout_s", "40");
+  config_->setString("ai.openai.timeout_s", "7.5");
+  EXPECT_THAT(read().aiBackendSettings, UnorderedElementsAre(Pair("timeout_s", "7.5")));
+  config_->remove("ai.openai.timeout_s");
+  EXPECT_THAT(read().aiBackendSettings, UnorderedElementsAre(Pair("timeout_s", "40")));
+}
+
 TEST_F(ConfigTest, EvidenceSourceAutoPicksWhatTheSessionHas) {
   EXPECT_EQ(read().evidenceSource, EvidenceSource::None);  // no display, no IPC socket
   env_.display = ":0";
