@@ -1,7 +1,8 @@
 // The real antidriftd binary choosing its AI (issue 18 items 2 and 3) and
-// counting what the AI costs (item 4): ai.backend = auto against a real
-// loopback HTTP server and stand-in CLIs on the PATH, privacy.local_only, and
-// the State's ai_cost after a coach call through the real fake plugin.
+// counting what the AI costs (item 4): ai.backend = auto against the stand-in
+// OpenAI-compatible server (a real loopback HTTP server) and stand-in CLIs on
+// the PATH, privacy.local_only, and the State's ai_cost after a coach call
+// through the real fake plugin (estimated) and the openai plugin (reported).
 #include <sys/stat.h>
 
 #include <fstream>
@@ -12,16 +13,11 @@
 #include <gtest/gtest.h>
 
 #include <Poco/JSON/Object.h>
-#include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
-#include <Poco/Net/HTTPServer.h>
-#include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/ServerSocket.h>
 
 #include "http_test_support.h"
 #include "support/child_process.h"
+#include "support/openai_stand_in.h"
 #include "support/temp_dir.h"
 
 #ifndef ANTIDRIFTD_PATH
@@ -33,43 +29,6 @@ namespace {
 
 using test::RunningDaemon;
 using ::testing::HasSubstr;
-
-/// A minimal OpenAI-compatible model list on an ephemeral loopback port: what
-/// auto asks for (GET /v1/models). Real Poco::Net::HTTPServer.
-class ModelListServer {
- public:
-  ModelListServer() : socket_(Poco::Net::SocketAddress("127.0.0.1", 0)) {
-    server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory, socket_,
-                                                      new Poco::Net::HTTPServerParams);
-    server_->start();
-  }
-  ~ModelListServer() { server_->stopAll(true); }
-  std::uint16_t port() const { return socket_.address().port(); }
-
- private:
-  class Handler : public Poco::Net::HTTPRequestHandler {
-   public:
-    void handleRequest(Poco::Net::HTTPServerRequest& request,
-                       Poco::Net::HTTPServerResponse& response) override {
-      if (request.getURI() == "/v1/models") {
-        response.setContentType("application/json");
-        response.send() << R"({"object":"list","data":[{"id":"stand-in","object":"model"}]})";
-      } else {
-        response.setStatus(Poco::Net::HTTPResponse::HTTP_NOT_FOUND);
-        response.send() << "{}";
-      }
-    }
-  };
-  class Factory : public Poco::Net::HTTPRequestHandlerFactory {
-   public:
-    Poco::Net::HTTPRequestHandler* createRequestHandler(
-        const Poco::Net::HTTPServerRequest&) override {
-      return new Handler;
-    }
-  };
-  Poco::Net::ServerSocket socket_;
-  std::unique_ptr<Poco::Net::HTTPServer> server_;
-};
 
 /// A port nothing listens on: bound, then closed again.
 std::uint16_t closedPort() {
@@ -119,14 +78,18 @@ class AiAutoTest : public ::testing::Test {
 };
 
 TEST_F(AiAutoTest, AutoChoosesTheLocalServerThatAnswers) {
-  ModelListServer server;
+  testing::OpenAiStandIn server;
   const std::string url = "http://127.0.0.1:" + std::to_string(server.port()) + "/v1";
   standInCli("claude", "echo '{\"loggedIn\": true}'\n");  // passed over: the server comes first
   RunningDaemon daemon(ANTIDRIFTD_PATH, args({"-D", "ai.openai.url=" + url}), environment_);
   ASSERT_NE(daemon.port(), 0) << daemon.firstLine() << daemon.err();
   const auto ai = aiOf(daemon);
   EXPECT_EQ(ai->getValue<std::string>("backend"), "openai");
+  EXPECT_TRUE(ai->getValue<bool>("available")) << ai->getValue<std::string>("detail");
   EXPECT_TRUE(ai->getValue<bool>("auto"));
+  EXPECT_EQ(ai->getValue<std::string>("prompts"), "local");
+  EXPECT_EQ(ai->getValue<std::string>("destination"),
+            "local 127.0.0.1:" + std::to_string(server.port()));
   EXPECT_EQ(ai->getValue<std::string>("found"),
             "ai.openai.url at 127.0.0.1:" + std::to_string(server.port()) + ", model stand-in");
   EXPECT_EQ(daemon.stop(), 0);
@@ -195,7 +158,7 @@ TEST_F(AiAutoTest, WithNothingUsableTheAiIsOffAndThePageSaysSoPlainly) {
 }
 
 TEST_F(AiAutoTest, AnExplicitBackendWinsAndIsNotProbed) {
-  ModelListServer server;
+  testing::OpenAiStandIn server;
   RunningDaemon daemon(
       ANTIDRIFTD_PATH,
       args({"-D", "ai.backend=none", "-D",
@@ -278,6 +241,34 @@ TEST_F(AiAutoTest, ACoachCallThroughTheFakePluginIsCountedAsAnEstimatedCost) {
   const auto stats = active.json()->getObject("stats")->getObject("ai_cost");
   EXPECT_EQ(stats->getValue<int>("calls"), 1);
   EXPECT_EQ(stats->getValue<int>("input_tokens"), cost->getValue<int>("input_tokens"));
+  events.close();
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
+TEST_F(AiAutoTest, ACoachCallThroughTheStandInServerIsCountedWithTheServersUsage) {
+  testing::OpenAiStandIn server;
+  RunningDaemon daemon(ANTIDRIFTD_PATH, args({"-D", "ai.openai.url=" + server.url()}),
+                       environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine() << daemon.err();
+  ASSERT_TRUE(aiOf(daemon)->getValue<bool>("available")) << daemon.err();
+  std::string token = test::readWholeFile(store_ + "/token");
+  token.erase(token.find_last_not_of('\n') + 1);
+  test::RequestOptions options;
+  options.token = token;
+  test::SseRecorder events(daemon.port());
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+  ASSERT_EQ(
+      test::sendRequest(daemon.port(), "POST", "/coach", R"({"intent":"write the intro"})", options)
+          .status,
+      200);
+  ASSERT_TRUE(events.waitUntil([](const std::vector<test::SseEvent>& seen) {
+    return !seen.empty() && seen.back().data.find(R"("status":"ready")") != std::string::npos;
+  })) << daemon.err();
+  const auto cost = aiOf(daemon)->getObject("cost");
+  EXPECT_EQ(cost->getValue<int>("calls"), 1);
+  EXPECT_FALSE(cost->getValue<bool>("estimated"));  // the server's usage
+  EXPECT_GT(cost->getValue<int>("input_tokens"), 100);
+  EXPECT_GT(cost->getValue<int>("output_tokens"), 5);
   events.close();
   EXPECT_EQ(daemon.stop(), 0);
 }

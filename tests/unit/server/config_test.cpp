@@ -441,9 +441,6 @@ TEST(DescribeConfig, EachValueSaysWhereItCameFrom) {
   EXPECT_EQ(originName(ValueOrigin::CommandLine), "-D");
 }
 
-}  // namespace
-}  // namespace antidrift
-
 TEST_F(ConfigTest, LocalOnlyAndLocalHostsReachEveryPluginsSettings) {
   // Issue 18 item 3: privacy.local_only and privacy.local_hosts go into the
   // configure map of whichever plugin loads.
@@ -466,3 +463,6 @@ TEST_F(ConfigTest, AutoCollectsTheSettingsOfEveryBackendItMayChoose) {
   EXPECT_EQ(config.aiAutoSettings.at("claude").at("command"), "/opt/claude");
   EXPECT_TRUE(config.aiAutoSettings.at("codex").empty());
 }
+
+}  // namespace
+}  // namespace antidrift
