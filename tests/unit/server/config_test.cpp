@@ -65,7 +65,9 @@ TEST_F(ConfigTest, BuiltInDefaults) {
   EXPECT_TRUE(config.settings.defaultAllowedApps.empty());
   EXPECT_EQ(config.settings.todoTxtPath, "");
   EXPECT_EQ(config.settings.profilePath, "");
-  EXPECT_THAT(config.aiBackendSettings, ElementsAre(Pair("timeout_s", "30")));
+  EXPECT_THAT(config.aiBackendSettings,
+              UnorderedElementsAre(Pair("timeout_s", "30"), Pair("local_only", "false"),
+                                   Pair("local_hosts", "")));
 }
 
 TEST_F(ConfigTest, ABackendsOwnTimeoutWinsOverTheDaemonWideOne) {
@@ -73,9 +75,13 @@ TEST_F(ConfigTest, ABackendsOwnTimeoutWinsOverTheDaemonWideOne) {
   config_->setString("ai.backend", "openai");
   config_->setString("ai.timeout_s", "40");
   config_->setString("ai.openai.timeout_s", "7.5");
-  EXPECT_THAT(read().aiBackendSettings, UnorderedElementsAre(Pair("timeout_s", "7.5")));
+  EXPECT_THAT(read().aiBackendSettings,
+              UnorderedElementsAre(Pair("timeout_s", "7.5"), Pair("local_only", "false"),
+                                   Pair("local_hosts", "")));
   config_->remove("ai.openai.timeout_s");
-  EXPECT_THAT(read().aiBackendSettings, UnorderedElementsAre(Pair("timeout_s", "40")));
+  EXPECT_THAT(read().aiBackendSettings,
+              UnorderedElementsAre(Pair("timeout_s", "40"), Pair("local_only", "false"),
+                                   Pair("local_hosts", "")));
 }
 
 TEST_F(ConfigTest, EvidenceSourceAutoPicksWhatTheSessionHas) {
@@ -154,7 +160,8 @@ TEST_F(ConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.settings.aiTimeoutSecs, 5);
   EXPECT_THAT(config.aiBackendSettings,
               UnorderedElementsAre(Pair("responses", "/x.json"), Pair("delay.ms", "20"),
-                                   Pair("timeout_s", "5")));
+                                   Pair("timeout_s", "5"), Pair("local_only", "false"),
+                                   Pair("local_hosts", "")));
   EXPECT_EQ(config.settings.heartbeatSecs, 3);
   EXPECT_EQ(config.settings.idleAfterSecs, 60);
   EXPECT_FALSE(config.x11);
