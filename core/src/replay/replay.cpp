@@ -1,32 +1,22 @@
+// Running a replay (docs/DESIGN.md §14): a recorded day through the same
+// active-session steps as the daemon (drift::ActiveSession), with a virtual
+// clock and the AI answered at once. Reading the input: activity_reader.cpp,
+// web_events.cpp, label_list.cpp; the report: report.cpp.
 #include "antidrift/replay/replay.h"
-#include "antidrift/replay/label_score.h"
 #include "antidrift/replay/oracle.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
-#include <sstream>
 #include <unordered_map>
-
-#include <Poco/DateTimeFormatter.h>
-#include <Poco/JSON/Array.h>
-#include <Poco/JSON/Object.h>
-#include <Poco/JSON/Parser.h>
-#include <Poco/JSON/Stringifier.h>
-#include <Poco/Timestamp.h>
 
 #include "antidrift/ai/judge.h"
 #include "antidrift/ai/nudge.h"
 #include "antidrift/ai/redact.h"
+#include "antidrift/drift/active_session.h"
 #include "antidrift/drift/engine.h"
-#include "antidrift/drift/rules.h"
 #include "antidrift/evidence/observation.h"
 
 namespace antidrift::replay {
-
-using Poco::JSON::Object;
-
-// ---- The replay ------------------------------------------------------------------------------
 
 namespace {
 
@@ -37,22 +27,23 @@ const std::string kNoApp;
 /// One session: one commitment range, replayed through the engine.
 class Session {
  public:
-  Session(drift::Engine& engine, const ReplayOptions& options, const CommitmentRange& range,
+  /// `active` is cleared for this session (its engine keeps the verdict memory).
+  Session(drift::ActiveSession& active, const ReplayOptions& options, const CommitmentRange& range,
           const std::vector<AwaySpan>& away, const std::vector<WindowWeb>& web,
           ReplayReport& report)
-      : engine_(engine),
+      : active_(active),
+        engine_(active.engine),
         options_(options),
         range_(range),
         away_(away),
         web_(web),
         report_(report),
-        stats_(options.settings.idleAfterSecs * 1000),
         heartbeatMs_(std::max<std::int64_t>(1, options.settings.heartbeatSecs) * 1000),
         staleAfterMs_(3 * heartbeatMs_),
         advisors_(options.backend || options.oracle ? drift::Engine::Advisors::JudgeAndNudge
                                                     : drift::Engine::Advisors::None) {
     if (options.oracle) redactor_.emplace(options.settings.redactPatterns);
-    engine_.reset();
+    active_.clear(options.settings, false, 0);
     commitment_.nextAction = range.nextAction;
     commitment_.successCondition = range.successCondition;
     for (const std::string& app : range.allowedApps) {
@@ -102,9 +93,9 @@ class Session {
   }
 
  private:
-  /// The Controller's entry steps for a recorded window (normaliseApp,
-  /// sanitizeTitle, a private window's title and site dropped), computed once per
-  /// distinct app, title and joined site of the replay (a day revisits the same windows).
+  /// The recorded window admitted as the daemon admits one (drift::admitWindow), computed
+  /// once per distinct app, title and joined site of the replay (a day revisits the same
+  /// windows).
   const Observation& prepared(const WindowEvent& event, const WindowWeb& web) {
     std::string raw = event.app;
     raw += '\n';
@@ -113,19 +104,9 @@ class Session {
     raw += web.privateWindow ? std::string("\x01") : web.domain;
     auto found = prepared_.find(raw);
     if (found == prepared_.end()) {
-      Observation obs;
-      obs.app = normaliseApp(event.app);
-      obs.title = sanitizeTitle(event.title);
-      obs.privateWindow = web.privateWindow || drift::isPrivateWindow(obs.app, obs.title);
-      if (obs.privateWindow) {
-        // The hard rules see the raw title before it is dropped (issue 19 item 3).
-        if (auto blocked = engine_.rules().blockedReason(obs)) obs.blockedTitle = *blocked;
-        obs.title = std::string(drift::kPrivateWindowTitle);
-      } else {
-        obs.domain = web.domain;
-      }
-      obs.source = "replay";
-      found = prepared_.emplace(std::move(raw), std::move(obs)).first;
+      Observation recorded{0, event.app, event.title, "replay", web.domain, web.privateWindow};
+      found =
+          prepared_.emplace(std::move(raw), drift::admitWindow(engine_.rules(), recorded)).first;
     }
     return found->second;
   }
@@ -146,12 +127,12 @@ class Session {
     current_->atMs = atMs;
     evidenceOk_ = true;
     lastObservationMs_ = atMs;
-    stats_.observe(*current_);
+    active_.observe(*current_);
     evaluate(atMs);
   }
 
   void evaluate(std::int64_t atMs) {
-    drift::Decision decision = engine_.evaluate(current_ ? &*current_ : nullptr,
+    drift::Decision decision = active_.evaluate(current_ ? &*current_ : nullptr,
                                                 evidenceOk_ ? std::string() : "evidence is stale",
                                                 away(), commitment_, atMs, atMs, advisors_);
     apply(decision, atMs);
@@ -159,9 +140,10 @@ class Session {
 
   bool away() const { return inAway_; }
 
-  /// The Controller's applyDriftLocked with a synchronous executor.
+  /// A decision applied as the Controller applies one (ActiveSession::record, then
+  /// ::track), with the AI calls it asks for answered at once.
   void apply(drift::Decision& decision, std::int64_t atMs) {
-    drift::recordDecision(decision, engine_.view(), stats_);
+    active_.record(decision);
     if (decision.driftMs > 0 && !report_.episodes.empty()) {
       report_.episodes.back().durationMs += decision.driftMs;
     }
@@ -178,7 +160,7 @@ class Session {
       const WindowEvent none;
       const WindowEvent& subject = currentEvent_ ? *currentEvent_ : none;
       const ai::Verdict verdict = oracleVerdict(*options_.oracle, subject.app, subject.title);
-      drift::Decision applied = engine_.applyVerdict(decision.judge->key, verdict, {}, atMs);
+      drift::Decision applied = active_.applyVerdict(decision.judge->key, verdict, {}, atMs);
       apply(applied, atMs);
     } else if (decision.judge && options_.backend) {
       ++report_.judgeCalls;
@@ -197,7 +179,7 @@ class Session {
         ++report_.judgeFailures;
         failure = result.error().message;
       }
-      drift::Decision applied = engine_.applyVerdict(decision.judge->key, verdict, failure, atMs);
+      drift::Decision applied = active_.applyVerdict(decision.judge->key, verdict, failure, atMs);
       apply(applied, atMs);
     }
     if (decision.nudge && options_.oracle) {
@@ -221,8 +203,7 @@ class Session {
       if (result) (void)engine_.applyNudge(result.value());
     }
     if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;
-    timeline_.record(atMs, current_ ? current_->app : kNoApp,
-                     drift::spanStatusOf(engine_.view(), away()), !engine_.view().nudge.empty());
+    active_.track(atMs, current_ ? current_->app : kNoApp, away());
     if (options_.keepTrace) {
       if (decision.episodeStarted && traceEvent_) {
         ++report_.trace.events[*traceEvent_].bannerStarts;
@@ -298,13 +279,13 @@ class Session {
           break;
         case What::AwayStart:
           inAway_ = true;
-          stats_.setAway(true, clockMs_);
+          active_.setAway(true, clockMs_);
           evaluate(clockMs_);
           break;
         case What::AwayEnd:
           inAway_ = false;
           ++nextAway_;
-          stats_.setAway(false, clockMs_);
+          active_.setAway(false, clockMs_);
           evaluate(clockMs_);
           break;
         case What::None:
@@ -315,14 +296,11 @@ class Session {
   }
 
   void finish(std::int64_t endMs) {
-    stats_.settle(endMs);
-    if (inAway_) stats_.setAway(false, endMs);
-    timeline_.extendTo(endMs);
-    const std::int64_t driftMs = engine_.close(endMs);
-    stats_.addDriftMs(driftMs);
+    const std::int64_t driftMs = active_.creditUntil(endMs);
+    if (inAway_) active_.setAway(false, endMs);
     if (driftMs > 0 && !report_.episodes.empty()) report_.episodes.back().durationMs += driftMs;
 
-    const SessionStats& stats = stats_.stats();
+    const SessionStats& stats = active_.stats.stats();
     SessionStats& total = report_.stats;
     for (const auto& [app, ms] : stats.bucketsMs) {
       total.bucketsMs[app] += ms;
@@ -337,23 +315,22 @@ class Session {
       if (total.driftReasons.size() < kMaxDriftReasons) total.driftReasons.push_back(reason);
     }
     for (const auto& [role, calls] : stats.aiCalls) total.aiCalls[role] += calls;
-    report_.onTaskMs += timeline_.onTaskMs();
-    for (const TimelineSpan& span : timeline_.spans()) {
+    report_.onTaskMs += active_.timeline.onTaskMs();
+    for (const TimelineSpan& span : active_.timeline.spans()) {
       report_.trackedMs += span.endMs - span.startMs;
       if (options_.keepTimeline) report_.timeline.push_back(span);
     }
     ++report_.sessions;
   }
 
-  drift::Engine& engine_;
+  drift::ActiveSession& active_;  ///< the steps the daemon takes (one per replay, cleared)
+  drift::Engine& engine_;         ///< active_.engine
   const ReplayOptions& options_;
   const CommitmentRange& range_;
   const std::vector<AwaySpan>& away_;
   const std::vector<WindowWeb>& web_;  ///< per window event: its joined site (issue 16 item 4)
   ReplayReport& report_;
   Commitment commitment_;
-  StatsAccumulator stats_;
-  Timeline timeline_;
   const std::int64_t heartbeatMs_;
   const std::int64_t staleAfterMs_;
   const drift::Engine::Advisors advisors_;
@@ -385,12 +362,12 @@ ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
   for (const WindowEvent& event : activity.windows) {
     report.toMs = std::max(report.toMs, event.atMs + event.durationMs);
   }
-  drift::Engine engine(options.settings);
+  drift::ActiveSession active(options.settings);
   // The verdict memory as the daemon has it (issue 16 item 3), starting empty
   // so a replay stays deterministic: later commitment ranges reuse verdicts.
   drift::VerdictMemory memory(
       static_cast<std::size_t>(std::max<std::int64_t>(1, options.settings.driftMemoryMaxEntries)));
-  if (options.settings.driftMemory) engine.setMemory(&memory);
+  if (options.settings.driftMemory) active.engine.setMemory(&memory);
   const std::vector<WindowWeb> web = joinWebEvents(activity, options.settings);
   const std::vector<WindowEvent>& windows = activity.windows;
   std::size_t first = 0;
@@ -399,191 +376,11 @@ ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
     std::size_t last = first;
     while (last < windows.size() && windows[last].atMs < range.toMs) ++last;
     if (last > first) {
-      Session(engine, options, range, activity.away, web, report).run(windows, first, last);
+      Session(active, options, range, activity.away, web, report).run(windows, first, last);
     }
     first = last;
   }
   return report;
-}
-
-// ---- Reports -----------------------------------------------------------------------------------
-
-namespace {
-
-std::string utc(std::int64_t ms, const char* format = "%Y-%m-%d %H:%M") {
-  return Poco::DateTimeFormatter::format(Poco::Timestamp(ms * 1000), format);
-}
-
-std::string duration(std::int64_t ms) {
-  const std::int64_t minutes = (ms + 30'000) / 60'000;
-  char text[32];
-  if (minutes >= 60) {
-    std::snprintf(text, sizeof text, "%lldh %02lldm", static_cast<long long>(minutes / 60),
-                  static_cast<long long>(minutes % 60));
-  } else if (ms >= 60'000) {
-    std::snprintf(text, sizeof text, "%lldm", static_cast<long long>(minutes));
-  } else {
-    std::snprintf(text, sizeof text, "%llds", static_cast<long long>(ms / 1000));
-  }
-  return text;
-}
-
-std::string percent(std::int64_t part, std::int64_t whole) {
-  if (whole <= 0) return "0 %";
-  char text[16];
-  std::snprintf(text, sizeof text, "%.0f %%", 100.0 * static_cast<double>(part) / whole);
-  return text;
-}
-
-/// "1/20.3" — window changes per judge call.
-std::string ratio(std::int64_t calls, std::int64_t changes) {
-  if (calls <= 0) return "none";
-  char text[32];
-  std::snprintf(text, sizeof text, "1/%.1f", static_cast<double>(changes) / calls);
-  return text;
-}
-
-/// The judge on a fixed timer, for comparison: one call per kTimerSecs in front of a window.
-constexpr std::int64_t kTimerSecs = 30;
-std::int64_t timerTicks(const ReplayReport& report) {
-  return report.activeMs / (kTimerSecs * 1000);
-}
-
-Object::Ptr countsJson(const ReplayReport& report) {
-  Object::Ptr ai = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
-  ai->set("judge_calls", report.judgeCalls);
-  ai->set("judge_failures", report.judgeFailures);
-  ai->set("site_verdicts", report.siteVerdicts);
-  ai->set("nudge_calls", report.nudgeCalls);
-  ai->set("timer_30s_ticks", timerTicks(report));
-  ai->set("drift_episodes", report.stats.driftEpisodes);
-  ai->set("drifted_visits", report.driftedVisits);
-  ai->set("drifting_ms", report.stats.driftMs);
-  // Issue 18 item 4: what the backend's calls cost.
-  Object::Ptr cost = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
-  cost->set("calls", report.aiCost.calls);
-  cost->set("input_tokens", report.aiCost.inputTokens);
-  cost->set("output_tokens", report.aiCost.outputTokens);
-  cost->set("estimated", report.aiCost.estimated);
-  cost->set("wall_ms", report.aiCost.wallMs);
-  cost->set("judge_p50_ms", percentileMs(report.judgeLatenciesMs, 50));
-  cost->set("judge_p99_ms", percentileMs(report.judgeLatenciesMs, 99));
-  ai->set("cost", cost);
-  return ai;
-}
-
-}  // namespace
-
-std::string reportJson(const ReplayReport& report, const ReplayReport* baseline,
-                       const LabelScore* score) {
-  Object::Ptr root = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
-  root->set("from_ms", report.fromMs);
-  root->set("to_ms", report.toMs);
-  root->set("sessions", report.sessions);
-  root->set("observations", report.observations);
-  root->set("window_events", report.windowEvents);
-  root->set("window_changes", report.windowChanges);
-  root->set("switches", report.stats.switches);
-  root->set("away_ms", report.stats.awayMs);
-  root->set("tracked_ms", report.trackedMs);
-  root->set("on_task_ms", report.onTaskMs);
-  root->set("active_ms", report.activeMs);
-  root->set("on_task_share",
-            report.activeMs > 0 ? static_cast<double>(report.onTaskMs) / report.activeMs : 0.0);
-  root->set("drifting_ms", report.stats.driftMs);
-  Poco::JSON::Array::Ptr apps = new Poco::JSON::Array;
-  for (const auto& [app, secs] : report.stats.topBucketsSecs(report.stats.bucketsMs.size())) {
-    Object::Ptr entry = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
-    entry->set("app", app);
-    entry->set("ms", report.stats.bucketsMs.at(app));
-    apps->add(entry);
-  }
-  root->set("apps", apps);
-  Object::Ptr ai = countsJson(report);
-  root->set("ai", ai);
-  if (baseline) root->set("judge_every_stable_title", countsJson(*baseline));
-  Poco::JSON::Array::Ptr episodes = new Poco::JSON::Array;
-  for (const DriftEpisode& episode : report.episodes) {
-    Object::Ptr entry = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
-    entry->set("at_ms", episode.atMs);
-    entry->set("duration_ms", episode.durationMs);
-    entry->set("app", episode.app);
-    entry->set("title", episode.title);
-    entry->set("reason", episode.reason);
-    episodes->add(entry);
-  }
-  root->set("episodes", episodes);
-  Poco::JSON::Array::Ptr timeline = new Poco::JSON::Array;
-  for (const TimelineSpan& span : report.timeline) {
-    Object::Ptr entry = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
-    entry->set("start_ms", span.startMs);
-    entry->set("end_ms", span.endMs);
-    entry->set("app", span.app);
-    entry->set("status", std::string(toString(span.status)));
-    entry->set("heads_up", span.headsUp);
-    timeline->add(entry);
-  }
-  root->set("timeline", timeline);
-  if (score) root->set("labels", Poco::JSON::Parser().parse(labelScoreJson(*score, true)));
-  std::ostringstream out;
-  Poco::JSON::Stringifier::condense(root, out);
-  return out.str();
-}
-
-std::string reportText(const ReplayReport& report, const ReplayReport* baseline) {
-  std::ostringstream out;
-  const SessionStats& stats = report.stats;
-  out << "From " << utc(report.fromMs) << " to " << utc(report.toMs)
-      << " UTC: " << report.windowEvents << " window events (" << report.windowChanges
-      << " window changes), " << report.observations << " observations, " << report.sessions
-      << (report.sessions == 1 ? " session" : " sessions") << ".\n\n";
-  out << "Time per app:\n";
-  std::int64_t appsMs = 0;
-  for (const auto& [app, ms] : stats.bucketsMs) appsMs += ms;
-  for (const auto& [app, secs] : stats.topBucketsSecs(stats.bucketsMs.size())) {
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-28s %9s  %5s\n", app.c_str(),
-                  duration(secs * 1000).c_str(), percent(secs * 1000, appsMs).c_str());
-    out << line;
-  }
-  out << "Switches: " << stats.switches << "    Away: " << duration(stats.awayMs) << "\n";
-  out << "On task: " << percent(report.onTaskMs, report.activeMs) << " of "
-      << duration(report.activeMs) << " in front of a window (" << duration(report.trackedMs)
-      << " replayed); drifting " << duration(stats.driftMs) << "\n\n";
-  out << "Drift episodes: " << stats.driftEpisodes
-      << " (window events with the banner up: " << report.driftedVisits << ")\n";
-  for (const DriftEpisode& episode : report.episodes) {
-    out << "  " << utc(episode.atMs) << "  " << duration(episode.durationMs) << "  " << episode.app
-        << "  \"" << episode.title << "\" — " << episode.reason << "\n";
-  }
-  out << "\nAI calls: judge " << report.judgeCalls << " ("
-      << ratio(report.judgeCalls, report.windowChanges) << " of window changes; "
-      << report.siteVerdicts << " scoped to a whole site, " << report.judgeFailures
-      << " failed), nudge " << report.nudgeCalls << "\n";
-  if (report.aiCost.calls > 0) {  // issue 18 item 4
-    out << "AI cost: " << report.aiCost.calls << " calls, " << report.aiCost.inputTokens
-        << " tokens in, " << report.aiCost.outputTokens << " tokens out"
-        << (report.aiCost.estimated ? " (estimated: characters / 4)" : " (reported by the server)")
-        << ", " << duration(report.aiCost.wallMs) << " waiting; judge latency p50 "
-        << percentileMs(report.judgeLatenciesMs, 50) << " ms, p99 "
-        << percentileMs(report.judgeLatenciesMs, 99) << " ms\n";
-  }
-  out << "A judge on a " << kTimerSecs << " s timer instead: " << timerTicks(report) << " calls\n";
-  if (baseline) {
-    out << "Judging every stable title on its own (verdict scope ignored): judge "
-        << baseline->judgeCalls << " (" << ratio(baseline->judgeCalls, baseline->windowChanges)
-        << "), drift episodes " << baseline->stats.driftEpisodes
-        << ", window events with the banner up " << baseline->driftedVisits << ", drifting "
-        << duration(baseline->stats.driftMs) << "\n";
-  }
-  out << "\nTimeline (UTC):\n";
-  for (const TimelineSpan& span : report.timeline) {
-    if (span.endMs - span.startMs < 60'000) continue;  // the strip's resolution: minutes
-    out << "  " << utc(span.startMs) << "–" << utc(span.endMs, "%H:%M") << "  "
-        << toString(span.status) << (span.headsUp ? " (heads-up)" : "") << "  "
-        << (span.app.empty() ? "-" : span.app) << "\n";
-  }
-  return out.str();
 }
 
 }  // namespace antidrift::replay

@@ -118,6 +118,8 @@ class Controller {
   /// ai.backend names ("none" when off); `aiAvailable` whether it loaded.
   Controller(Settings settings, Clock& clock, Executor& executor, SnapshotStore& snapshots,
              AuditSink& audit, std::string aiBackendName = "none", bool aiAvailable = false);
+  /// Drain or stop the Executor first: work still queued captures the Controller.
+  ~Controller();
 
   /// Sets the change listener. Call once before any other thread uses the
   /// Controller.
@@ -338,20 +340,15 @@ class Controller {
   HistoryData historyView(std::size_t n) const;
 
  private:
+  /// The mutable state (core/src/session/session_values.h): everything an
+  /// action may change, one value (issue 15 item 2).
+  struct Values;
+  /// The verdict memory with its file (core/src/session/verdict_file.h).
+  struct Verdicts;
+
   State stateLocked() const;
-  /// Planning's allowed-app choices: recent apps, then apps of recent sessions.
-  std::vector<std::string> appChoicesLocked() const;
   Health healthLocked() const;
-  /// Whether the window in front came from a source that reported itself running
-  /// (setSourceRunning: X11, sway, i3), which reports every change at once.
-  bool currentFromRunningSourceLocked() const;
-  Snapshot snapshotLocked() const;
   void persistLocked();
-  /// Writes the verdict memory if it changed since the last write (logged on
-  /// failure; retried with the next write).
-  void saveVerdictsLocked();
-  /// Whether the verdict memory has changes its file does not have yet.
-  bool verdictsUnsavedLocked() const;
   /// Whether a change is written to the snapshot before it is announced
   /// (Yes), within kWriteBehindMs after it (Later), or not at all (No).
   enum class Persist { Yes, Later, No };
@@ -366,22 +363,25 @@ class Controller {
   void publish(std::unique_lock<std::mutex>& lock, Persist persist);
   void enterReviewLocked(Outcome outcome);
   /// Launches the Reviewer for the session in review (seed 004): one call
-  /// through reviewer_ with the finished session and the last
-  /// ai::kReviewerHistorySessions summaries of the audit log (read on the
-  /// executor); latest wins. With AI off the reflection is absent at once.
+  /// with the finished session and the last ai::kReviewerHistorySessions
+  /// summaries of the audit log (read on the executor); latest wins. With
+  /// AI off the reflection is absent at once.
   void startReviewLocked();
-  /// The reflection from reviewer_'s outcome: ready (and the last
-  /// carry-forward) or absent; only shown while still in review.
-  void applyReflectionLocked();
-  /// The SessionSummary of the session in review (End appends it).
-  SessionSummary summaryLocked() const;
+  /// Back to no session (the carry-forward and the evidence stay).
   void resetSessionLocked();
   ActionError illegalLocked(const std::string& action) const;
-  void resetPlanningLocked();
+  /// Starts the todo.txt and profile loads of planning (DESIGN §6).
+  void loadPlanningLocked();
+  /// Launches the Coach on `intent` for the request `token` (seed 003).
+  void launchCoachLocked(AsyncToken token, const std::string& intent);
   /// Applies a drift decision's stats and launches the AI calls it asks for
-  /// (launchGuarded; the answers come back through applyVerdictLocked /
-  /// applyNudgeLocked). Returns whether the State changed.
+  /// (launchGuarded; the answers come back through the judge and nudge
+  /// callbacks). Returns whether the State changed.
   bool applyDriftLocked(drift::Decision& decision);
+  /// Launches the DriftJudge on `request` (DESIGN §4).
+  void launchJudgeLocked(drift::JudgeRequest request);
+  /// Launches the Nudger on `request` (seed 000, DESIGN §5).
+  void launchNudgeLocked(drift::NudgeRequest request);
   /// Runs the drift engine on the current window while active (evidence ok,
   /// present) or suspends it with the reason it cannot judge.
   bool evaluateDriftLocked();
@@ -401,16 +401,11 @@ class Controller {
   /// Whether `id` is among the audit log's last kEndCheckRecords records.
   /// Throws std::runtime_error when the log cannot be read.
   bool auditHoldsLocked(const std::string& id) const;
-  /// Everything an action may change, copied before it (controller.cpp).
-  struct Checkpoint;
-  /// A copy of the action-changeable state, for rollbackLocked.
-  Checkpoint checkpointLocked() const;
-  /// Puts back what `checkpoint` copied.
-  void rollbackLocked(Checkpoint&& checkpoint);
   /// An action's last step: writes the snapshot, then publishes (releasing
-  /// `lock`) and returns nullopt; when the write throws, rolls back to
-  /// `before`, keeps `lock` and returns ErrorKind::Storage.
-  ActionResult commitLocked(std::unique_lock<std::mutex>& lock, Checkpoint&& before);
+  /// `lock`) and returns nullopt; when the write throws, puts back `before`
+  /// (one assignment: docs/DESIGN.md §9), keeps `lock` and returns
+  /// ErrorKind::Storage.
+  ActionResult commitLocked(std::unique_lock<std::mutex>& lock, Values&& before);
 
   Settings settings_;
   Clock& clock_;
@@ -435,50 +430,14 @@ class Controller {
   std::uint64_t version_ = 0;
   /// Monotonic ms at which a deferred snapshot write is due; nullopt: none.
   std::optional<std::int64_t> persistDueMono_;
+  std::int64_t lastPersistMono_ = 0;  ///< monotonic ms of the last snapshot write
 
-  RuntimeState runtime_ = RuntimeState::Locked;
-  std::optional<Commitment> commitment_;
-  /// Boot-clock ms of the deadline while active: a suspend does not
-  /// postpone it (issue 9 item 2).
-  std::int64_t deadlineBoot_ = 0;
-  /// Monotonic ms at which the session's clock reads commitment.startedAtMs.
-  std::int64_t sessionMonoStart_ = 0;
-  /// bootMs() − monotonicMs() when the session's suspended time was zero.
-  std::int64_t suspendBase_ = 0;
-  Outcome outcome_ = Outcome::None;
-  std::int64_t endedAtMs_ = 0;
-  StatsAccumulator stats_;
-  Timeline timeline_;  ///< when and where the session was on task (issue 7); session time
-  ReflectionRecord reflection_;
-  ReviewAnswer reviewAnswer_;  ///< what the person said on Review (issue 7)
-  std::string lastCarryForward_;
-
-  std::optional<Observation> current_;
-  std::int64_t lastObservationMono_ = -1;  ///< monotonic ms of the last observation; -1 none
-  std::int64_t lastPersistMono_ = 0;       ///< monotonic ms of the last snapshot write
-  std::vector<std::string> runningSources_;
-  std::vector<std::string> stoppedSources_;  ///< reported running false, not running again
-  /// app → monotonic ms last seen, any runtime (Planning's app choices).
-  std::map<std::string, std::int64_t> recentApps_;
-  std::vector<std::string> historyApps_;      ///< apps of recent sessions, gathered in planning
-  std::vector<std::string> lastAllowedApps_;  ///< allowed apps of the last session started
-  bool away_ = false;
-  Health lastHealth_ = Health::Unavailable;
-
-  /// The verdict memory (issue 16 item 3), lent to drift_ when drift.memory is on.
-  drift::VerdictMemory memory_;
-  VerdictStore* verdictStore_ = nullptr;  ///< its file; nullptr: not persisted
-  std::uint64_t savedMemoryVersion_ = 0;  ///< memory_.version() last written
-  /// Monotonic ms at which the verdict memory's deferred write is due; nullopt: none.
-  std::optional<std::int64_t> verdictsDueMono_;
-  drift::Engine drift_;  ///< what each observation means for drift (DESIGN §4, §5)
-
-  AsyncSlot<ai::Proposal> coach_;
-  AsyncSlot<planning::TaskList> tasks_;
-  AsyncSlot<planning::Profile> profile_;
-  AsyncSlot<ai::Reflection> reviewer_;   ///< survives End: a late answer is still carried forward
-  AsyncToken reviewerToken_;             ///< the reviewer call in flight
-  std::int64_t reviewerGiveUpMono_ = 0;  ///< monotonic ms after which a pending call is absent
+  /// The verdict memory (issue 16 item 3), lent to the drift engine when
+  /// drift.memory is on, and its file. Guarded by mutex_; never null.
+  std::unique_ptr<Verdicts> verdicts_;
+  /// Everything an action may change (guarded by mutex_): a checkpoint is a
+  /// copy of *v_, a rollback one assignment. Never null.
+  std::unique_ptr<Values> v_;
 };
 
 }  // namespace antidrift

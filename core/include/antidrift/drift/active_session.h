@@ -1,0 +1,88 @@
+/// @file active_session.h
+/// drift::ActiveSession — the steps of an active session, written once for
+/// the Controller and the replay (issue 15 item 2): a window admitted as
+/// evidence, observed into the stats, judged by the drift engine, a
+/// decision recorded into the stats and the timeline, a verdict applied, and
+/// the session's time credited at its end (docs/DESIGN.md §3, §4, §14).
+/// The Controller (core/src/session/controller.cpp) runs them under its lock
+/// and launches the AI calls a decision asks for on its executor; the replay
+/// (core/src/replay/replay.cpp) answers them synchronously at the same
+/// instant. Both therefore count, judge and colour a window the same way.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "antidrift/ai/judge.h"
+#include "antidrift/domain/commitment.h"
+#include "antidrift/drift/engine.h"
+#include "antidrift/drift/rules.h"
+#include "antidrift/evidence/observation.h"
+#include "antidrift/evidence/stats.h"
+#include "antidrift/evidence/timeline.h"
+#include "antidrift/settings.h"
+
+namespace antidrift::drift {
+
+/// A raw window made evidence (docs/DESIGN.md §3; issue 16 item 4; issue 19
+/// item 3): the app normalised (normaliseApp), the title sanitised
+/// (sanitizeTitle), and — for a private window (`raw.privateWindow`, or
+/// isPrivateWindow of the app and title) — the title replaced by
+/// kPrivateWindowTitle and the site dropped, after `rules` had their look at
+/// the raw title (blockedTitle); otherwise the site is kept, cut to
+/// kMaxDomainBytes. `raw.atMs` and `raw.source` are copied as they are (the
+/// caller decides both). Pure; thread-safe for distinct `rules`.
+Observation admitWindow(const Rules& rules, const Observation& raw);
+
+/// One session's stats, timeline and drift engine, and the steps that keep
+/// them in step (issue 15 item 2). A plain value: copying it copies the
+/// engine's state (its verdict memory is lent, not copied: Engine::setMemory).
+/// Not synchronised; the owner's lock (the Controller's mutex) guards it.
+/// Times are UTC-shaped ms of the session's clock (`atMs`) and monotonic ms
+/// (`nowMono`), as Engine takes them.
+struct ActiveSession {
+  /// Empty: stats crediting at most evidence.idle_after_s per gap, an empty
+  /// timeline, an engine on `settings` with no verdict memory.
+  explicit ActiveSession(const Settings& settings);
+
+  StatsAccumulator stats;  ///< time per app, switches, drift, away (DESIGN §3)
+  Timeline timeline;       ///< when and where the session was on task (issue 7)
+  Engine engine;           ///< what each observation means for drift (DESIGN §4, §5)
+
+  /// An observation counted in the stats (a switch when the app changed).
+  void observe(const Observation& obs) { stats.observe(obs); }
+  /// The person left (`away` true) or came back at `atMs`.
+  void setAway(bool away, std::int64_t atMs) { stats.setAway(away, atMs); }
+  /// Engine::evaluate on the window in front (`current`, may be null):
+  /// `cannotJudge` non-empty (e.g. "evidence is stale") suspends judging.
+  [[nodiscard]] Decision evaluate(const Observation* current, const std::string& cannotJudge,
+                                  bool away, const Commitment& commitment, std::int64_t atMs,
+                                  std::int64_t nowMono, Engine::Advisors advisors) {
+    return engine.evaluate(current, cannotJudge, away, commitment, atMs, nowMono, advisors);
+  }
+  /// Engine::applyVerdict: the DriftJudge's answer for `key` (nullopt:
+  /// failed, `failure` says why) at `atMs`.
+  [[nodiscard]] Decision applyVerdict(const std::string& key,
+                                      const std::optional<ai::Verdict>& verdict,
+                                      const std::string& failure, std::int64_t atMs) {
+    return engine.applyVerdict(key, verdict, failure, atMs);
+  }
+  /// A decision's drift time, episode and reason into the stats
+  /// (recordDecision with the engine's view).
+  void record(const Decision& decision) { recordDecision(decision, engine.view(), stats); }
+  /// The timeline follows `app` (the window in front; "" none) and the
+  /// engine's status (away wins: spanStatusOf) from `atMs` on.
+  void track(std::int64_t atMs, const std::string& app, bool away) {
+    timeline.record(atMs, app, spanStatusOf(engine.view(), away), !engine.view().nudge.empty());
+  }
+  /// The session's time ends at `atMs`: the stats and the timeline are
+  /// credited up to it and the open drifting time is closed into the stats.
+  /// Returns that drifting time (ms).
+  std::int64_t creditUntil(std::int64_t atMs);
+  /// A new session: the stats empty (away from `nowMs` when `away`), the
+  /// timeline empty, the engine reset (its verdict memory stays lent).
+  void clear(const Settings& settings, bool away, std::int64_t nowMs);
+};
+
+}  // namespace antidrift::drift

@@ -1,0 +1,44 @@
+#include "antidrift/drift/active_session.h"
+
+#include "antidrift/evidence/web_join.h"
+
+namespace antidrift::drift {
+
+Observation admitWindow(const Rules& rules, const Observation& raw) {
+  Observation obs;
+  obs.atMs = raw.atMs;
+  obs.app = normaliseApp(raw.app);
+  obs.title = sanitizeTitle(raw.title);
+  // A private window's title is never stored, shown, logged or sent, nor the
+  // site of its page (issue 16 item 4: an incognito tab marks it private).
+  obs.privateWindow = raw.privateWindow || isPrivateWindow(obs.app, obs.title);
+  if (obs.privateWindow) {
+    // The hard rules see the raw title before it is dropped (issue 19 item 3).
+    if (auto blocked = rules.blockedReason(obs)) obs.blockedTitle = *blocked;
+    obs.title = std::string(kPrivateWindowTitle);
+  } else {
+    obs.domain = sanitizeText(raw.domain, kMaxDomainBytes);
+  }
+  obs.source = raw.source;
+  return obs;
+}
+
+ActiveSession::ActiveSession(const Settings& settings)
+    : stats(settings.idleAfterSecs * 1000), engine(settings) {}
+
+std::int64_t ActiveSession::creditUntil(std::int64_t atMs) {
+  stats.settle(atMs);
+  timeline.extendTo(atMs);
+  const std::int64_t driftMs = engine.close(atMs);
+  stats.addDriftMs(driftMs);
+  return driftMs;
+}
+
+void ActiveSession::clear(const Settings& settings, bool away, std::int64_t nowMs) {
+  stats = StatsAccumulator(settings.idleAfterSecs * 1000);
+  timeline.clear();
+  if (away) stats.setAway(true, nowMs);
+  engine.reset();
+}
+
+}  // namespace antidrift::drift

@@ -1,0 +1,172 @@
+// The Controller's AI calls and file loads (issue 15 item 2: one place for
+// every launchGuarded of the Controller; docs/ARCHITECTURE.md "One judge
+// verdict"): the todo.txt and profile loads of planning, the coach, the
+// reviewer, the drift judge and the nudger. Each runs under the mutex, takes
+// a token, and posts the work to the executor; the answer is applied under
+// the lock only while the token is current (async_slot.h), then announced.
+#include "antidrift/session/controller.h"
+
+#include <exception>
+
+#include <Poco/Logger.h>
+
+#include "session/controller_parts.h"
+
+namespace antidrift {
+namespace {
+
+Poco::Logger& logger() {
+  return Poco::Logger::get("antidrift.session");
+}
+
+using session::factsOf;
+
+}  // namespace
+
+void Controller::loadPlanningLocked() {
+  const AsyncToken tasksToken = v_->planning.tasks.begin();
+  const AsyncToken profileToken = v_->planning.profile.begin();
+  const std::string todoPath = settings_.todoTxtPath;
+  const std::string profilePath = settings_.profilePath;
+  const auto applied = [this] { return changedLocked(Persist::No); };
+  const auto notify = [this](const State& state) { notifyListener(state); };
+  launchGuarded(
+      mutex_, executor_, v_->planning.tasks, tasksToken,
+      [todoPath] { return planning::loadTodoTxt(todoPath); }, applied, notify);
+  launchGuarded(
+      mutex_, executor_, v_->planning.profile, profileToken,
+      [profilePath] { return planning::loadProfile(profilePath); }, applied, notify);
+}
+
+void Controller::launchCoachLocked(AsyncToken token, const std::string& intent) {
+  ai::CoachGrounding grounding;
+  if (v_->planning.profile.value() &&
+      v_->planning.profile.value()->status == planning::LoadStatus::Ready) {
+    grounding.profile = v_->planning.profile.value()->text;
+  }
+  grounding.lastCarryForward = v_->review.lastCarryForward;
+  std::shared_ptr<Backend> backend = backend_;
+  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  v_->session.stats.addAiCall("coach");
+  auto cost = std::make_shared<CallCost>();  // issue 18 item 4
+  launchGuarded(
+      mutex_, executor_, v_->planning.coach, token,
+      [backend, intent, grounding, timeoutMs, cost] {
+        auto result = ai::coach(*backend, intent, grounding, timeoutMs, cost.get());
+        if (!result) {
+          logger().warning("coach failed: %s", result.error().message);
+        }
+        return result;
+      },
+      [this, cost] {
+        addAiCostLocked(*cost);
+        return changedLocked(Persist::No);
+      },
+      [this](const State& state) { notifyListener(state); });
+}
+
+void Controller::startReviewLocked() {
+  if (!backend_) {
+    v_->review.reviewer.reset();
+    v_->review.reflection = ReflectionRecord{"absent", "", ""};
+    return;
+  }
+  v_->review.reviewerToken = v_->review.reviewer.begin();
+  // A re-run (the person answered the review) keeps the recap it had until
+  // the new one arrives, so an End in between still records it.
+  v_->review.reflection =
+      ReflectionRecord{"pending", v_->review.reflection.recap, v_->review.reflection.carryForward};
+  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  v_->review.giveUpMono = clock_.monotonicMs() + timeoutMs + kReviewerGraceMs;
+  v_->session.stats.addAiCall("reviewer");
+  std::shared_ptr<Backend> backend = backend_;
+  AuditSink& audit = audit_;
+  // The session is not in the audit log yet (End appends it): no double count.
+  const std::string finished =
+      ai::describeSession(factsOf(session::summaryOf(v_->session, v_->review)));
+  auto cost = std::make_shared<CallCost>();  // issue 18 item 4
+  launchGuarded(
+      mutex_, executor_, v_->review.reviewer, v_->review.reviewerToken,
+      [backend, &audit, finished, timeoutMs, cost] {
+        std::vector<ai::SessionFacts> prior;
+        try {
+          for (const SessionSummary& summary : audit.recent(ai::kReviewerHistorySessions)) {
+            prior.push_back(factsOf(summary));
+          }
+        } catch (const std::exception& e) {
+          logger().warning("reviewer: no history (%s)", std::string(e.what()));
+        }
+        auto result =
+            ai::tryReview(*backend, finished, ai::describeHistory(prior), timeoutMs, cost.get());
+        if (!result) logger().warning("reviewer failed: %s", result.error().message);
+        return result;
+      },
+      [this, cost] {
+        addAiCostLocked(*cost);
+        v_->review.applyReviewer(v_->runtime == RuntimeState::Review);
+        return changedLocked(Persist::Yes);
+      },
+      [this](const State& state) { notifyListener(state); });
+}
+
+void Controller::launchJudgeLocked(drift::JudgeRequest request) {
+  std::shared_ptr<Backend> backend = backend_;
+  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  auto cost = std::make_shared<CallCost>();  // issue 18 item 4
+  launchGuarded(
+      mutex_, executor_, v_->session.engine.judgeEpoch(), request.token,
+      [backend, input = std::move(request.input), timeoutMs, cost] {
+        return ai::judge(*backend, input, timeoutMs, cost.get());
+      },
+      [this, key = request.key,
+       cost](std::optional<ai::Expected<ai::Verdict>>&& result) -> std::optional<State> {
+        addAiCostLocked(*cost);
+        std::optional<ai::Verdict> verdict;
+        std::string failure = std::string(kAsyncWorkFailed);
+        if (result && result->hasValue()) {
+          verdict = result->value();
+        } else if (result) {
+          failure = result->error().message;
+        }
+        if (!verdict) logger().warning("drift judge failed: %s", failure);
+        if (v_->runtime != RuntimeState::Active) return std::nullopt;
+        drift::Decision applied =
+            v_->session.applyVerdict(key, verdict, failure, sessionNowLocked());
+        const bool statsMoved = applied.episodeStarted || applied.driftMs > 0;
+        applyDriftLocked(applied);
+        // A verdict remembered about a window no longer in front still has to be written.
+        if (!applied.changed && !statsMoved && !verdicts_->unsaved()) return std::nullopt;
+        return changedLocked(statsMoved ? Persist::Yes : Persist::No);
+      },
+      [this](const State& state) { notifyListener(state); });
+}
+
+void Controller::launchNudgeLocked(drift::NudgeRequest request) {
+  std::shared_ptr<Backend> backend = backend_;
+  const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  auto cost = std::make_shared<CallCost>();  // issue 18 item 4
+  launchGuarded(
+      mutex_, executor_, v_->session.engine.nudgeEpoch(), request.token,
+      [backend, input = std::move(request.input), timeoutMs, cost] {
+        return ai::nudge(*backend, input, timeoutMs, cost.get());
+      },
+      [this, cost](std::optional<ai::Expected<std::string>>&& result) -> std::optional<State> {
+        addAiCostLocked(*cost);
+        std::optional<std::string> message;
+        if (result && result->hasValue()) {
+          message = result->value();
+        } else {
+          // Seed 000: an error leaves the advisory as it was; never fabricated.
+          logger().warning("nudge failed: %s",
+                           result ? result->error().message : std::string(kAsyncWorkFailed));
+        }
+        if (v_->runtime != RuntimeState::Active || !v_->session.engine.applyNudge(message)) {
+          return std::nullopt;
+        }
+        trackTimelineLocked(sessionNowLocked());  // the heads-up starts or ends a span
+        return changedLocked(Persist::No);
+      },
+      [this](const State& state) { notifyListener(state); });
+}
+
+}  // namespace antidrift
