@@ -345,8 +345,9 @@ TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
   {
     RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
     ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
-    EXPECT_EQ(test::sendRequest(daemon.port(), "GET", "/healthz").body,
-              R"({"ai":"none","ai_auto":false,"ai_prompts":"","evidence":"unavailable","runtime":"locked","status":"ok"})");
+    EXPECT_EQ(
+        test::sendRequest(daemon.port(), "GET", "/healthz").body,
+        R"({"ai":"none","ai_auto":false,"ai_prompts":"","evidence":"unavailable","runtime":"locked","status":"ok"})");
 
     struct stat info {};
     ASSERT_EQ(::stat((store_ + "/token").c_str(), &info), 0);
