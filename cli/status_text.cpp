@@ -229,6 +229,39 @@ std::string barClass(const Object& state) {
   return runtime.empty() ? "unknown" : runtime;
 }
 
+std::string describeAi(const Object& state) {
+  const Object::Ptr ai = objectField(state, "ai");
+  if (!ai) return "";
+  std::ostringstream out;
+  const bool automatic = ai->has("auto") && ai->getValue<bool>("auto");
+  const bool available = ai->has("available") && ai->getValue<bool>("available");
+  const std::string found = stringField(*ai, "found");
+  if (available) {
+    out << "AI: " << stringField(*ai, "backend") << (found.empty() ? "" : " (" + found + ")")
+        << (automatic ? " — auto" : "") << "\n";
+    const std::string destination = stringField(*ai, "destination");
+    const std::string prompts = stringField(*ai, "prompts");
+    out << "titles go: "
+        << (prompts == "local"    ? "stay on this machine"
+            : prompts == "remote" ? "off this machine"
+                                  : "where the plugin sends them")
+        << (destination.empty() || destination == prompts ? "" : " (" + destination + ")") << "\n";
+  } else {
+    out << "AI: off — " << stringField(*ai, "detail") << "\n";
+    out << "titles go: nowhere (AI off)\n";
+  }
+  const Object::Ptr cost = objectField(*ai, "cost");
+  if (cost && integerField(*cost, "calls") > 0) {
+    const bool estimated = cost->has("estimated") && cost->getValue<bool>("estimated");
+    const long long calls = integerField(*cost, "calls");
+    out << "AI cost: " << calls << (calls == 1 ? " call, " : " calls, ")
+        << integerField(*cost, "input_tokens") << " tokens in, "
+        << integerField(*cost, "output_tokens") << " out" << (estimated ? " (estimated)" : "")
+        << ", " << formatDuration(integerField(*cost, "wall_ms") / 1000) << " waiting\n";
+  }
+  return out.str();
+}
+
 std::string describeState(const Object& state) {
   std::ostringstream out;
   const std::string runtime = stringField(state, "runtime");
@@ -271,6 +304,7 @@ std::string describeState(const Object& state) {
   if (!lesson.empty() && (runtime == "locked" || runtime == "planning")) {
     out << "last lesson: " << lesson << "\n";
   }
+  out << describeAi(state);  // issue 18 items 2–4
   return out.str();
 }
 

@@ -32,8 +32,16 @@ std::string barClass(const Poco::JSON::Object& state);
 /// `status` for people: "key: value" lines, each ending in '\n' — runtime,
 /// and as far as they apply next action, done when, remaining ("12:34 of
 /// 25:00"), drift (status and reason), heads up, window (app, title,
-/// evidence health), outcome, last lesson. Pure.
+/// evidence health), outcome, last lesson, then describeAi(). Pure.
 std::string describeState(const Poco::JSON::Object& state);
+
+/// The AI lines of `status` (issue 18 items 2–4), each ending in '\n': "AI:
+/// openai (Ollama at 127.0.0.1:11434, model m) — auto" or "AI: off — <why>",
+/// "titles go: stay on this machine (local 127.0.0.1:11434)" / "off this
+/// machine" / "nowhere (AI off)", and "AI cost: N calls, I tokens in, O out
+/// (estimated), m:ss waiting" once a call was made. "" without an `ai`
+/// object. Pure.
+std::string describeAi(const Poco::JSON::Object& state);
 
 /// One line (no '\n') summing up a State for `watch`, e.g. "active ontask:
 /// Write the intro (24:59 left)" or "locked". Pure.

@@ -375,6 +375,10 @@ void HttpApi::getHealth(Exchange& exchange) {
   body.set("status", "ok");
   body.set("runtime", toString(state.runtime));
   body.set("evidence", toString(state.evidence.health));
+  // Issue 18 item 2: which AI, chosen how, and where titles go.
+  body.set("ai", state.ai.available ? state.ai.backend : std::string("none"));
+  body.set("ai_auto", state.ai.origin.automatic);
+  body.set("ai_prompts", state.ai.origin.prompts);
   http::sendJson(exchange.response, 200, http::toJsonText(body));
 }
 

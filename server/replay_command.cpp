@@ -27,7 +27,8 @@ constexpr int kConfig = 78;  // EX_CONFIG, as the daemon
 const char* kUsageText =
     "usage: antidriftd replay FILE [--next TEXT [--done TEXT] [--allowed APP,APP...] |\n"
     "                               --commitments FILE] [--json]\n"
-    "                               [--backend none|fake|claude|codex] [--baseline|--no-baseline]\n"
+    "                               [--backend none|fake|claude|codex|openai] "
+    "[--baseline|--no-baseline]\n"
     "                               [--labels FILE [--oracle]]\n"
     "                               [--config FILE] [-D key=value]...\n"
     "FILE: an ActivityWatch export (its \"buckets\" JSON) or a JSONL of observations.\n"

@@ -229,11 +229,16 @@ TEST_F(CliTest, ADaemonThatIsNotRunningIsExit69WithHowToStartIt) {
   EXPECT_EQ(json->getValue<std::string>("text"), "AntiDrift off");
 }
 
+/// `status` when locked with the fake backend: the runtime, then which AI and
+/// where titles go (issue 18 items 2 and 3).
+const std::string kLockedWithTheFake =
+    "runtime: locked\nAI: fake\ntitles go: stay on this machine\n";
+
 TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   startDaemon();
   const ChildResult locked = cli({"status"});
   EXPECT_EQ(locked.exitCode, 0) << locked.err;
-  EXPECT_EQ(locked.out, "runtime: locked\n");
+  EXPECT_EQ(locked.out, kLockedWithTheFake);
 
   // start enters planning on its own when locked.
   const ChildResult started = cli({"start", "--next", "Write the intro", "--done", "Draft sent",
@@ -320,8 +325,11 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
 
   const ChildResult end = cli({"end"});
   EXPECT_EQ(end.exitCode, 0) << end.err;
-  // AI off: the no-AI carry-forward from the last answer (issue 17 item 5).
-  EXPECT_EQ(end.out, "runtime: locked\nlast lesson: You met the success condition.\n");
+  // No reviewer answer from the fake: the no-AI carry-forward from the last
+  // answer (issue 17 item 5), then the AI lines (issue 18 items 2-4).
+  EXPECT_EQ(end.out,
+            "runtime: locked\nlast lesson: You met the success condition.\nAI: fake\n"
+            "titles go: stay on this machine\n");
 
   // Outside review the daemon refuses the answer: its sentence and exit 1.
   const ChildResult late = cli({"review", "no"});
@@ -426,7 +434,7 @@ TEST_F(CliTest, TheDaemonsRefusalIsItsSentenceAndExit1AndStartChangesNothing) {
   const ChildResult tooLong = cli({"start", "--next", "Forever", "--minutes", "9999"});
   EXPECT_EQ(tooLong.exitCode, 1);
   EXPECT_THAT(tooLong.err, StartsWith("antidrift: "));
-  EXPECT_EQ(cli({"status"}).out, "runtime: locked\n");
+  EXPECT_EQ(cli({"status"}).out, kLockedWithTheFake);
 }
 
 TEST_F(CliTest, BadUsageIsExit64) {
@@ -487,7 +495,7 @@ TEST_F(CliTest, TheDaemonIsFoundThroughItsConfigFileAndABadFileIsExit78) {
   const ChildResult status =
       test::runToCompletion(ANTIDRIFT_CLI_PATH, {"--config", file, "status"}, environment_);
   EXPECT_EQ(status.exitCode, 0) << status.err;
-  EXPECT_EQ(status.out, "runtime: locked\n");
+  EXPECT_EQ(status.out, kLockedWithTheFake);
 
   std::ofstream(file, std::ios::trunc) << "server.port = http\n";
   const ChildResult bad =

@@ -285,6 +285,7 @@ TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {
   EXPECT_THAT(result.out, HasSubstr("fake *  Canned answers  [no antidrift-fake.so]"));
   EXPECT_THAT(result.out, HasSubstr("claude  Claude Code CLI"));
   EXPECT_THAT(result.out, HasSubstr("none  AI off"));
+  EXPECT_THAT(result.out, HasSubstr("auto  chosen at start"));
 
   const ChildResult missing = run(
       {"--list-backends", "-D", "ai.plugin_dir=" + plugins + "/nope", "-D", "store.dir=" + store_});
@@ -345,8 +346,9 @@ TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
   {
     RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
     ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
-    EXPECT_EQ(test::sendRequest(daemon.port(), "GET", "/healthz").body,
-              R"({"evidence":"unavailable","runtime":"locked","status":"ok"})");
+    EXPECT_EQ(
+        test::sendRequest(daemon.port(), "GET", "/healthz").body,
+        R"({"ai":"none","ai_auto":false,"ai_prompts":"","evidence":"unavailable","runtime":"locked","status":"ok"})");
 
     struct stat info {};
     ASSERT_EQ(::stat((store_ + "/token").c_str(), &info), 0);

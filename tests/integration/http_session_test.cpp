@@ -683,7 +683,9 @@ TEST_F(HttpSessionTest, CrossOriginIs403AndSameOriginIsAccepted) {
 TEST_F(HttpSessionTest, HealthzReportsRuntimeAndEvidence) {
   const Reply before = get("/healthz");
   ASSERT_EQ(before.status, 200);
-  EXPECT_EQ(before.body, R"({"evidence":"unavailable","runtime":"locked","status":"ok"})");
+  EXPECT_EQ(
+      before.body,
+      R"({"ai":"none","ai_auto":false,"ai_prompts":"","evidence":"unavailable","runtime":"locked","status":"ok"})");
   ASSERT_EQ(post("/evidence/window", R"({"app":"code","title":"x"})").status, 202);
   EXPECT_EQ(get("/healthz").field("evidence"), "ok");
 }

@@ -134,6 +134,15 @@ TEST_F(ReplayCommandTest, AJsonlDayIsReplayedWithTheFakeJudge) {
   EXPECT_EQ(ai->getValue<int>("site_verdicts"), 1);
   EXPECT_EQ(ai->getValue<int>("drifted_visits"), 1);
   EXPECT_EQ(ai->getValue<int>("drift_episodes"), 1);
+  // What the calls cost (issue 18 item 4): the fake reports no usage, so the
+  // characters / 4 estimate; every prompt is well over 400 bytes.
+  const Object::Ptr cost = ai->getObject("cost");
+  ASSERT_FALSE(cost.isNull());
+  EXPECT_EQ(cost->getValue<int>("calls"),
+            ai->getValue<int>("judge_calls") + ai->getValue<int>("nudge_calls"));
+  EXPECT_TRUE(cost->getValue<bool>("estimated"));
+  EXPECT_GT(cost->getValue<int>("input_tokens"), 100 * cost->getValue<int>("calls"));
+  EXPECT_GE(cost->getValue<int>("judge_p99_ms"), cost->getValue<int>("judge_p50_ms"));
   // The baseline judges each stable title on its own: Dogs is never flagged.
   const Object::Ptr baseline = report->getObject("judge_every_stable_title");
   ASSERT_FALSE(baseline.isNull());
@@ -237,6 +246,16 @@ TEST_F(ReplayCommandTest, TheTextReportIsForAPerson) {
   EXPECT_THAT(run.out, HasSubstr("  2026-05-19 11:16–11:18  ontask  files\n"
                                  "  2026-05-19 11:18–07:00  nothing recorded (19h 42m)\n"
                                  "  2026-05-20 07:00–07:10  ontask  code\n"));
+}
+
+// Issue 18 item 4: the text report says what the AI cost, for the person too.
+TEST_F(ReplayCommandTest, TheTextReportSaysWhatTheAiCost) {
+  std::vector<std::string> args = {day(), "--next", "Build the site", "--allowed", "Code"};
+  for (const std::string& arg : fake()) args.push_back(arg);
+  const CommandRun run = runCommand(args);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("tokens out (estimated: characters / 4)"));
+  EXPECT_THAT(run.out, HasSubstr("; judge latency p50 "));
 }
 
 TEST_F(ReplayCommandTest, EachCommitmentRangeIsItsOwnSession) {

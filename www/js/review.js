@@ -110,6 +110,7 @@ export function update(state) {
   setText('away-time', formatClock(stats.away_secs || 0));
   setText('corrections', String(stats.corrections || 0));
   updateAiCalls(stats.ai_calls);
+  updateAiCost(stats.ai_cost);
 }
 
 /** Key of the rendered drift-by-site list, so it is rebuilt only when it changes. */
@@ -192,6 +193,24 @@ function updateAiCalls(calls) {
   }
   setText('ai-calls', parts.length > 0 ? `AI calls this session: ${parts.join(' · ')}` : '');
   setHidden(byId('ai-calls'), parts.length === 0);
+}
+
+/**
+ * "AI cost: 4 calls · 2,310 tokens in · 95 out (estimated) · 6 s waiting"
+ * (stats.ai_cost; issue 18 item 4); hidden when no call was made.
+ */
+function updateAiCost(cost) {
+  const calls = cost ? Number(cost.calls) || 0 : 0;
+  if (calls > 0) {
+    const number = (value) => (Number(value) || 0).toLocaleString('en');
+    const seconds = Math.round((Number(cost.wall_ms) || 0) / 1000);
+    setText('ai-cost', `AI cost: ${calls} ${calls === 1 ? 'call' : 'calls'} · `
+      + `${number(cost.input_tokens)} tokens in · ${number(cost.output_tokens)} out`
+      + `${cost.estimated ? ' (estimated)' : ''} · ${seconds} s waiting`);
+  } else {
+    setText('ai-cost', '');
+  }
+  setHidden(byId('ai-cost'), calls === 0);
 }
 
 /**

@@ -7,6 +7,7 @@
 
 #include "ai/role_call.h"
 #include "ai/text_sanitize.h"
+#include "antidrift/ai/answer_schema.h"
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
 #include "antidrift/domain/commitment.h"
@@ -114,9 +115,9 @@ Expected<Proposal> parseProposal(std::string_view json) {
 }
 
 Expected<Proposal> coach(Backend& backend, std::string_view intent, const CoachGrounding& grounding,
-                         std::int64_t timeoutMs) {
-  const Expected<std::string> output =
-      detail::completeSafely(backend, buildCoachPrompt(intent, grounding), timeoutMs);
+                         std::int64_t timeoutMs, CallCost* cost) {
+  const Expected<std::string> output = detail::callRole(
+      backend, buildCoachPrompt(intent, grounding), timeoutMs, "coach", kCoachAnswerSchema, cost);
   if (!output) return output.error();
   return lastValid<Proposal>(output.value(),
                              [](const std::string& candidate) { return parseProposal(candidate); });

@@ -4,6 +4,7 @@
 
 #include "ai/role_call.h"
 #include "ai/text_sanitize.h"
+#include "antidrift/ai/answer_schema.h"
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
 
@@ -159,9 +160,10 @@ Expected<Reflection> parseReflection(std::string_view json) {
 }
 
 Expected<Reflection> tryReview(Backend& backend, std::string_view finished,
-                               std::string_view history, std::int64_t timeoutMs) {
+                               std::string_view history, std::int64_t timeoutMs, CallCost* cost) {
   const Expected<std::string> output =
-      detail::completeSafely(backend, buildReviewerPrompt(finished, history), timeoutMs);
+      detail::callRole(backend, buildReviewerPrompt(finished, history), timeoutMs, "reviewer",
+                       kReviewerAnswerSchema, cost);
   if (!output) return output.error();
   return lastValid<Reflection>(
       output.value(), [](const std::string& candidate) { return parseReflection(candidate); });
@@ -191,9 +193,9 @@ std::string fallbackCarryForward(const SessionFacts& facts) {
 }
 
 Reflection review(Backend& backend, std::string_view finished, std::string_view history,
-                  std::int64_t timeoutMs) {
+                  std::int64_t timeoutMs, CallCost* cost) {
   try {
-    Expected<Reflection> result = tryReview(backend, finished, history, timeoutMs);
+    Expected<Reflection> result = tryReview(backend, finished, history, timeoutMs, cost);
     if (result) return std::move(result).value();
   } catch (...) {
     // tryReview does not throw; this keeps the promise even if a helper does.

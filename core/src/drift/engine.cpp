@@ -136,7 +136,7 @@ std::optional<std::string> Engine::localMatch(const Observation& obs,
     }
   }
   if (!commitment.allowedSites.empty()) {
-    const VerdictKeyView site = describeVerdictKey(siteVerdictKey(rules_, obs));
+    const VerdictKeyView site = describeVerdictKey(markSiteKey(rules_, obs));
     if (site.kind == "site") {
       const bool domain = !obs.domain.empty();
       for (const AllowedSite& allowed : commitment.allowedSites) {
@@ -193,7 +193,8 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   if (blocked) {
     endStretch();
     pendingSinceMono_.reset();
-    subject_ = Subject{obs, verdictKey(rules_, obs), siteVerdictKey(rules_, obs)};
+    subject_ = Subject{obs, verdictKey(rules_, obs), siteVerdictKey(rules_, obs),
+                       markSiteKey(rules_, obs)};
     if (!view_.nudge.empty()) {
       view_.nudge.clear();
       decision.changed = true;
@@ -231,7 +232,8 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   } else {
     std::string newKey = verdictKey(rules_, obs);
     sameSubject = subject_ && subject_->key == newKey;
-    subject_ = Subject{obs, std::move(newKey), siteVerdictKey(rules_, obs)};
+    subject_ =
+        Subject{obs, std::move(newKey), siteVerdictKey(rules_, obs), markSiteKey(rules_, obs)};
   }
   const std::string& key = subject_->key;
 
@@ -549,8 +551,8 @@ std::optional<OnTaskMark> Engine::markOnTask(Commitment& commitment, std::int64_
   mark.app = obs.app;
   if (scope == OnTaskScope::Site) {
     // Issue 17 item 4: the site the engine derived, never one the title merely mentions.
-    const VerdictKeyView site = describeVerdictKey(subject_->siteKey);
-    if (subject_->siteKey.empty() || site.kind != "site") return std::nullopt;
+    const VerdictKeyView site = describeVerdictKey(subject_->markSiteKey);
+    if (subject_->markSiteKey.empty() || site.kind != "site") return std::nullopt;
     mark.site = site.label;
     const bool domain = !obs.domain.empty();
     const bool known = std::any_of(commitment.allowedSites.begin(), commitment.allowedSites.end(),
@@ -620,8 +622,8 @@ bool Engine::unmarkOnTask(Commitment& commitment, const std::string& app, const 
 }
 
 std::string Engine::subjectSite() const {
-  if (!subject_ || subject_->siteKey.empty()) return {};
-  const VerdictKeyView site = describeVerdictKey(subject_->siteKey);
+  if (!subject_ || subject_->markSiteKey.empty()) return {};
+  const VerdictKeyView site = describeVerdictKey(subject_->markSiteKey);
   return site.kind == "site" ? site.label : std::string();
 }
 

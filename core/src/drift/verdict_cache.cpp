@@ -23,6 +23,13 @@ std::string siteVerdictKey(const Rules& rules, const Observation& obs) {
   return {};
 }
 
+std::string markSiteKey(const Rules& rules, const Observation& obs) {
+  std::string key = siteVerdictKey(rules, obs);
+  if (!key.empty() || !rules.isPerPage(obs)) return key;
+  const std::string site = siteOf(normalizeTitle(obs.title));
+  return site.empty() ? std::string() : obs.app + "\nsite:" + site;
+}
+
 const CachedVerdict* VerdictCache::find(const std::string& key) const {
   const auto found = verdicts_.find(key);
   return found == verdicts_.end() ? nullptr : &found->second;

@@ -69,6 +69,16 @@ Object::Ptr countsJson(const ReplayReport& report) {
   ai->set("drift_episodes", report.stats.driftEpisodes);
   ai->set("drifted_visits", report.driftedVisits);
   ai->set("drifting_ms", report.stats.driftMs);
+  // Issue 18 item 4: what the backend's calls cost.
+  Object::Ptr cost = new Object(Poco::JSON_PRESERVE_KEY_ORDER);
+  cost->set("calls", report.aiCost.calls);
+  cost->set("input_tokens", report.aiCost.inputTokens);
+  cost->set("output_tokens", report.aiCost.outputTokens);
+  cost->set("estimated", report.aiCost.estimated);
+  cost->set("wall_ms", report.aiCost.wallMs);
+  cost->set("judge_p50_ms", percentileMs(report.judgeLatenciesMs, 50));
+  cost->set("judge_p99_ms", percentileMs(report.judgeLatenciesMs, 99));
+  ai->set("cost", cost);
   return ai;
 }
 
@@ -237,7 +247,14 @@ std::string reportText(const ReplayReport& report, const ReplayReport* /*baselin
   out << "\nAI calls: judge " << report.judgeCalls;
   if (report.judgeFailures > 0) out << " (" << report.judgeFailures << " failed)";
   out << ", nudge " << report.nudgeCalls << "\n";
-
+  if (report.aiCost.calls > 0) {  // issue 18 item 4
+    out << "AI cost: " << report.aiCost.calls << " calls, " << report.aiCost.inputTokens
+        << " tokens in, " << report.aiCost.outputTokens << " tokens out"
+        << (report.aiCost.estimated ? " (estimated: characters / 4)" : " (reported by the server)")
+        << ", " << duration(report.aiCost.wallMs) << " waiting; judge latency p50 "
+        << percentileMs(report.judgeLatenciesMs, 50) << " ms, p99 "
+        << percentileMs(report.judgeLatenciesMs, 99) << " ms\n";
+  }
   out << "\nTimeline (" << (zone == "UTC" ? "UTC" : "local time") << "):\n";
   constexpr std::int64_t kMinuteMs = 60'000;  // the strip's resolution
   // Each span without the stretches where nothing was recorded, and those

@@ -77,6 +77,20 @@ void Controller::setWakeHook(WakeHook hook) {
   wakeHook_ = std::move(hook);
 }
 
+void Controller::addAiCostLocked(const CallCost& cost) {
+  // A judge or nudge answer that arrives after its session ended is not counted.
+  if (v_->runtime == RuntimeState::Active || v_->runtime == RuntimeState::Review) {
+    v_->session.stats.addAiCost(cost);
+  } else if (v_->runtime == RuntimeState::Planning) {
+    planningCost_.add(cost);  // the coach: counted with the session it plans
+  }
+}
+
+void Controller::setAiOrigin(AiOrigin origin) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  aiOrigin_ = std::move(origin);
+}
+
 void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason) {
   std::lock_guard<std::mutex> lock(mutex_);
   backend_ = std::move(backend);
@@ -299,6 +313,9 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   resetSessionLocked();
   v_->planning.reset();
+  // The coach's calls planned this session (issue 18 item 4).
+  v_->session.stats.addAiCost(planningCost_);
+  planningCost_ = AiCost{};
   v_->planning.lastAllowedApps = commitment.allowedApps;
   v_->session.commitment = std::move(commitment);
   v_->clock = session::SessionClock::startNow(clock_, timeboxMs);
@@ -713,7 +730,9 @@ State Controller::stateLocked() const {
   state.reflection = v_->review.reflection;
   state.review = v_->review.answer;
   state.lastCarryForward = v_->review.lastCarryForward;
-  state.ai = AiView{aiBackendName_, aiAvailable_, aiDetail_};
+  state.ai = AiView{
+      aiBackendName_, aiAvailable_, aiDetail_, aiOrigin_,
+      v_->runtime == RuntimeState::Planning ? planningCost_ : v_->session.stats.stats().aiCost};
   state.notify = notifyView_;
   if (v_->runtime == RuntimeState::Planning) {
     state.defaultAllowedApps = normaliseApps(settings_.defaultAllowedApps);

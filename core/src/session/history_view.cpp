@@ -11,6 +11,7 @@
 #include <Poco/Timestamp.h>
 
 #include "antidrift/session/state.h"
+#include "antidrift/store/ai_cost_json.h"
 
 namespace antidrift {
 namespace {
@@ -202,6 +203,7 @@ Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary) {
   json->set("note", summary.note);
   json->set("recap", summary.recap);
   json->set("carry_forward", summary.carryForward);
+  json->set("ai_cost", aiCostToJson(summary.aiCost));  // issue 18 item 4
   Poco::JSON::Array::Ptr buckets = new Poco::JSON::Array;
   for (const auto& [app, secs] : summary.topBuckets) {
     Poco::JSON::Object::Ptr bucket = new Poco::JSON::Object;

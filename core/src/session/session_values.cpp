@@ -239,6 +239,7 @@ SessionSummary summaryOf(const Session& session, const Review& review) {
   summary.awaySecs = stats.awayMs / 1000;
   summary.onTaskSecs = session.timeline.onTaskMs() / 1000;
   summary.corrections = stats.corrections;
+  summary.aiCost = stats.aiCost;  // issue 18 item 4
   summary.driftReasons = stats.driftReasons;
   summary.success = review.answer.success;
   summary.note = review.answer.note;

@@ -1,4 +1,5 @@
 #include "antidrift/session/state.h"
+#include "antidrift/store/ai_cost_json.h"
 
 #include <algorithm>
 
@@ -85,6 +86,7 @@ Poco::JSON::Object::Ptr statsJson(const SessionStats& stats,
     aiCalls->set(role, it == stats.aiCalls.end() ? std::int64_t{0} : it->second);
   }
   json->set("ai_calls", aiCalls);
+  json->set("ai_cost", aiCostToJson(stats.aiCost));  // issue 18 item 4
   return json;
 }
 
@@ -235,6 +237,11 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
   ai->set("backend", state.ai.backend);
   ai->set("available", state.ai.available);
   ai->set("detail", state.ai.detail);
+  ai->set("auto", state.ai.origin.automatic);  // issue 18 items 2 and 3
+  ai->set("found", state.ai.origin.found);
+  ai->set("prompts", state.ai.origin.prompts);
+  ai->set("destination", state.ai.origin.destination);
+  ai->set("cost", aiCostToJson(state.ai.cost));
   json->set("ai", ai);
   Poco::JSON::Object::Ptr notify = new Poco::JSON::Object;
   notify->set("desktop", state.notify.desktop);

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "antidrift/store/ai_cost_json.h"
 #include "store/file_io.h"
 #include "store/json_fields.h"
 
@@ -73,6 +74,7 @@ Poco::JSON::Object summaryToObject(const SessionSummary& summary) {
   object.set("note", validUtf8(summary.note));
   object.set("recap", validUtf8(summary.recap));
   object.set("carry_forward", validUtf8(summary.carryForward));
+  if (summary.aiCost.calls > 0) object.set("ai_cost", *aiCostToJson(summary.aiCost));
   Poco::JSON::Array spans;
   for (const TimelineSpan& span : summary.timeline) {
     Poco::JSON::Object item;
@@ -306,6 +308,9 @@ SessionSummary summaryFromJsonLine(const std::string& line) {
     summary.note = requireString(*object, "note", context);
     summary.recap = requireString(*object, "recap", context);
     summary.carryForward = requireString(*object, "carry_forward", context);
+    if (object->has("ai_cost")) {
+      summary.aiCost = aiCostFromJson(*jsonfields::requireObject(*object, "ai_cost", context));
+    }
     const Poco::JSON::Array::Ptr spans = requireArray(*object, "timeline", context);
     for (std::size_t index = 0; index < spans->size(); ++index) {
       const std::string field = "timeline[" + std::to_string(index) + "].";

@@ -17,6 +17,7 @@
 
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/timeline.h"
+#include "antidrift/store/ai_cost_json.h"
 #include "store/file_io.h"
 #include "store/json_fields.h"
 
@@ -134,6 +135,7 @@ Poco::JSON::Object statsToJson(const SessionStats& stats) {
   Poco::JSON::Object aiCalls;
   for (const auto& [role, count] : stats.aiCalls) aiCalls.set(validUtf8(role), Poco::Int64(count));
   object.set("ai_calls", aiCalls);
+  object.set("ai_cost", *aiCostToJson(stats.aiCost));
   return object;
 }
 
@@ -163,6 +165,9 @@ SessionStats statsFromJson(const Poco::JSON::Object& object) {
     for (const std::string& role : aiCalls->getNames()) {
       stats.aiCalls[role] = requireInt(*aiCalls, role, "stats.ai_calls.");
     }
+  }
+  if (object.has("ai_cost")) {
+    stats.aiCost = aiCostFromJson(*requireObject(object, "ai_cost", context));
   }
   return stats;
 }

@@ -240,6 +240,12 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.waitForSelector('#ai-calls:not([hidden])');
     assert.match(await page.textContent('#ai-calls'), /judge [1-9]/);
     assert.match(await page.textContent('#ai-calls'), /nudge [1-9]/);
+    // What the AI cost (issue 18 item 4): the fake reports no usage, so an estimate.
+    await page.waitForSelector('#ai-cost:not([hidden])');
+    const aiCost = (await suite.daemon.getJson('/state')).body.stats.ai_cost;
+    assert.ok(aiCost.calls >= 2 && aiCost.estimated === true, JSON.stringify(aiCost));
+    assert.match(await page.textContent('#ai-cost'),
+      new RegExp(`^AI cost: \\d+ calls · [0-9,]+ tokens in · [0-9,]+ out \\(estimated\\) · \\d+ s waiting$`));
     assert.match(await page.title(), /^Review · AntiDrift [0-9a-f]{8}$/);
     screenshots.push(await screenshot(page, 'ui-drift-review'));
 

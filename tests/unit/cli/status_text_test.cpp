@@ -176,6 +176,39 @@ TEST(VerdictLineTest, KeysEscapeToOneLineAndBack) {
   EXPECT_EQ(unescapeVerdictKey("a\\tb"), "a\\tb");  // another backslash stays
 }
 
+// ---- The AI lines (issue 18 items 2–4) ---------------------------------------------------
+
+TEST(DescribeAi, SaysWhichAiHowItWasChosenWhereTitlesGoAndWhatItCost) {
+  const auto state = parse(R"({"runtime":"planning","ai":{"available":true,"backend":"openai",
+      "auto":true,"found":"Ollama at 127.0.0.1:11434, model qwen3:4b","prompts":"local",
+      "destination":"local 127.0.0.1:11434","detail":"",
+      "cost":{"calls":3,"input_tokens":2310,"output_tokens":95,"estimated":false,"wall_ms":4120}}})");
+  EXPECT_EQ(describeAi(*state),
+            "AI: openai (Ollama at 127.0.0.1:11434, model qwen3:4b) — auto\n"
+            "titles go: stay on this machine (local 127.0.0.1:11434)\n"
+            "AI cost: 3 calls, 2310 tokens in, 95 out, 00:04 waiting\n");
+  EXPECT_THAT(describeState(*state), HasSubstr("AI: openai (Ollama"));
+}
+
+TEST(DescribeAi, ARemoteCliAndAnEstimate) {
+  const auto state = parse(R"({"runtime":"active","ai":{"available":true,"backend":"claude",
+      "auto":false,"found":"","prompts":"remote","destination":"remote","detail":"",
+      "cost":{"calls":1,"input_tokens":400,"output_tokens":12,"estimated":true,"wall_ms":900}}})");
+  EXPECT_EQ(describeAi(*state),
+            "AI: claude\ntitles go: off this machine\n"
+            "AI cost: 1 call, 400 tokens in, 12 out (estimated), 00:00 waiting\n");
+}
+
+TEST(DescribeAi, AiOffSaysWhyAndThatTitlesGoNowhere) {
+  const auto state = parse(R"({"runtime":"locked","ai":{"available":false,"backend":"none",
+      "auto":true,"detail":"AI is off: ai.backend = auto found nothing.",
+      "cost":{"calls":0,"input_tokens":0,"output_tokens":0,"estimated":false,"wall_ms":0}}})");
+  EXPECT_EQ(describeAi(*state),
+            "AI: off — AI is off: ai.backend = auto found nothing.\n"
+            "titles go: nowhere (AI off)\n");
+  EXPECT_EQ(describeAi(*parse(R"({"runtime":"locked"})")), "");
+}
+
 }  // namespace
 // Issue 17 item 5: `antidrift history` says where the drift went, the longest
 // stretch and the week's trend; an old session's missing figures are unknown.

@@ -157,6 +157,11 @@ TEST_F(DriftFlowTest, AnUnmatchedAppIsJudgedOnceAndLaterObservationsUseTheCache)
   EXPECT_EQ(backend_->calls("judge"), 1u);
   EXPECT_EQ(stats().driftEpisodes, 2);
   EXPECT_EQ(stats().aiCalls.at("judge"), 1);
+  // Issue 18 item 4: the one call's cost, estimated (the backend reports no usage).
+  EXPECT_EQ(stats().aiCost.calls, 1);
+  EXPECT_TRUE(stats().aiCost.estimated);
+  EXPECT_EQ(stats().aiCost.outputTokens,
+            static_cast<std::int64_t>((std::string(kOffTask).size() + 3) / 4));
 }
 
 TEST_F(DriftFlowTest, OneJudgeCallInFlightPerKey) {

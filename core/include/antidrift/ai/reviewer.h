@@ -15,6 +15,7 @@
 
 #include "antidrift/ai/errors.h"
 #include "antidrift/backend.h"
+#include "antidrift/domain/ai_cost.h"
 
 namespace antidrift::ai {
 
@@ -95,14 +96,17 @@ std::string buildReviewerPrompt(std::string_view finished, std::string_view hist
 /// …"). Pure; thread-safe; never throws.
 Expected<Reflection> parseReflection(std::string_view json);
 
-/// Runs the reviewer: builds the prompt, calls `backend.complete(prompt,
+/// Runs the reviewer: builds the prompt, calls `backend.answer()` (prompt,
 /// timeoutMs)` (milliseconds) and takes the LAST JSON object in the answer
 /// that parseReflection accepts (lastValid). Errors: BackendFailed (a timeout
 /// included), EmptyResponse, NoJson, InvalidReflection — as the other roles.
 /// Blocking; call it off the controller's lock. Thread-safe if the backend
 /// is. Never throws.
+/// `cost`, when not null, receives the call's tokens and wall time (issue 18
+/// item 4; role_call: answer() with the role's answer schema, answer_schema.h).
 Expected<Reflection> tryReview(Backend& backend, std::string_view finished,
-                               std::string_view history, std::int64_t timeoutMs);
+                               std::string_view history, std::int64_t timeoutMs,
+                               CallCost* cost = nullptr);
 
 /// The carry-forward without the AI (issue 17 item 5: AI off, or the
 /// reviewer gave nothing): one line from the person's answer and note and the
@@ -115,7 +119,8 @@ std::string fallbackCarryForward(const SessionFacts& facts);
 
 /// Seed 004 `Review`: tryReview, with any error, empty or unusable output
 /// turned into an empty Reflection{} (both fields ""). Never throws.
+/// `cost` as tryReview's.
 Reflection review(Backend& backend, std::string_view finished, std::string_view history,
-                  std::int64_t timeoutMs);
+                  std::int64_t timeoutMs, CallCost* cost = nullptr);
 
 }  // namespace antidrift::ai

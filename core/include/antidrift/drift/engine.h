@@ -234,7 +234,8 @@ class Engine {
   struct Subject {
     Observation obs;
     std::string key;
-    std::string siteKey;  ///< siteVerdictKey(); "" when the title names no site
+    std::string siteKey;      ///< siteVerdictKey(); "" without URL evidence
+    std::string markSiteKey;  ///< markSiteKey(): what a person's site mark names
   };
 
   void setView(Decision& decision, DriftStatus status, std::string reason, std::string app,

@@ -33,6 +33,14 @@ std::string verdictKey(const Rules& rules, const Observation& obs);
 /// whole app already). Issue 8 item 5. Pure; thread-safe.
 std::string siteVerdictKey(const Rules& rules, const Observation& obs);
 
+/// The site a person's "all of <site> this session" mark and the review's
+/// drift-by-site tally name (issue 17 items 4 and 5): siteVerdictKey() when
+/// URL evidence gave the domain, else app + "\nsite:" + the title's site
+/// suffix ("… - YouTube"), else "". Unlike siteVerdictKey() it may come from
+/// the title: it only ever widens what the person chose themselves, and a
+/// judge's answer never reaches it (issue 19 item 4). Pure; thread-safe.
+std::string markSiteKey(const Rules& rules, const Observation& obs);
+
 /// Verdicts by key for one session, at most kMaxEntries of them. Not
 /// synchronised: the owner's mutex guards it (the Controller's, docs/CONVENTIONS.md
 /// "Concurrency").

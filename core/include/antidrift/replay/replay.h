@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "antidrift/backend.h"
+#include "antidrift/domain/ai_cost.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
@@ -116,6 +117,12 @@ struct ReplayReport {
   std::int64_t judgeFailures = 0;  ///< of which failed (no verdict)
   std::int64_t siteVerdicts = 0;   ///< of which came back scoped to the whole site
   std::int64_t nudgeCalls = 0;     ///< Nudger calls made
+  /// What the backend's judge and nudge calls cost, summed (issue 18 item
+  /// 4): tokens as the backend reported or estimated them, wall time. Oracle
+  /// runs call no backend: zero.
+  AiCost aiCost;
+  /// Wall time of each judge call through the backend, ms, in call order.
+  std::vector<std::int64_t> judgeLatenciesMs;
   /// Window events during which the banner was up at some point: the drifts
   /// found, comparable across settings (an episode count is not: a page
   /// change inside one drift that waits for the judge splits it in two).

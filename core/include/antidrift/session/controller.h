@@ -133,6 +133,9 @@ class Controller {
   /// in Planning up front, issue 6 item 8). Call before other threads use the
   /// Controller.
   void setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason = "");
+  /// Sets how the backend was chosen and where its prompts go, shown in
+  /// State `ai` (issue 18 items 2 and 3). Call before start(), like setBackend.
+  void setAiOrigin(AiOrigin origin);
 
   /// What the daemon's notification sinks do (State::notify; issue 17 items
   /// 2 and 3), copied into every State from now on. Announces nothing; call
@@ -423,7 +426,13 @@ class Controller {
   AuditSink& audit_;
   std::string aiBackendName_;
   bool aiAvailable_;
+  /// Adds one AI call's cost to the session's stats while a session is
+  /// active or in review (issue 18 item 4). Caller holds mutex_.
+  void addAiCostLocked(const CallCost& cost);
+
   std::string aiDetail_;
+  AiOrigin aiOrigin_;      ///< issue 18 items 2 and 3
+  AiCost planningCost_;    ///< the coach's calls in Planning, added to the next session at start
   NotifyView notifyView_;  // guarded by mutex_
   std::shared_ptr<Backend> backend_;
 

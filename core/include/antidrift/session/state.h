@@ -11,6 +11,7 @@
 #include <Poco/JSON/Object.h>
 
 #include "antidrift/ai/coach.h"
+#include "antidrift/domain/ai_cost.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/focus_tally.h"
@@ -58,11 +59,30 @@ struct FocusView {
   OnTaskStretch longest;               ///< the longest on-task stretch
 };
 
+/// How the backend in use was chosen and where it sends prompts (issue 18
+/// items 2 and 3), fixed at start by the daemon (Controller::setAiOrigin).
+struct AiOrigin {
+  /// True when ai.backend = auto chose the backend (or chose none).
+  bool automatic = false;
+  /// What auto found, for the page ("Ollama at 127.0.0.1:11434, model qwen3"); "" otherwise.
+  std::string found;
+  /// Where prompts (and the titles in them) go for the backend in use: "local",
+  /// "remote", or "" when AI is off (the plugin's plugin.json "prompts").
+  std::string prompts;
+  /// The backend's own words on it (Backend::destination(), e.g. "local
+  /// 127.0.0.1:11434"), else `prompts`; "" when AI is off.
+  std::string destination;
+};
+
 /// The AI part of State.
 struct AiView {
-  std::string backend;     ///< configured ai.backend ("none" when off)
+  std::string backend;     ///< the ai.backend in use (auto's choice; "none" when off)
   bool available = false;  ///< a backend plugin is loaded and configured
   std::string detail;      ///< when not available: why, and what to do; else ""
+  AiOrigin origin{};       ///< how it was chosen, where titles go
+  /// What the AI cost so far (issue 18 item 4): in Planning, the coach's calls
+  /// (counted with the session they plan); active and review, stats.ai_cost.
+  AiCost cost{};
 };
 
 /// The daemon's notification sinks (issue 17 items 2 and 3), fixed at start.

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "antidrift/domain/ai_cost.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/focus_tally.h"
 #include "antidrift/evidence/timeline.h"
@@ -67,6 +68,9 @@ struct SessionSummary {
   std::optional<std::vector<SiteDrift>> driftBySite;
   /// The longest on-task stretch (FocusTally's rule; onTaskMs whole seconds × 1000 once read back).
   std::optional<OnTaskStretch> longestStretch;
+  /// What the AI cost (issue 18 item 4); written as "ai_cost" only when a
+  /// call was made, so older records and AI-less sessions hash as before.
+  AiCost aiCost;
   std::string prev;  ///< hash of the previous record; 64 '0' for the first
   std::string hash;  ///< SHA-256 hex of the canonical JSON without "hash"
 };
@@ -83,7 +87,8 @@ extern const std::string kGenesisHash;
 /// corrections, drift_reasons, success, note, recap, carry_forward and
 /// timeline ([{"start","end","app","status"}]); "drift_by_site"
 /// ([{"where","drift_secs","visits"}]) and "longest_on_task" ({"secs",
-/// "start","end"}) only when set (issue 17 item 5). The hash input. Pure.
+/// "start","end"}) only when set (issue 17 item 5); and "ai_cost"
+/// (ai_cost_json.h) when aiCost.calls > 0. The hash input. Pure.
 std::string canonicalJson(const SessionSummary& summary);
 /// SHA-256 (Poco::SHA2Engine) hex of canonicalJson(summary). Pure.
 std::string computeHash(const SessionSummary& summary);
