@@ -364,6 +364,9 @@ int CliApplication::main(const std::vector<std::string>& args) {
   } catch (const DaemonUnreachable& error) {
     std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
     return EXIT_UNAVAILABLE;
+  } catch (const NotTheDaemon& error) {
+    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
+    return EXIT_NOPERM;
   } catch (const Poco::Exception& error) {
     std::cerr << "antidrift: unexpected answer from antidriftd: " << error.displayText()
               << std::endl;
@@ -512,14 +515,19 @@ int CliApplication::history(DaemonClient& client) {
     std::cout << terminalSafe(reply.body) << std::endl;
     return EXIT_OK;
   }
-  const Poco::JSON::Array::Ptr sessions = parseObject(reply.body)->getArray("sessions");
+  const Poco::JSON::Object::Ptr history = parseObject(reply.body);
+  const Poco::JSON::Array::Ptr sessions = history->getArray("sessions");
   if (!sessions || sessions->size() == 0) {
     std::cout << "no sessions recorded yet" << std::endl;
     return EXIT_OK;
   }
   for (std::size_t i = 0; i < sessions->size(); ++i) {
-    std::cout << terminalSafe(historyLine(*sessions->getObject(static_cast<unsigned>(i)))) << "\n";
+    const Poco::JSON::Object::Ptr session = sessions->getObject(static_cast<unsigned>(i));
+    std::cout << terminalSafe(historyLine(*session)) << "\n";
+    std::cout << terminalSafe(historyDetailLine(*session)) << "\n";  // issue 17 item 5
   }
+  const std::string week = weekLine(*history);
+  if (!week.empty()) std::cout << terminalSafe(week) << "\n";
   std::cout << std::flush;
   return EXIT_OK;
 }

@@ -1,13 +1,20 @@
 #include "cli/daemon_client.h"
 
+#include <unistd.h>
+
 #include <istream>
+#include <optional>
 
 #include <Poco/Exception.h>
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/Net/NetException.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
 #include <Poco/StreamCopier.h>
+
+#include "server/peer_user_check.h"
 
 namespace antidrift::cli {
 namespace {
@@ -15,6 +22,39 @@ namespace {
 using Poco::Net::HTTPClientSession;
 using Poco::Net::HTTPRequest;
 using Poco::Net::HTTPResponse;
+
+/// A connection to `endpoint` whose listener belongs to this user (issue 19
+/// item 2, docs/SECURITY.md M2): the owner of the server end of the very
+/// connection is asked of the kernel (PeerUserCheck::serverEndOwner) before a
+/// byte is sent. Throws NotTheDaemon when it is another user's, or unknown;
+/// Poco::Exception when it cannot connect.
+Poco::Net::StreamSocket connectChecked(const Endpoint& endpoint, std::chrono::seconds timeout) {
+  const Poco::Net::SocketAddress address(endpoint.host, endpoint.port);
+  Poco::Net::StreamSocket socket;
+  socket.connect(address, Poco::Timespan(static_cast<long>(timeout.count()), 0));
+  const std::optional<uid_t> owner =
+      PeerUserCheck::serverEndOwner(socket.peerAddress(), socket.address());
+  const std::string where = address.toString();
+  if (!owner) {
+    throw NotTheDaemon("cannot tell which user listens on " + where +
+                       ", so nothing was sent (neither sock_diag nor /proc/net/tcp answered; "
+                       "docs/SECURITY.md M2)");
+  }
+  if (*owner != ::geteuid()) {
+    throw NotTheDaemon(where + " is held by another user (uid " + std::to_string(*owner) +
+                       "), not by your antidriftd: nothing was sent, not even the token. "
+                       "Use http://127.0.0.1 rather than localhost, and see docs/SECURITY.md M2");
+  }
+  socket.setReceiveTimeout(Poco::Timespan(static_cast<long>(timeout.count()), 0));
+  socket.setSendTimeout(Poco::Timespan(static_cast<long>(timeout.count()), 0));
+  return socket;
+}
+
+/// `request`'s Host header for `endpoint` (a session made from a connected
+/// socket does not know the host).
+void setHost(HTTPRequest& request, const Endpoint& endpoint) {
+  request.setHost(endpoint.host, endpoint.port);
+}
 
 std::string notRunning(const Endpoint& endpoint) {
   return "antidriftd is not running on " + endpoint.url() + " (start it with " +
@@ -103,9 +143,10 @@ DaemonClient::DaemonClient(Endpoint endpoint, std::chrono::seconds timeout)
 
 Reply DaemonClient::get(const std::string& pathAndQuery) const {
   return guarded(endpoint_, [&] {
-    HTTPClientSession session(endpoint_.host, endpoint_.port);
+    HTTPClientSession session(connectChecked(endpoint_, timeout_));
     session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
     HTTPRequest request(HTTPRequest::HTTP_GET, pathAndQuery, Poco::Net::HTTPMessage::HTTP_1_1);
+    setHost(request, endpoint_);
     session.sendRequest(request);
     return readReply(session, endpoint_);
   });
@@ -114,9 +155,10 @@ Reply DaemonClient::get(const std::string& pathAndQuery) const {
 Reply DaemonClient::post(const std::string& path, const std::string& body,
                          const std::string& token) const {
   return guarded(endpoint_, [&] {
-    HTTPClientSession session(endpoint_.host, endpoint_.port);
+    HTTPClientSession session(connectChecked(endpoint_, timeout_));
     session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
     HTTPRequest request(HTTPRequest::HTTP_POST, path, Poco::Net::HTTPMessage::HTTP_1_1);
+    setHost(request, endpoint_);
     request.setContentType("application/json");
     request.setContentLength64(static_cast<Poco::Int64>(body.size()));
     request.set("X-AntiDrift-Token", token);
@@ -127,9 +169,10 @@ Reply DaemonClient::post(const std::string& path, const std::string& body,
 
 Reply DaemonClient::remove(const std::string& pathAndQuery, const std::string& token) const {
   return guarded(endpoint_, [&] {
-    HTTPClientSession session(endpoint_.host, endpoint_.port);
+    HTTPClientSession session(connectChecked(endpoint_, timeout_));
     session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
     HTTPRequest request(HTTPRequest::HTTP_DELETE, pathAndQuery, Poco::Net::HTTPMessage::HTTP_1_1);
+    setHost(request, endpoint_);
     const std::string body = "{}";
     request.setContentType("application/json");
     request.setContentLength64(static_cast<Poco::Int64>(body.size()));
@@ -176,7 +219,7 @@ Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& 
     if (cancel && cancel->cancelled()) {
       return Reply{HTTPResponse::HTTP_OK, ""};
     }
-    HTTPClientSession session(endpoint_.host, endpoint_.port);
+    HTTPClientSession session(connectChecked(endpoint_, timeout_));
     // Detached before `session` closes the socket (declared after it, so
     // destroyed first).
     struct Detach {
@@ -189,6 +232,7 @@ Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& 
     } detach{cancel};
     session.setTimeout(Poco::Timespan(static_cast<long>(timeout_.count()), 0));
     HTTPRequest request(HTTPRequest::HTTP_GET, "/events", Poco::Net::HTTPMessage::HTTP_1_1);
+    setHost(request, endpoint_);
     request.set("Accept", "text/event-stream");
     session.sendRequest(request);
     HTTPResponse response;

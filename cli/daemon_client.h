@@ -32,6 +32,15 @@ class DaemonUnreachable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// What listens on the daemon's address belongs to another Unix user (or its
+/// user cannot be determined): nothing was sent, not even the token (issue 19
+/// item 2, docs/SECURITY.md M2). `what()` names the address and the uid.
+/// The command exits 77.
+class NotTheDaemon : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Where the daemon listens.
 struct Endpoint {
   std::string host = "127.0.0.1";  ///< an IP address or loopback name

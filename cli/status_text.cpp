@@ -217,6 +217,39 @@ std::string barClass(const Object& state) {
   return runtime.empty() ? "unknown" : runtime;
 }
 
+std::string describeAi(const Object& state) {
+  const Object::Ptr ai = objectField(state, "ai");
+  if (!ai) return "";
+  std::ostringstream out;
+  const bool automatic = ai->has("auto") && ai->getValue<bool>("auto");
+  const bool available = ai->has("available") && ai->getValue<bool>("available");
+  const std::string found = stringField(*ai, "found");
+  if (available) {
+    out << "AI: " << stringField(*ai, "backend") << (found.empty() ? "" : " (" + found + ")")
+        << (automatic ? " — auto" : "") << "\n";
+    const std::string destination = stringField(*ai, "destination");
+    const std::string prompts = stringField(*ai, "prompts");
+    out << "titles go: "
+        << (prompts == "local"    ? "stay on this machine"
+            : prompts == "remote" ? "off this machine"
+                                  : "where the plugin sends them")
+        << (destination.empty() || destination == prompts ? "" : " (" + destination + ")") << "\n";
+  } else {
+    out << "AI: off — " << stringField(*ai, "detail") << "\n";
+    out << "titles go: nowhere (AI off)\n";
+  }
+  const Object::Ptr cost = objectField(*ai, "cost");
+  if (cost && integerField(*cost, "calls") > 0) {
+    const bool estimated = cost->has("estimated") && cost->getValue<bool>("estimated");
+    const long long calls = integerField(*cost, "calls");
+    out << "AI cost: " << calls << (calls == 1 ? " call, " : " calls, ")
+        << integerField(*cost, "input_tokens") << " tokens in, "
+        << integerField(*cost, "output_tokens") << " out" << (estimated ? " (estimated)" : "")
+        << ", " << formatDuration(integerField(*cost, "wall_ms") / 1000) << " waiting\n";
+  }
+  return out.str();
+}
+
 std::string describeState(const Object& state) {
   std::ostringstream out;
   const std::string runtime = stringField(state, "runtime");
@@ -259,6 +292,7 @@ std::string describeState(const Object& state) {
   if (!lesson.empty() && (runtime == "locked" || runtime == "planning")) {
     out << "last lesson: " << lesson << "\n";
   }
+  out << describeAi(state);  // issue 18 items 2–4
   return out.str();
 }
 
@@ -319,6 +353,57 @@ std::string historyLine(const Object& summary) {
          std::to_string(integerField(summary, "planned_secs") / 60) + " min  " +
          std::to_string(integerField(summary, "drift_episodes")) + " drifts  " +
          stringField(summary, "next_action");
+}
+
+std::string minutesOrSeconds(long long secs) {
+  return secs < 60 ? std::to_string(secs < 0 ? 0 : secs) + " s"
+                   : std::to_string((secs + 30) / 60) + " min";
+}
+
+std::string historyDetailLine(const Object& summary) {
+  std::string where = "drift went to: unknown";
+  if (summary.has("drift_by_site") && !summary.isNull("drift_by_site")) {
+    const Poco::JSON::Array::Ptr sites = summary.getArray("drift_by_site");
+    if (!sites || sites->size() == 0) {
+      where = "no drift";
+    } else {
+      where = "drift went to: ";
+      for (std::size_t i = 0; i < sites->size(); ++i) {
+        const Poco::JSON::Object::Ptr site = sites->getObject(static_cast<unsigned>(i));
+        if (!site) continue;
+        const long long visits = integerField(*site, "visits");
+        where += (i == 0 ? "" : ", ") + stringField(*site, "where") + " " +
+                 minutesOrSeconds(integerField(*site, "drift_secs")) + " over " +
+                 std::to_string(visits) + (visits == 1 ? " visit" : " visits");
+      }
+    }
+  }
+  std::string longest = "longest on-task stretch: unknown";
+  if (summary.has("longest_on_task") && !summary.isNull("longest_on_task")) {
+    const Poco::JSON::Object::Ptr stretch = summary.getObject("longest_on_task");
+    if (stretch)
+      longest = "longest on-task stretch: " + minutesOrSeconds(integerField(*stretch, "secs"));
+  }
+  return "    " + where + " · " + longest;
+}
+
+std::string weekLine(const Object& history) {
+  const Poco::JSON::Object::Ptr week = history.getObject("week");
+  if (!week) return "";
+  const auto part = [&](const std::string& key, const std::string& name) {
+    const Poco::JSON::Object::Ptr totals = week->getObject(key);
+    if (!totals) return name + ": unknown";
+    std::string share = "—";
+    if (totals->has("drift_share") && !totals->isNull("drift_share")) {
+      share =
+          std::to_string(static_cast<int>(totals->getValue<double>("drift_share") * 100 + 0.5)) +
+          "%";
+    }
+    return name + ": " + std::to_string((integerField(*totals, "focused_secs") + 30) / 60) +
+           " min focused, drift " + share + ", " + std::to_string(integerField(*totals, "kept")) +
+           " of " + std::to_string(integerField(*totals, "sessions")) + " kept";
+  };
+  return part("this_week", "this week") + " · " + part("last_week", "last week");
 }
 
 std::string terminalSafe(const std::string& text) {

@@ -32,8 +32,16 @@ std::string barClass(const Poco::JSON::Object& state);
 /// `status` for people: "key: value" lines, each ending in '\n' — runtime,
 /// and as far as they apply next action, done when, remaining ("12:34 of
 /// 25:00"), drift (status and reason), heads up, window (app, title,
-/// evidence health), outcome, last lesson. Pure.
+/// evidence health), outcome, last lesson, then describeAi(). Pure.
 std::string describeState(const Poco::JSON::Object& state);
+
+/// The AI lines of `status` (issue 18 items 2–4), each ending in '\n': "AI:
+/// openai (Ollama at 127.0.0.1:11434, model m) — auto" or "AI: off — <why>",
+/// "titles go: stay on this machine (local 127.0.0.1:11434)" / "off this
+/// machine" / "nowhere (AI off)", and "AI cost: N calls, I tokens in, O out
+/// (estimated), m:ss waiting" once a call was made. "" without an `ai`
+/// object. Pure.
+std::string describeAi(const Poco::JSON::Object& state);
 
 /// One line (no '\n') summing up a State for `watch`, e.g. "active ontask:
 /// Write the intro (24:59 left)" or "locked". Pure.
@@ -81,6 +89,17 @@ std::string offlineBarOutput(BarFormat format);
 /// ("YYYY-MM-DD HH:MM"), outcome, timebox in minutes, drift episodes and the
 /// next action, separated by two spaces. Pure apart from the time zone.
 std::string historyLine(const Poco::JSON::Object& summary);
+
+/// The second, indented line of a session in `history` (issue 17 item 5):
+/// "    drift went to: youtube.com 5 min over 6 visits · longest on-task
+/// stretch: 12 min"; "unknown" for what a session recorded before these
+/// figures lacks (null), never 0; "no drift" for an empty list. Pure.
+std::string historyDetailLine(const Poco::JSON::Object& summary);
+
+/// The week's trend of GET /history's `week` (issue 17 item 5): "this week:
+/// 90 min focused, drift 12%, 3 of 4 kept · last week: …" ("—" for a share
+/// without evidence); "" without `week`. Pure.
+std::string weekLine(const Poco::JSON::Object& history);
 
 /// `text` safe to write to a terminal (issue 19 item 7, review L7): every
 /// C0 control character except '\n' and '\t', DEL, and every C1 control

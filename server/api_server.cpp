@@ -26,17 +26,21 @@
 #include <condition_variable>
 #include <cstring>
 #include <list>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <Poco/AutoPtr.h>
 #include <Poco/Exception.h>
 #include <Poco/Logger.h>
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/IPAddress.h>
+#include <Poco/Net/NetException.h>
 #include <Poco/Net/ServerSocket.h>
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
@@ -48,6 +52,9 @@
 #include <Poco/ThreadPool.h>
 
 #include "antidrift/thread_name.h"
+#include "server/http/peer_checked_connections.h"
+#include "server/http/responses.h"
+#include "server/peer_user_check.h"
 
 namespace antidrift {
 
@@ -87,38 +94,95 @@ void nameHttpThread() {
   }
 }
 
+/// Milliseconds on the steady clock, never 0 (0 means "no request" below).
+std::int64_t steadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+             .count() +
+         1;
+}
+
 /// The sockets of the connections accepted and not yet ended, so stop() can
-/// shut them down. The accept thread registers each socket here and keeps no
-/// other reference to it; the pool thread that serves it removes it when done.
-/// So the thread that frees a served socket is the one that served it: Poco
-/// counts references in a library ThreadSanitizer does not see, and a free on
-/// the accept thread after a pool thread read the socket looked like a race.
+/// shut them down, with the Unix user of each (for the per-user cap) and when
+/// its current request began (for the request deadline, issue 19 item 1).
+/// The accept thread registers each socket here and keeps no other reference
+/// to it; the pool thread that serves it removes it when done. So the thread
+/// that frees a served socket is the one that served it: Poco counts
+/// references in a library ThreadSanitizer does not see, and a free on the
+/// accept thread after a pool thread read the socket looked like a race.
+///
+/// The deadline is kept by reap(), run on its own thread: it sleeps with no
+/// timeout while no request is being read, and otherwise until the earliest
+/// deadline, when it shuts down the sockets whose request is not read yet.
+/// A request's start is an atomic store on the pool thread; only when the
+/// reaper sleeps without a timeout does it also take the lock to wake it.
 class LiveConnections {
  public:
-  using Handle = std::list<StreamSocket>::iterator;
-
-  /// Registers `socket`; after abortAll() it is shut down at once.
-  Handle add(const StreamSocket& socket) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    sockets_.push_front(socket);
-    if (aborting_) {
-      shutDown(sockets_.front());
+  /// One registered connection; tells the reaper about its requests.
+  class Entry final : public http::RequestWatch {
+   public:
+    Entry(const StreamSocket& socket, uid_t uid, LiveConnections& owner)
+        : socket_(socket), uid_(uid), owner_(owner) {}
+    void requestBegan() override {
+      startedMs_.store(steadyMs());
+      owner_.requestStarted();
     }
-    return sockets_.begin();
+    void requestEnded() override { startedMs_.store(0); }
+    StreamSocket& socket() { return socket_; }
+
+   private:
+    friend class LiveConnections;
+    StreamSocket socket_;
+    uid_t uid_;
+    LiveConnections& owner_;
+    std::atomic<std::int64_t> startedMs_{0};  // 0: no request being read
+  };
+  using Handle = std::list<Entry>::iterator;
+
+  /// `maxPerUid` connections of one user at most; `deadline` for each request.
+  LiveConnections(int maxPerUid, std::chrono::milliseconds deadline)
+      : maxPerUid_(maxPerUid), deadlineMs_(deadline.count()) {}
+
+  /// Registers `socket` of a peer owned by `uid`; nullopt when that user
+  /// holds maxPerUid connections already. After abortAll() it is shut down
+  /// at once.
+  std::optional<Handle> add(const StreamSocket& socket, uid_t uid) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int& count = perUid_[uid];
+    if (count >= maxPerUid_) {
+      return std::nullopt;
+    }
+    ++count;
+    entries_.emplace_front(socket, uid, *this);
+    if (aborting_) {
+      shutDown(entries_.front().socket_);
+    }
+    return entries_.begin();
   }
 
   void remove(Handle handle) {
     std::lock_guard<std::mutex> lock(mutex_);
-    sockets_.erase(handle);
+    erase(handle);
   }
 
-  /// Removes the registered socket that shares `socket`'s descriptor, if any.
+  /// The registered entry that shares `socket`'s descriptor; null if none.
+  Entry* find(const StreamSocket& socket) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Entry& entry : entries_) {
+      if (entry.socket_.impl() == socket.impl()) return &entry;
+    }
+    return nullptr;
+  }
+
+  /// Removes the registered entry that shares `socket`'s descriptor, if any.
   void remove(const StreamSocket& socket) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto found = std::find_if(sockets_.begin(), sockets_.end(), [&](const StreamSocket& s) {
-      return s.impl() == socket.impl();
-    });
-    if (found != sockets_.end()) sockets_.erase(found);
+    for (auto found = entries_.begin(); found != entries_.end(); ++found) {
+      if (found->socket_.impl() == socket.impl()) {
+        erase(found);
+        return;
+      }
+    }
   }
 
   /// Shuts down every registered socket and every one added later: the
@@ -126,23 +190,82 @@ class LiveConnections {
   void abortAll() {
     std::lock_guard<std::mutex> lock(mutex_);
     aborting_ = true;
-    for (StreamSocket& socket : sockets_) {
-      shutDown(socket);
+    for (Entry& entry : entries_) {
+      shutDown(entry.socket_);
     }
+  }
+
+  /// The reaper thread's loop (see the class comment) until stopReaping().
+  void reap() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopping_) {
+      reaperIdle_.store(true);  // before the scan: see requestStarted()
+      const std::int64_t now = steadyMs();
+      std::int64_t earliest = 0;
+      int cut = 0;
+      for (Entry& entry : entries_) {
+        const std::int64_t started = entry.startedMs_.load();
+        if (started == 0) continue;
+        if (now - started >= deadlineMs_) {
+          entry.startedMs_.store(0);
+          shutDown(entry.socket_);
+          ++cut;
+        } else if (earliest == 0 || started + deadlineMs_ < earliest) {
+          earliest = started + deadlineMs_;
+        }
+      }
+      if (cut > 0) {
+        serverLog().notice("closed " + std::to_string(cut) +
+                           " connection(s) whose request was not read within " +
+                           std::to_string(deadlineMs_) + " ms (server.request_deadline_s)");
+      }
+      if (earliest == 0) {
+        wake_.wait(lock, [this] { return stopping_ || !reaperIdle_.load(); });
+      } else {
+        reaperIdle_.store(false);
+        wake_.wait_for(lock, std::chrono::milliseconds(earliest - now));
+      }
+    }
+  }
+
+  /// Ends reap().
+  void stopReaping() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
   }
 
  private:
-  static void shutDown(StreamSocket& socket) {
-    try {
-      socket.shutdown();
-    } catch (const Poco::Exception&) {
-      // Already closed by the peer: nothing to end.
+  /// A request began: wakes the reaper if it sleeps without a timeout.
+  void requestStarted() {
+    if (reaperIdle_.exchange(false)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      wake_.notify_one();
     }
   }
 
+  void erase(Handle handle) {
+    auto count = perUid_.find(handle->uid_);
+    if (count != perUid_.end() && --count->second <= 0) perUid_.erase(count);
+    entries_.erase(handle);
+  }
+
+  static void shutDown(StreamSocket& socket) {
+    // ::shutdown, not Poco's: the entry stays valid and nothing throws.
+    ::shutdown(socket.impl()->sockfd(), SHUT_RDWR);
+  }
+
+  const int maxPerUid_;
+  const std::int64_t deadlineMs_;
   std::mutex mutex_;
-  std::list<StreamSocket> sockets_;  // guarded by mutex_
-  bool aborting_ = false;            // guarded by mutex_
+  std::condition_variable wake_;
+  std::list<Entry> entries_;     // guarded by mutex_
+  std::map<uid_t, int> perUid_;  // guarded by mutex_
+  bool aborting_ = false;        // guarded by mutex_
+  bool stopping_ = false;        // guarded by mutex_
+  std::atomic<bool> reaperIdle_{false};
 };
 
 /// One connection served by HttpApi's HTTP connection; its socket leaves
@@ -168,24 +291,46 @@ class TrackedConnection final : public Poco::Net::TCPServerConnection {
   LiveConnections& live_;
 };
 
-/// HttpApi's peer-checked HTTP connections (server/http/peer_checked_connections.h),
-/// plus the thread name and the registration. createConnection() runs on the pool
-/// thread that will serve the connection.
+/// HttpApi's HTTP connections (server/http/peer_checked_connections.h), watched
+/// by their LiveConnections entry, plus the thread name. createConnection()
+/// runs on the pool thread that will serve the connection.
 class TrackedConnectionFactory final : public Poco::Net::TCPServerConnectionFactory {
  public:
-  TrackedConnectionFactory(Poco::Net::TCPServerConnectionFactory::Ptr http, LiveConnections& live)
+  TrackedConnectionFactory(Poco::SharedPtr<http::PeerCheckedConnectionFactory> http,
+                           LiveConnections& live)
       : http_(std::move(http)), live_(live) {}
 
   Poco::Net::TCPServerConnection* createConnection(const StreamSocket& socket) override {
     nameHttpThread();
-    std::unique_ptr<Poco::Net::TCPServerConnection> http(http_->createConnection(socket));
+    std::unique_ptr<Poco::Net::TCPServerConnection> http(
+        http_->createConnection(socket, live_.find(socket)));
     return new TrackedConnection(socket, std::move(http), live_);
   }
 
  private:
-  Poco::Net::TCPServerConnectionFactory::Ptr http_;
+  Poco::SharedPtr<http::PeerCheckedConnectionFactory> http_;
   LiveConnections& live_;
 };
+
+/// Answers a connection that is not served with `status` and `message` as
+/// JSON, without reading the request: a non-blocking send (it fits in any
+/// socket buffer), the write side shut, what has already arrived discarded
+/// (so the close sends no reset that could destroy the answer), and the
+/// caller closes. Costs no pool thread and never blocks (issue 19 item 1).
+void refuseAtOnce(int fd, int status, const std::string& message) {
+  const std::string body = http::errorJson(message);
+  const std::string reason = status == 403 ? "Forbidden" : "Service Unavailable";
+  const std::string answer = "HTTP/1.1 " + std::to_string(status) + " " + reason +
+                             "\r\nContent-Type: " + http::kJsonContentType +
+                             "\r\nContent-Length: " + std::to_string(body.size()) +
+                             "\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n" + body;
+  static_cast<void>(::send(fd, answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL));
+  ::shutdown(fd, SHUT_WR);
+  char discard[4096];
+  for (int i = 0; i < 16; ++i) {  // at most 64 KiB, only what is already there
+    if (::recv(fd, discard, sizeof discard, MSG_DONTWAIT) <= 0) break;
+  }
+}
 
 /// Names the idle threads a Poco::ThreadPool starts in its constructor, which
 /// Poco 1.11 leaves with the process's name: one task per idle thread names it
@@ -223,7 +368,11 @@ void nameIdleThreads(Poco::ThreadPool& pool) {
 }  // namespace
 
 struct ApiServer::Listener {
-  explicit Listener(int threads) : pool("antidrift-http", 2, threads < 2 ? 2 : threads) {}
+  Listener(int threads, const PeerUserCheck& check, int maxPerUid,
+           std::chrono::milliseconds deadline)
+      : pool("antidrift-http", 2, threads < 2 ? 2 : threads),
+        live(maxPerUid, deadline),
+        peerCheck(check) {}
 
   ~Listener() {
     if (wakeFd >= 0) {
@@ -232,26 +381,33 @@ struct ApiServer::Listener {
   }
 
   void acceptLoop();
-  void acceptOne();
+  void acceptOne(Poco::Net::ServerSocket& listening);
   /// Waits kAcceptPauseMs or until stop(); false when stopping.
   bool pause();
-  /// Ends the accept thread and closes the listening socket.
+  /// Ends the accept and reaper threads and closes the listening sockets.
   void stopAccepting();
 
   Poco::ThreadPool pool;
   LiveConnections live;
-  Poco::Net::ServerSocket socket;
+  const PeerUserCheck& peerCheck;
+  std::vector<Poco::Net::ServerSocket> sockets;  // the address, and its loopback twin
   Poco::AutoPtr<Poco::Net::TCPServerDispatcher> dispatcher;
   int wakeFd = -1;
   std::thread acceptor;
+  std::thread reaper;
   bool acceptFailing = false;  // accept thread only: the last accept failed (logged once)
 };
 
 void ApiServer::Listener::acceptLoop() {
-  const int listening = socket.impl()->sockfd();
+  std::vector<pollfd> watched;
+  for (Poco::Net::ServerSocket& listening : sockets) {
+    watched.push_back({listening.impl()->sockfd(), POLLIN, 0});
+  }
+  watched.push_back({wakeFd, POLLIN, 0});
+  const std::size_t wake = watched.size() - 1;
   while (true) {
-    pollfd watched[2] = {{listening, POLLIN, 0}, {wakeFd, POLLIN, 0}};
-    const int ready = ::poll(watched, 2, -1);  // no timeout: stop() writes wakeFd
+    for (pollfd& one : watched) one.revents = 0;
+    const int ready = ::poll(watched.data(), watched.size(), -1);  // stop() writes wakeFd
     if (ready < 0) {
       if (errno == EINTR) {
         continue;
@@ -262,25 +418,27 @@ void ApiServer::Listener::acceptLoop() {
       }
       continue;
     }
-    if (watched[1].revents != 0) {
+    if (watched[wake].revents != 0) {
       return;
     }
-    if ((watched[0].revents & POLLIN) != 0) {
-      acceptOne();
-    } else if ((watched[0].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
-      serverLog().error("the listening socket failed; retrying");
-      if (!pause()) {
-        return;
+    for (std::size_t i = 0; i < wake; ++i) {
+      if ((watched[i].revents & POLLIN) != 0) {
+        acceptOne(sockets[i]);
+      } else if ((watched[i].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
+        serverLog().error("the listening socket failed; retrying");
+        if (!pause()) {
+          return;
+        }
       }
     }
   }
 }
 
-void ApiServer::Listener::acceptOne() {
+void ApiServer::Listener::acceptOne(Poco::Net::ServerSocket& listening) {
   // Non-blocking listener: a connection reset between poll and accept gives
   // EAGAIN instead of a blocked thread. The accepted socket is blocking (Linux
   // accept4 does not inherit O_NONBLOCK), as Poco's sessions expect.
-  const int client = ::accept4(socket.impl()->sockfd(), nullptr, nullptr, SOCK_CLOEXEC);
+  const int client = ::accept4(listening.impl()->sockfd(), nullptr, nullptr, SOCK_CLOEXEC);
   if (client < 0) {
     const int error = errno;
     switch (error) {
@@ -304,14 +462,35 @@ void ApiServer::Listener::acceptOne() {
   }
   acceptFailing = false;
   try {
+    const StreamSocket socket(new Poco::Net::StreamSocketImpl(client));  // closes `client`
+    // Whose connection this is, here in the accept thread before anything is
+    // read (issue 19 item 1): another user costs no pool thread and no read.
+    std::optional<uid_t> peer;
+    try {
+      peer = peerCheck.peerOwner(socket.peerAddress(), socket.address());
+    } catch (const Poco::Exception&) {
+      // Closed before it could be checked: refused below.
+    }
+    if (!peer || *peer != peerCheck.owner()) {
+      refuseAtOnce(client, 403,
+                   peer ? "only the user running antidriftd may use it"
+                        : "only the user running antidriftd may use it, and the user of this "
+                          "connection could not be determined");
+      return;
+    }
     // Registered, and held by this thread through LiveConnections only (see there).
-    const LiveConnections::Handle connection =
-        live.add(StreamSocket(new Poco::Net::StreamSocketImpl(client)));
-    connection->setNoDelay(true);  // as TCPServer does
+    const std::optional<LiveConnections::Handle> connection = live.add(socket, *peer);
+    if (!connection) {
+      refuseAtOnce(client, 503,
+                   "too many connections from this user at once "
+                   "(server.max_connections_per_uid); close some and retry");
+      return;
+    }
+    (*connection)->socket().setNoDelay(true);  // as TCPServer does
     const int refusedBefore = dispatcher->refusedConnections();
-    dispatcher->enqueue(*connection);  // queued, or refused when the queue is full
+    dispatcher->enqueue((*connection)->socket());  // queued, or refused when the queue is full
     if (dispatcher->refusedConnections() != refusedBefore) {
-      live.remove(connection);  // no pool thread has it: closed at once
+      live.remove(*connection);  // no pool thread has it: closed at once
     }
   } catch (const Poco::Exception& failure) {
     serverLog().warning("dropping a new connection: " + failure.displayText());
@@ -330,41 +509,136 @@ void ApiServer::Listener::stopAccepting() {
     static_cast<void>(::write(wakeFd, &one, sizeof one));
     acceptor.join();
   }
-  socket.close();
+  if (reaper.joinable()) {
+    live.stopReaping();
+    reaper.join();
+  }
+  for (Poco::Net::ServerSocket& listening : sockets) {
+    listening.close();
+  }
 }
 
-ApiServer::ApiServer(HttpApi& api, SseBroadcaster& broadcaster, ApiServerOptions options)
-    : api_(api),
-      broadcaster_(broadcaster),
-      options_(std::move(options)),
-      listener_(std::make_unique<Listener>(options_.threads)) {}
+namespace {
 
-ApiServer::~ApiServer() {
-  stop();
+/// The other family's loopback address of `address` ("::1" for 127.0.0.1
+/// and back); "" for any other address.
+std::string loopbackTwin(const std::string& address) {
+  Poco::Net::IPAddress parsed;
+  if (!Poco::Net::IPAddress::tryParse(address, parsed) || !parsed.isLoopback()) return "";
+  return parsed.family() == Poco::Net::IPAddress::IPv4 ? "::1" : "127.0.0.1";
 }
 
-void ApiServer::start() {
-  Listener& listener = *listener_;
-  nameIdleThreads(listener.pool);
-  // SO_REUSEADDR (quick restarts) but never SO_REUSEPORT: a second daemon on
-  // the same port must fail to bind, not share the port.
-  const Poco::Net::SocketAddress address(options_.address, options_.port);
-  Poco::Net::ServerSocket& socket = listener.socket;
+/// "127.0.0.1:7717" or "[::1]:7717".
+std::string hostPort(const Poco::Net::SocketAddress& address) {
+  const std::string host = address.host().toString();
+  return (address.family() == Poco::Net::SocketAddress::IPv6 ? "[" + host + "]" : host) + ":" +
+         std::to_string(address.port());
+}
+
+/// Who holds `address` when it cannot be bound, for the error message.
+std::string heldBy(const Poco::Net::SocketAddress& address) {
+  const std::optional<uid_t> holder = PeerUserCheck::listenerOwner(address);
+  if (!holder) return "another process";
+  if (*holder == ::geteuid())
+    return "another process of this user (uid " + std::to_string(*holder) +
+           ", another antidriftd?)";
+  return "another user (uid " + std::to_string(*holder) + ")";
+}
+
+/// Binds `socket` to `address` (SO_REUSEADDR, never SO_REUSEPORT; IPv6
+/// only for an IPv6 address) and listens, non-blocking and close-on-exec.
+void bindAndListen(Poco::Net::ServerSocket& socket, const Poco::Net::SocketAddress& address,
+                   int queue) {
   if (address.family() == Poco::Net::SocketAddress::IPv6) {
     socket.bind6(address, true, false, true);
   } else {
     socket.bind(address, true, false);
   }
-  // One waiting connection per pool thread: a local UI never needs more,
-  // and a flood is refused instead of queued for minutes.
-  const int queue = listener.pool.capacity();
   socket.listen(queue);
   socket.setBlocking(false);
   const int descriptorFlags = ::fcntl(socket.impl()->sockfd(), F_GETFD);
   if (descriptorFlags >= 0) {
     ::fcntl(socket.impl()->sockfd(), F_SETFD, descriptorFlags | FD_CLOEXEC);
   }
-  boundPort_ = socket.address().port();
+}
+
+/// How many times an ephemeral port is tried again when its twin is taken.
+constexpr int kEphemeralTries = 8;
+
+}  // namespace
+
+ApiServer::ApiServer(HttpApi& api, SseBroadcaster& broadcaster, ApiServerOptions options)
+    : api_(api),
+      broadcaster_(broadcaster),
+      options_(std::move(options)),
+      listener_(std::make_unique<Listener>(
+          options_.threads, api.peerCheck(),
+          options_.maxConnectionsPerUid > 0 ? options_.maxConnectionsPerUid : 2 * options_.threads,
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.requestDeadline))) {}
+
+ApiServer::~ApiServer() {
+  stop();
+}
+
+void ApiServer::bindSockets() {
+  Listener& listener = *listener_;
+  // The kernel's backlog is as long as it allows (net.core.somaxconn): the
+  // accept thread empties it at once — another user's connection is refused
+  // there and then, and beyond the dispatcher's queue (one waiting
+  // connection per pool thread) a connection is closed at once, so a flood
+  // is refused rather than queued for minutes. A short backlog would make a
+  // burst of connections wait for the client's SYN retransmission (1 s and
+  // more) instead: the owner's among them (issue 19 item 1).
+  const int queue = SOMAXCONN;
+  const std::string twin = options_.bothLoopbacks ? loopbackTwin(options_.address) : "";
+  for (int attempt = 1;; ++attempt) {
+    listener.sockets.clear();
+    listener.sockets.emplace_back();
+    const Poco::Net::SocketAddress address(options_.address, options_.port);
+    try {
+      bindAndListen(listener.sockets[0], address, queue);
+    } catch (const Poco::Exception& error) {
+      if (error.code() == EADDRINUSE) {
+        throw Poco::Net::NetException(hostPort(address) + " is held by " + heldBy(address));
+      }
+      throw;
+    }
+    boundPort_ = listener.sockets[0].address().port();
+    listening_ = {hostPort(listener.sockets[0].address())};
+    if (twin.empty()) return;
+    // The other loopback family on the same port, so that no one else can
+    // take it and catch the clients of "localhost" (issue 19 item 2).
+    const Poco::Net::SocketAddress twinAddress(twin, boundPort_);
+    listener.sockets.emplace_back();
+    try {
+      bindAndListen(listener.sockets[1], twinAddress, queue);
+      listening_.push_back(hostPort(twinAddress));
+      return;
+    } catch (const Poco::Exception& error) {
+      listener.sockets.pop_back();
+      if (error.code() == EADDRINUSE) {
+        if (options_.port == 0 && attempt < kEphemeralTries) continue;  // another port
+        throw Poco::Net::NetException(
+            hostPort(twinAddress) + " is held by " + heldBy(twinAddress) +
+            "; refusing to start, since clients that say localhost would reach it");
+      }
+      // No IPv6 (or IPv4) loopback on this machine: no one can take it either.
+      twinUnavailable_ = hostPort(twinAddress) + " cannot be bound (" + error.displayText() +
+                         "); listening on " + listening_[0] + " only";
+      return;
+    }
+  }
+}
+
+void ApiServer::start() {
+  Listener& listener = *listener_;
+  nameIdleThreads(listener.pool);
+  bindSockets();
+  if (!twinUnavailable_.empty()) {
+    serverLog().warning(twinUnavailable_);
+  }
+  // One waiting connection per pool thread: a local UI never needs more.
+  const int queue = listener.pool.capacity();
 
   Poco::Net::HTTPServerParams::Ptr params = new Poco::Net::HTTPServerParams;
   params->setMaxThreads(listener.pool.capacity());
@@ -373,7 +647,8 @@ void ApiServer::start() {
   params->setKeepAlive(true);
   params->setKeepAliveTimeout(Poco::Timespan(options_.keepAliveTimeout.count(), 0));
   // The socket receive timeout (HTTPServerSession applies it): an idle or
-  // slow client holds a pool thread at most this long per read.
+  // slow client holds a pool thread at most this long per read; the request
+  // deadline (LiveConnections) bounds the whole request.
   params->setTimeout(Poco::Timespan(options_.requestTimeout.count(), 0));
   params->setServerName("antidriftd");
 
@@ -385,6 +660,8 @@ void ApiServer::start() {
     throw Poco::SystemException("cannot create an eventfd for the accept thread");
   }
   try {
+    listener.reaper = std::thread([&listener] { listener.live.reap(); });
+    setThreadName(listener.reaper, "ad-http-reaper");
     listener.acceptor = std::thread([&listener] { listener.acceptLoop(); });
     setThreadName(listener.acceptor, "ad-http-accept");  // named before start() returns
   } catch (const std::system_error& failure) {

@@ -379,6 +379,8 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"server.threads", std::to_string(config.threads)},
       {"server.sse_keepalive_s", std::to_string(config.sseKeepAliveSecs)},
       {"server.request_timeout_s", std::to_string(config.requestTimeoutSecs)},
+      {"server.request_deadline_s", std::to_string(config.requestDeadlineSecs)},
+      {"server.max_connections_per_uid", std::to_string(config.maxConnectionsPerUid)},
       {"server.www_dir", config.wwwDir},
       {"store.dir", config.storeDir},
       {"ai.backend", config.aiBackend},
@@ -400,6 +402,8 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"drift.distraction_categories", joinApps(settings.distractionCategories)},
       {"nudge.debounce_s", std::to_string(settings.nudgeDebounceSecs)},
       {"privacy.never_send_apps", joinApps(settings.neverSendApps)},
+      {"privacy.local_only", config.localOnly ? "true" : "false"},
+      {"privacy.local_hosts", config.localHosts},
       {"tasks.todo_txt", settings.todoTxtPath},
       {"knowledge.profile", settings.profilePath},
       {"notify.desktop",
@@ -417,7 +421,9 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
   }
   if (config.aiBackend != "none") {
     for (const auto& [name, value] : config.aiBackendSettings) {
-      // "timeout_s" is ai.timeout_s passed along, unless the section sets its own.
+      // "timeout_s" is ai.timeout_s passed along, unless the section sets its own;
+      // local_only and local_hosts are privacy.* keys passed to every plugin.
+      if (name == "local_only" || name == "local_hosts") continue;
       if (name != "timeout_s" || value != std::to_string(settings.aiTimeoutSecs)) {
         values["ai." + config.aiBackend + "." + name] = value;
       }
@@ -633,6 +639,9 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   }
   result.sseKeepAliveSecs = readInteger(config, "server.sse_keepalive_s", 15, 1, 3600);
   result.requestTimeoutSecs = readInteger(config, "server.request_timeout_s", 5, 1, 300);
+  result.requestDeadlineSecs = readInteger(config, "server.request_deadline_s", 10, 1, 3600);
+  result.maxConnectionsPerUid = static_cast<int>(
+      readInteger(config, "server.max_connections_per_uid", 2 * result.threads, 1, 4096));
   result.wwwDir = readPath(config, "server.www_dir", defaultWwwDir(env));
   if (result.wwwDir.empty()) {
     throw ConfigError("server.www_dir must not be empty");
@@ -656,11 +665,20 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   }
   result.pluginDir = readPath(config, "ai.plugin_dir", defaultPluginDir(env));
   result.settings.aiTimeoutSecs = readInteger(config, "ai.timeout_s", 30, 1, 3600);
-  if (result.aiBackend != "none") {
+  if (result.aiBackend == "auto") {
+    for (const char* name : {"openai", "claude", "codex"}) {
+      collectLeaves(config, std::string("ai.") + name, "", result.aiAutoSettings[name]);
+    }
+  } else if (result.aiBackend != "none") {
     collectLeaves(config, "ai." + result.aiBackend, "", result.aiBackendSettings);
   }
   // A backend's own ai.<name>.timeout_s (the openai plugin's cap) wins over ai.timeout_s.
   result.aiBackendSettings.emplace("timeout_s", std::to_string(result.settings.aiTimeoutSecs));
+  // Issue 18 item 3: every plugin hears where prompts may go.
+  result.localOnly = readBool(config, "privacy.local_only", false);
+  result.localHosts = Poco::trim(readString(config, "privacy.local_hosts", ""));
+  result.aiBackendSettings["local_only"] = result.localOnly ? "true" : "false";
+  result.aiBackendSettings["local_hosts"] = result.localHosts;
 
   result.settings.heartbeatSecs = readInteger(config, "evidence.heartbeat_s", 10, 1, 3600);
   result.settings.idleAfterSecs = readInteger(config, "evidence.idle_after_s", 180, 1, 86400);

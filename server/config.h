@@ -68,15 +68,35 @@ struct DaemonConfig {
   /// server.request_timeout_s: socket receive timeout of every connection,
   /// seconds (1..300): how long a silent client may hold a pool thread.
   std::int64_t requestTimeoutSecs = 5;
+  /// server.request_deadline_s: the longest a whole request (request line,
+  /// headers, body) may take to arrive from its first byte, seconds
+  /// (1..3600, issue 19 item 1).
+  std::int64_t requestDeadlineSecs = 10;
+  /// server.max_connections_per_uid: connections one Unix user may hold at
+  /// once (1..4096; default 2 × server.threads, issue 19 item 1).
+  int maxConnectionsPerUid = 128;
   std::string wwwDir;  ///< server.www_dir: static UI files
   /// drift.categories_file: the known-distractions file read (issue 16 item
   /// 3); "" when none was (switched off, or the default file is missing).
   std::string distractionsFile;
-  std::string storeDir;              ///< store.dir: snapshot.json, audit.jsonl, token
-  std::string aiBackend = "claude";  ///< ai.backend ($ANTIDRIFT_AI_BACKEND wins); "none" = off
-  std::string pluginDir;             ///< ai.plugin_dir: where antidrift-<name>.so live
-  /// ai.<backend>.* with the prefix stripped, plus "timeout_s" (backend.h `configure`).
+  std::string storeDir;  ///< store.dir: snapshot.json, audit.jsonl, token
+  /// ai.backend ($ANTIDRIFT_AI_BACKEND wins); "none" = off; "auto" (the
+  /// default, issue 18 item 2) = the daemon chooses at start (backend_choice.h).
+  std::string aiBackend = "auto";
+  std::string pluginDir;  ///< ai.plugin_dir: where antidrift-<name>.so live
+  /// ai.<backend>.* with the prefix stripped, plus "timeout_s" (backend.h
+  /// `configure`), "local_only" ("true"/"false") and "local_hosts" (issue 18
+  /// item 3). With ai.backend = auto: empty but for those three.
   std::map<std::string, std::string> aiBackendSettings;
+  /// ai.backend = auto only: ai.openai.*, ai.claude.* and ai.codex.* with the
+  /// prefix stripped, by backend name (what auto passes to the one it picks).
+  std::map<std::string, std::map<std::string, std::string>> aiAutoSettings;
+  /// privacy.local_only (issue 18 item 3): refuse every backend that sends
+  /// prompts off the machine (plugin.json "prompts": "remote").
+  bool localOnly = false;
+  /// privacy.local_hosts: host names besides loopback the person counts as
+  /// this machine, comma-separated as written ("" = none).
+  std::string localHosts;
   /// evidence.x11: false forbids every use of X11 (auto never picks it, i3 reads no idle
   /// time from XScreenSaver); the key predates evidence.source and keeps working.
   bool x11 = true;

@@ -28,7 +28,9 @@
 #include <Poco/Util/OptionException.h>
 
 #include "antidrift/clock.h"
+#include "antidrift/drift/rules.h"
 #include "antidrift/executor.h"
+#include "antidrift/plugin/backend_choice.h"
 #include "antidrift/plugin/loader.h"
 #include "antidrift/session/controller.h"
 #include "antidrift/session/history_view.h"
@@ -37,6 +39,7 @@
 #include "antidrift/store/verdict_store.h"
 #include "antidrift/wire/json.h"
 #include "server/api_server.h"
+#include "server/backend_probe.h"
 #include "server/child_processes.h"
 #include "server/evidence_sources.h"
 #include "server/http_api.h"
@@ -423,9 +426,14 @@ int Daemon::listBackends() {
   for (const auto& backend : backends) {
     std::cout << "  " << backend.name << (backend.name == config_.aiBackend ? " *" : "") << "  "
               << backend.description;
+    if (!backend.prompts.empty()) std::cout << "  (prompts: " << backend.prompts << ")";
     if (!backend.problem.empty()) std::cout << "  [" << backend.problem << "]";
     std::cout << std::endl;
   }
+  std::cout << "  auto" << (config_.aiBackend == "auto" ? " *" : "")
+            << "  chosen at start: a local OpenAI-compatible server, else a logged-in claude, "
+               "else codex (issue 18 item 2)"
+            << std::endl;
   std::cout << "  none  AI off" << (config_.aiBackend == "none" ? " *" : "") << std::endl;
   return EXIT_OK;
 }
@@ -454,18 +462,42 @@ AiSetup Daemon::loadAi() {
     log.information(setup.detail);
     return setup;
   }
+  std::string name = config_.aiBackend;
+  std::map<std::string, std::string> settings = config_.aiBackendSettings;
+  if (name == "auto") {
+    // Issue 18 item 2: probe at start (about 1 s at most for the model
+    // servers), pick by the pure rule, say which and why.
+    const plugin::AutoProbes probes =
+        runAutoProbes(config_.aiAutoSettings, environment_.home, config_.localOnly);
+    const plugin::BackendChoice choice = plugin::chooseBackend(probes);
+    log.information(choice.reason);
+    setup.origin.automatic = true;
+    setup.origin.found = choice.found;
+    setup.backendName = choice.backend;
+    if (choice.backend == "none") {
+      setup.detail = plugin::aiOffByAutoSentence(config_.localOnly);
+      return setup;
+    }
+    name = choice.backend;
+    const auto chosen = config_.aiAutoSettings.find(name);
+    if (chosen != config_.aiAutoSettings.end()) {
+      for (const auto& [key, value] : chosen->second) settings[key] = value;
+    }
+    for (const auto& [key, value] : choice.settings) settings[key] = value;
+  }
   plugin::PluginLoader loader;
-  plugin::LoadResult result =
-      loader.load(config_.aiBackend, config_.pluginDir, config_.aiBackendSettings);
+  plugin::LoadResult result = loader.load(name, config_.pluginDir, settings);
   if (!result.loaded()) {
     // DESIGN §12: an unknown backend or a plugin that fails to load is a
     // warning, and the daemon runs without AI.
-    log.warning("AI backend \"" + config_.aiBackend + "\" not loaded: " + result.error +
-                "; running without AI");
+    log.warning("AI backend \"" + name + "\" not loaded: " + result.error + "; running without AI");
     setup.detail = result.error + " — the daemon runs without AI";
     return setup;
   }
-  log.information("AI backend \"" + config_.aiBackend + "\" loaded from " + config_.pluginDir);
+  log.information("AI backend \"" + name + "\" loaded from " + config_.pluginDir +
+                  "; prompts go: " + (result.destination.empty() ? "unknown" : result.destination));
+  setup.origin.prompts = result.prompts;
+  setup.origin.destination = result.destination;
   setup.backend = std::move(result.backend);
   setup.available = true;
   return setup;
@@ -613,9 +645,12 @@ int Daemon::serve() {
     log.information("desktop notifications on (notify.command = " + config_.notifyCommand +
                     (config_.notifyDesktop ? ")" : ", notify.desktop = auto)"));
   }
+  // The served page's own tag (issue 19 item 3): only it titles itself so.
+  config_.settings.ownPageTag = drift::ownPageTag(token.token);
   Controller controller(config_.settings, clock, executor, snapshots, audit, ai.backendName,
                         ai.available);
   controller.setBackend(ai.backend, ai.detail);
+  controller.setAiOrigin(ai.origin);
   controller.setVerdictStore(&verdicts);  // issue 16 item 3: remembered across restarts
   controller.setNotifyView(NotifyView{notifier != nullptr, dnd ? dnd->backendName() : ""});
   actionTarget = &controller;
@@ -674,6 +709,8 @@ int Daemon::serve() {
   serverOptions.port = config_.port;
   serverOptions.threads = config_.threads;
   serverOptions.requestTimeout = std::chrono::seconds(config_.requestTimeoutSecs);
+  serverOptions.requestDeadline = std::chrono::seconds(config_.requestDeadlineSecs);
+  serverOptions.maxConnectionsPerUid = config_.maxConnectionsPerUid;
   ApiServer server(api, broadcaster, serverOptions);
   try {
     server.start();
@@ -684,7 +721,11 @@ int Daemon::serve() {
     return EXIT_UNAVAILABLE;
   }
   std::cout << "antidriftd listening on " << server.baseUrl() << std::endl;
-  log.information("listening on " + server.baseUrl() + "; UI files from " + config_.wwwDir);
+  std::string addresses;
+  for (const std::string& address : server.listening()) {
+    addresses += (addresses.empty() ? "" : " and ") + address;
+  }
+  log.information("listening on " + addresses + "; UI files from " + config_.wwwDir);
   if (config_.distractionsFile.empty() && config_.settings.distractionSites.empty()) {
     log.warning(
         "no known distractions (drift.categories_file is off or missing): with the AI "

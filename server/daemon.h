@@ -16,13 +16,14 @@
 #include <Poco/Util/ServerApplication.h>
 
 #include "antidrift/backend.h"
+#include "antidrift/session/state.h"
 #include "server/config.h"
 
 namespace antidrift {
 
 /// What loadAi() set up: the configured backend name and whether it loaded.
 struct AiSetup {
-  std::string backendName = "none";  ///< ai.backend ("none" when off)
+  std::string backendName = "none";  ///< the backend in use: ai.backend, auto's choice, or "none"
   bool available = false;            ///< a backend plugin is loaded and configured
   /// The loaded backend (null when off or failed). Plugin libraries stay
   /// mapped for the process's life, so it may outlive the loader; keep it
@@ -33,6 +34,9 @@ struct AiSetup {
   /// configure error followed by " — the daemon runs without AI"; "" when
   /// the backend loaded.
   std::string detail;
+  /// How it was chosen (ai.backend = auto) and where its prompts go (issue
+  /// 18 items 2 and 3), for State `ai`.
+  AiOrigin origin;
 };
 
 /// The daemon. Options: `--config FILE` (else the XDG default file, else

@@ -122,7 +122,12 @@ const HttpApi::Route HttpApi::kRoutes[] = {
     {"POST", "/complete", &HttpApi::postComplete, Access::Token},
     {"POST", "/abandon", &HttpApi::postAbandon, Access::Token},
     {"POST", "/drift/refocus", &HttpApi::postDriftRefocus, Access::Token},
-    {"POST", "/drift/ontask", &HttpApi::postDriftOnTask, Access::Token},
+    {"POST", "/drift/ontask", &HttpApi::postDriftOnTask, Access::Token, {"scope"}},
+    {"POST",
+     "/drift/ontask/undo",
+     &HttpApi::postDriftOnTaskUndo,
+     Access::Token,
+     {"app", "title", "site"}},
     {"POST", "/end", &HttpApi::postEnd, Access::Token},
     {"POST",
      "/evidence/window",
@@ -153,11 +158,8 @@ Poco::Net::HTTPRequestHandlerFactory::Ptr HttpApi::createFactory() {
 
 Poco::SharedPtr<http::PeerCheckedConnectionFactory> HttpApi::createConnectionFactory(
     Poco::Net::HTTPServerParams::Ptr params) {
-  return Poco::SharedPtr<http::PeerCheckedConnectionFactory>(new http::PeerCheckedConnectionFactory(
-      std::move(params), createFactory(),
-      [this](const Poco::Net::SocketAddress& client, const Poco::Net::SocketAddress& server) {
-        return peerCheck_.check(client, server);
-      }));
+  return Poco::SharedPtr<http::PeerCheckedConnectionFactory>(
+      new http::PeerCheckedConnectionFactory(std::move(params), createFactory()));
 }
 
 std::string HttpApi::serializeState(const State& state) {
@@ -236,6 +238,10 @@ void HttpApi::dispatch(Exchange& exchange) {
     exchange.query = uri.getQueryParameters();
   } catch (const Poco::Exception&) {
     throw http::BadRequest("the request URI is malformed");
+  }
+  if (request.get("Service-Worker", "") == "script") {
+    sendServiceWorkerKillSwitch(response);  // any path: docs/SECURITY.md M2
+    return;
   }
   if (const auto rejection = guard_.checkFetchSite(headers, exchange.path)) {
     http::sendError(response, rejection->status, rejection->message);
@@ -452,7 +458,23 @@ void HttpApi::postDriftRefocus(Exchange& exchange) {
 }
 
 void HttpApi::postDriftOnTask(Exchange& exchange) {
-  answerAction(exchange, controller_.markOnTask());
+  // Issue 17 item 4: "page" (the default) or "site" (all of it this session).
+  const std::string scope = http::optionalString(*exchange.json, "scope", "scope").value_or("page");
+  if (scope != "page" && scope != "site") {
+    throw http::BadRequest("scope must be \"page\" or \"site\"");
+  }
+  answerAction(exchange, controller_.markOnTask(scope == "site" ? drift::OnTaskScope::Site
+                                                                : drift::OnTaskScope::Page));
+}
+
+void HttpApi::postDriftOnTaskUndo(Exchange& exchange) {
+  const std::string app = http::requireString(*exchange.json, "app");
+  const std::optional<std::string> title = http::optionalString(*exchange.json, "title", "title");
+  const std::optional<std::string> site = http::optionalString(*exchange.json, "site", "site");
+  if (title.has_value() == site.has_value()) {
+    throw http::BadRequest("give exactly one of title (a marked page) or site (a marked site)");
+  }
+  answerAction(exchange, controller_.undoOnTask(app, title ? *title : *site, site.has_value()));
 }
 
 void HttpApi::postEnd(Exchange& exchange) {
@@ -526,6 +548,23 @@ void HttpApi::activityWatch(Exchange& exchange) {
   }
   // 304 has no body (RFC 9110 §15.4.5): Content-Length 0, nothing sent.
   http::sendJson(exchange.response, reply.status, reply.json);
+}
+
+void HttpApi::sendServiceWorkerKillSwitch(HTTPServerResponse& response) {
+  // The page registers no Service Worker. A worker registered on this origin
+  // by a page another user served while the port was theirs (docs/SECURITY.md
+  // M2) is updated from here: the browser fetches its script past the worker,
+  // with `Service-Worker: script`, on the next navigation. This worker takes
+  // over at once, unregisters itself and reloads the pages it held, so they
+  // load from the daemon again.
+  static const std::string kKillSwitch =
+      "// antidriftd: no Service Worker belongs to this origin (docs/SECURITY.md M2).\n"
+      "self.addEventListener('install', () => self.skipWaiting());\n"
+      "self.addEventListener('activate', (event) => event.waitUntil(\n"
+      "  self.registration.unregister()\n"
+      "    .then(() => self.clients.matchAll({ type: 'window' }))\n"
+      "    .then((pages) => Promise.all(pages.map((page) => page.navigate(page.url))))));\n";
+  http::sendBody(response, 200, "text/javascript; charset=utf-8", kKillSwitch);
 }
 
 void HttpApi::getStatic(Exchange& exchange) {

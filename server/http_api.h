@@ -40,9 +40,10 @@ using http::kMaxBodyBytes;
 /// Order of checks for every request: the body is read (at most
 /// kMaxBodyBytes; a declared Content-Length above it is not read at all) →
 /// the peer socket belongs to the daemon's own Unix user (PeerUserCheck,
-/// 403, and the connection is closed) → Host (403) → route (404, 405) → body size (413) → for POST
-/// Origin/token/Content-Type (403/401/415) → UTF-8 and JSON body (400) →
-/// the handler. The ActivityWatch routes (`/api/0/...`, any method) take
+/// asked once per connection by ApiServer's accept thread before anything is
+/// read: a canned 403, and the connection is closed) → Host (403) → route (404, 405) → body size
+/// (413) → for POST Origin/token/Content-Type (403/401/415) → UTF-8 and JSON body (400) → the
+/// handler. The ActivityWatch routes (`/api/0/...`, any method) take
 /// RequestGuard::checkActivityWatch instead of the token check and are
 /// served by ActivityWatchApi. After answering a too-large body the handler drains up to
 /// 1 MiB of it (bounded by the socket's receive timeout) and closes the
@@ -88,13 +89,17 @@ class HttpApi {
   /// daemon uses createConnectionFactory().
   Poco::Net::HTTPRequestHandlerFactory::Ptr createFactory();
 
-  /// The daemon's connection factory for a Poco::Net::TCPServer: each
-  /// accepted connection's peer is checked once (PeerUserCheck; other Unix
-  /// users get 403 JSON on every request and the connection closes:
-  /// docs/SECURITY.md), then its requests go to handle(). The HttpApi must
-  /// outlive the server.
+  /// The daemon's connection factory for ApiServer: the requests of each
+  /// connection it lets in go to handle(). Whom it lets in is peerCheck()'s
+  /// answer, asked by ApiServer's accept thread (other Unix users get a
+  /// canned 403 there and never reach this factory: docs/SECURITY.md M1).
+  /// The HttpApi must outlive the server.
   Poco::SharedPtr<http::PeerCheckedConnectionFactory> createConnectionFactory(
       Poco::Net::HTTPServerParams::Ptr params);
+
+  /// Who may connect: the daemon's own Unix user (issue 9 item 3).
+  /// Thread-safe.
+  const PeerUserCheck& peerCheck() const { return peerCheck_; }
 
   /// The State JSON text of DESIGN §10: toJson(state) stringified compact
   /// (one line; keys sorted by Poco). Pure.
@@ -136,12 +141,17 @@ class HttpApi {
   void postAbandon(Exchange& exchange);
   void postDriftRefocus(Exchange& exchange);  ///< "Back to task" (DESIGN §4)
   void postDriftOnTask(Exchange& exchange);   ///< "This is on task" (DESIGN §4)
+  /// Undo a page or site marked on task this session (issue 17 item 4).
+  void postDriftOnTaskUndo(Exchange& exchange);
   void postEnd(Exchange& exchange);
   void postEvidenceWindow(Exchange& exchange);
   void postCoach(Exchange& exchange);
   void getVerdicts(Exchange& exchange);     ///< the remembered verdicts (issue 16 item 3)
   void deleteVerdicts(Exchange& exchange);  ///< forget one (?key=) or all (issue 16 item 3)
   void getStatic(Exchange& exchange);
+  /// Answers a Service Worker script fetch (`Service-Worker: script`, any
+  /// path) with a worker that unregisters itself (issue 19 item 2).
+  static void sendServiceWorkerKillSwitch(Poco::Net::HTTPServerResponse& response);
   void activityWatch(Exchange& exchange);
 
   void answerAction(Exchange& exchange, const ActionResult& result);

@@ -155,8 +155,11 @@ enum class DiagResult { Found, NotFound, Failed };
 
 /// Asks for the socket with local end (`local`, `localPort`) and remote end
 /// (`remote`, `remotePort`), both of `local.family`. Found sets `owner`.
+/// `unaccepted` also counts a socket with inode 0 (the server end of a
+/// connection still in its listener's accept queue carries the listener's uid).
 DiagResult askOnce(int fd, const DiagAddress& local, std::uint16_t localPort,
-                   const DiagAddress& remote, std::uint16_t remotePort, uid_t& owner) {
+                   const DiagAddress& remote, std::uint16_t remotePort, bool unaccepted,
+                   uid_t& owner) {
   struct {
     nlmsghdr header;
     inet_diag_req_v2 request;
@@ -204,7 +207,7 @@ DiagResult askOnce(int fd, const DiagAddress& local, std::uint16_t localPort,
   // The kernel's exact lookup falls back to a listener on the local port;
   // and a TIME_WAIT entry (or an orphan, inode 0) is held by no process.
   if (socket->idiag_state == TCP_LISTEN || socket->idiag_state == TCP_TIME_WAIT ||
-      socket->idiag_inode == 0 || socket->id.idiag_sport != htons(localPort) ||
+      (socket->idiag_inode == 0 && !unaccepted) || socket->id.idiag_sport != htons(localPort) ||
       socket->id.idiag_dport != htons(remotePort) ||
       std::memcmp(socket->id.idiag_dst, remote.bytes, 16) != 0) {
     return DiagResult::NotFound;
@@ -230,7 +233,8 @@ std::string PeerUserCheck::lookupDescription() {
 }
 
 PeerUserCheck::KernelAnswer PeerUserCheck::askKernel(const Poco::Net::SocketAddress& local,
-                                                     const Poco::Net::SocketAddress& remote) {
+                                                     const Poco::Net::SocketAddress& remote,
+                                                     bool unaccepted) {
   KernelAnswer answer;
   NetlinkSocket netlink;
   if (netlink.fd() < 0) {
@@ -243,7 +247,8 @@ PeerUserCheck::KernelAnswer PeerUserCheck::askKernel(const Poco::Net::SocketAddr
         continue;
       }
       uid_t owner = 0;
-      switch (askOnce(netlink.fd(), localForm, local.port(), remoteForm, remote.port(), owner)) {
+      switch (askOnce(netlink.fd(), localForm, local.port(), remoteForm, remote.port(), unaccepted,
+                      owner)) {
         case DiagResult::Found:
           answer.answered = true;
           answer.owner = owner;
@@ -261,7 +266,8 @@ PeerUserCheck::KernelAnswer PeerUserCheck::askKernel(const Poco::Net::SocketAddr
 
 std::optional<uid_t> PeerUserCheck::findSocketOwner(std::string_view table,
                                                     const Poco::Net::SocketAddress& local,
-                                                    const Poco::Net::SocketAddress& remote) {
+                                                    const Poco::Net::SocketAddress& remote,
+                                                    bool unaccepted) {
   const std::vector<std::string> localForms = tableForms(local);
   const std::vector<std::string> remoteForms = tableForms(remote);
   // Columns: sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
@@ -282,7 +288,7 @@ std::optional<uid_t> PeerUserCheck::findSocketOwner(std::string_view table,
             fields[kRemote] != remoteForm) {
           continue;
         }
-        if (fields[kState] == kTimeWaitState || fields[kInode] == "0") {
+        if (fields[kState] == kTimeWaitState || (fields[kInode] == "0" && !unaccepted)) {
           continue;  // not held by any process; the kernel shows uid 0
         }
         return parseUid(fields[kUid]);
@@ -322,6 +328,45 @@ std::optional<GuardRejection> PeerUserCheck::check(const Poco::Net::SocketAddres
   }
   if (*peer != owner_) {
     return GuardRejection{403, "only the user running antidriftd may use it"};
+  }
+  return std::nullopt;
+}
+
+std::optional<uid_t> PeerUserCheck::serverEndOwner(const Poco::Net::SocketAddress& server,
+                                                   const Poco::Net::SocketAddress& client,
+                                                   const TableReader& reader) {
+  const KernelAnswer answer = askKernel(server, client, true);
+  if (answer.answered) {
+    return answer.owner;
+  }
+  for (const char* path : {kTcpTable, kTcp6Table}) {
+    const std::optional<std::string> table = reader(path);
+    if (!table) {
+      continue;
+    }
+    if (const auto owner = findSocketOwner(*table, server, client, true)) {
+      return owner;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<uid_t> PeerUserCheck::listenerOwner(const Poco::Net::SocketAddress& address,
+                                                  const TableReader& reader) {
+  // A listener's row has the remote end 0:0 (in its own family).
+  const Poco::Net::SocketAddress anyRemote(
+      Poco::Net::IPAddress(address.family() == Poco::Net::SocketAddress::IPv6
+                               ? Poco::Net::IPAddress::IPv6
+                               : Poco::Net::IPAddress::IPv4),
+      0);
+  for (const char* path : {kTcpTable, kTcp6Table}) {
+    const std::optional<std::string> table = reader(path);
+    if (!table) {
+      continue;
+    }
+    if (const auto owner = findSocketOwner(*table, address, anyRemote)) {
+      return owner;
+    }
   }
   return std::nullopt;
 }

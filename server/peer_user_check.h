@@ -85,20 +85,40 @@ class PeerUserCheck {
   /// when such a socket is established or closing and held by a process;
   /// nullopt when there is none (or only a listener or a TIME_WAIT entry).
   /// `answered` is false when the netlink socket cannot be used (no
-  /// sock_diag in the kernel, a seccomp filter). Thread-safe (one netlink
-  /// socket per call).
+  /// sock_diag in the kernel, a seccomp filter). `unaccepted` also counts a
+  /// socket no process holds yet (inode 0): the server end of a connection
+  /// still in its listener's accept queue, which carries the listener's uid
+  /// (serverEndOwner). Thread-safe (one netlink socket per call).
   static KernelAnswer askKernel(const Poco::Net::SocketAddress& local,
-                                const Poco::Net::SocketAddress& remote);
+                                const Poco::Net::SocketAddress& remote, bool unaccepted = false);
 
   /// The uid that owns the live socket with local end `local` and remote
   /// end `remote` in `table`, text in the format of /proc/net/tcp or
   /// /proc/net/tcp6 (header line, then one row per socket). An IPv4
   /// address also matches its IPv4-mapped IPv6 form (::ffff:a.b.c.d) and
   /// back. nullopt when no live row matches or a matching row is malformed.
-  /// Pure.
+  /// `unaccepted`: as in askKernel(). Pure.
   static std::optional<uid_t> findSocketOwner(std::string_view table,
                                               const Poco::Net::SocketAddress& local,
-                                              const Poco::Net::SocketAddress& remote);
+                                              const Poco::Net::SocketAddress& remote,
+                                              bool unaccepted = false);
+
+  /// For a client (the CLI, issue 19 item 2, docs/SECURITY.md M2): the uid
+  /// that owns the server end of the client's own connection from `client`
+  /// to `server` — the socket the listener accepted, or still holds in its
+  /// accept queue (it carries the listener's uid either way): sock_diag
+  /// first, the tables through `reader` when netlink is unavailable.
+  /// nullopt when no such socket is found. Thread-safe.
+  static std::optional<uid_t> serverEndOwner(const Poco::Net::SocketAddress& server,
+                                             const Poco::Net::SocketAddress& client,
+                                             const TableReader& reader = &readTableFile);
+
+  /// The uid of the socket listening on exactly `address` (an IP address
+  /// and port), read from the tables through `reader`: who holds the port
+  /// when the daemon cannot bind it (issue 19 item 2). nullopt when none is
+  /// found (e.g. it listens on the wildcard address). Thread-safe.
+  static std::optional<uid_t> listenerOwner(const Poco::Net::SocketAddress& address,
+                                            const TableReader& reader = &readTableFile);
 
   /// The uid owning the peer socket of the connection from `client` to
   /// `server` (the daemon's end): askKernel() under SocketDiagFirst, else

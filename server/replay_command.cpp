@@ -27,7 +27,8 @@ constexpr int kConfig = 78;  // EX_CONFIG, as the daemon
 const char* kUsageText =
     "usage: antidriftd replay FILE [--next TEXT [--done TEXT] [--allowed APP,APP...] |\n"
     "                               --commitments FILE] [--json]\n"
-    "                               [--backend none|fake|claude|codex] [--baseline|--no-baseline]\n"
+    "                               [--backend none|fake|claude|codex|openai] "
+    "[--baseline|--no-baseline]\n"
     "                               [--labels FILE [--oracle]]\n"
     "                               [--config FILE] [-D key=value]...\n"
     "FILE: an ActivityWatch export (its \"buckets\" JSON) or a JSONL of observations.\n"
@@ -208,7 +209,9 @@ int runReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
   }
   options.backend = backend.get();
   options.oracle = arguments.oracle && labels ? &*labels : nullptr;
-  options.keepTrace = labels.has_value();
+  // The text report cuts its timeline where nothing was recorded (the trace's
+  // events say where); the label scorer reads the trace too.
+  options.keepTrace = labels.has_value() || !arguments.json;
 
   try {
     const replay::ReplayReport report = replay::runReplay(activity, options);

@@ -26,6 +26,26 @@ import { refreshTab, setTabConnection } from './js/tab.js';
 import { scheduleTick } from './js/ticker.js';
 import { announceIfTimeUp } from './js/timeup.js';
 
+/**
+ * The page registers no Service Worker, so one that controls it was
+ * registered by a page someone else served on this origin while the port was
+ * theirs (docs/SECURITY.md M2): it sees every request, the token included.
+ * Refuse to run under it: unregister every worker of the origin and reload
+ * from the daemon (whose answer to the worker's update check is a worker that
+ * removes itself, so this also holds when the impostor serves this page).
+ * Returns true when the page must not start.
+ */
+function refuseForeignServiceWorker() {
+  const workers = navigator.serviceWorker;
+  if (!workers || !workers.controller) return false;
+  document.body.textContent =
+    'A Service Worker that AntiDrift did not install controls this page; removing it and reloading.';
+  workers.getRegistrations()
+    .then((registrations) => Promise.all(registrations.map((each) => each.unregister())))
+    .finally(() => window.location.reload());
+  return true;
+}
+
 /** Each runtime's view module: mount(state) once, update(state) on every State. */
 const views = { locked, planning, active, review };
 
@@ -92,11 +112,13 @@ function setConnection(status) {
   }
 }
 
-onState(accept);
-onConnection(setConnection);
-setConnection('connecting');
-loadState();
-connect({
-  // A restarted daemon may count versions from scratch.
-  onOpen: forgetVersion,
-});
+if (!refuseForeignServiceWorker()) {
+  onState(accept);
+  onConnection(setConnection);
+  setConnection('connecting');
+  loadState();
+  connect({
+    // A restarted daemon may count versions from scratch.
+    onOpen: forgetVersion,
+  });
+}

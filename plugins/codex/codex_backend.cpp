@@ -28,6 +28,62 @@ namespace runner = antidrift::runner;
 /// How to get the CLI, for the message of a missing command.
 const char* const kInstallAdvice = "install Codex (npm install -g @openai/codex)";
 
+/// What makes `codex exec` a judge rather than an agent (issue 19 item 5;
+/// each checked against the real `@openai/codex` 0.171.0, which rejects an
+/// unknown feature name — docs/PLUGINS.md "codex"): no user config.toml (its
+/// MCP servers, profiles, tools) and no execpolicy rules, the read-only
+/// sandbox with approvals never asked, no MCP servers, no web search, and the
+/// shell, exec, apps, plugins, hooks, browser, computer, sub-agent and image
+/// tools switched off.
+const char* const kJudgeFlags[] = {"--skip-git-repo-check",
+                                   "--ephemeral",
+                                   "--ignore-user-config",
+                                   "--ignore-rules",
+                                   "-s",
+                                   "read-only",
+                                   "-c",
+                                   "approval_policy=\"never\"",
+                                   "-c",
+                                   "mcp_servers={}",
+                                   "-c",
+                                   "web_search=\"disabled\"",
+                                   "--disable",
+                                   "shell_tool",
+                                   "--disable",
+                                   "unified_exec",
+                                   "--disable",
+                                   "apps",
+                                   "--disable",
+                                   "plugins",
+                                   "--disable",
+                                   "hooks",
+                                   "--disable",
+                                   "browser_use",
+                                   "--disable",
+                                   "computer_use",
+                                   "--disable",
+                                   "multi_agent",
+                                   "--disable",
+                                   "view_image"};
+
+/// `result.error` with its stderr detail withheld when that line is a piece
+/// of `prompt` (codex echoes the prompt on stderr; the prompt carries titles
+/// and the private profile: issue 19 L3).
+std::string withoutPromptEcho(const runner::RunResult& result, const std::string& prompt) {
+  const std::string marker = "code " + std::to_string(result.exitCode) + ": ";
+  const std::size_t at = result.error.find(marker);
+  if (result.status != runner::RunStatus::kExited || at == std::string::npos) return result.error;
+  std::string detail = result.error.substr(at + marker.size());
+  const std::string ellipsis = "\xE2\x80\xA6";  // a line cut by the runner ends so
+  if (detail.size() >= ellipsis.size() &&
+      detail.compare(detail.size() - ellipsis.size(), ellipsis.size(), ellipsis) == 0) {
+    detail.resize(detail.size() - ellipsis.size());
+  }
+  if (detail.size() < 4 || prompt.find(detail) == std::string::npos) return result.error;
+  return result.error.substr(0, at + marker.size()) +
+         "its last stderr line echoes the prompt and is not shown";
+}
+
 /// The content of `path`, or "" when it does not exist.
 std::string readIfPresent(const std::string& path) {
   if (!Poco::File(path).exists()) {
@@ -66,9 +122,11 @@ class CodexBackend : public antidrift::Backend {
     }
   }
 
-  /// Runs `codex exec --skip-git-repo-check --ephemeral -s read-only --color
-  /// never -o <file> [-m M] [extra] -` with `prompt` on stdin and returns the
-  /// file's content. Exit 0 with an empty file is a failure.
+  /// Runs `codex exec <kJudgeFlags…> -C <empty dir> --color never -o <file>
+  /// [-m M] [extra] -` with `prompt` on stdin and returns the file's content
+  /// (issue 19 item 5: a judge, not an agent). Exit 0 with an empty file is a
+  /// failure. A failure is logged at warning without stderr (codex echoes the
+  /// prompt there, issue 19 L3); stderr, cut to 4 KiB, only at debug.
   std::string complete(const std::string& prompt, std::int64_t timeoutMs) override {
     try {
       return run(prompt, timeoutMs);
@@ -87,13 +145,16 @@ class CodexBackend : public antidrift::Backend {
     const runner::ScratchDirectory answerDirectory;
     const std::string answerFile = Poco::Path(answerDirectory.path(), "answer.txt").toString();
 
+    // Its workspace root: empty, and no file of ours in it.
+    const runner::ScratchDirectory emptyDirectory;
+
     runner::RunRequest request;
     request.executable = settings_.command;
-    request.arguments = {"exec",        "--skip-git-repo-check",
-                         "--ephemeral", "-s",
-                         "read-only",   "--color",
-                         "never",       "-o",
-                         answerFile};
+    request.arguments = {"exec"};
+    request.arguments.insert(request.arguments.end(), std::begin(kJudgeFlags),
+                             std::end(kJudgeFlags));
+    request.arguments.insert(request.arguments.end(),
+                             {"-C", emptyDirectory.path(), "--color", "never", "-o", answerFile});
     if (!settings_.model.empty()) {
       request.arguments.push_back("-m");
       request.arguments.push_back(settings_.model);
@@ -107,11 +168,13 @@ class CodexBackend : public antidrift::Backend {
     const runner::RunResult result = runner::run(request);
     Poco::Logger& logger = Poco::Logger::get("antidrift.ai.codex");
     if (!result.standardError.empty() && logger.debug()) {
-      logger.debug("codex stderr: " + result.standardError);
+      logger.debug("codex stderr (first 4 KiB): " + result.standardError.substr(0, 4096));
     }
     if (!result.succeeded()) {
-      logger.warning(result.error + "; stderr: " + result.standardError);
-      throw BackendError(result.error);
+      // The last stderr line may be a line of the echoed prompt (L3).
+      const std::string error = withoutPromptEcho(result, prompt);
+      logger.warning(error);
+      throw BackendError(error);
     }
     const std::string answer = runner::sanitizeUtf8(readIfPresent(answerFile));
     if (isBlank(answer)) {

@@ -17,50 +17,41 @@
 #include <Poco/Net/TCPServerConnection.h>
 #include <Poco/Timestamp.h>
 
-#include "server/http/body.h"
-#include "server/http/responses.h"
-
 namespace antidrift::http {
 
 namespace {
 
-/// Answers a request of a refused connection and ends the connection.
-class RefusingHandler : public Poco::Net::HTTPRequestHandler {
- public:
-  explicit RefusingHandler(GuardRejection rejection) : rejection_(std::move(rejection)) {}
-  void handleRequest(Poco::Net::HTTPServerRequest& request,
-                     Poco::Net::HTTPServerResponse& response) override {
-    try {
-      static_cast<void>(readBody(request));  // bounded; lets the client read the answer
-    } catch (const std::exception&) {
-      // A malformed body changes nothing: the answer is the refusal.
-    }
-    response.setKeepAlive(false);
-    sendError(response, rejection_.status, rejection_.message);
-  }
-
- private:
-  GuardRejection rejection_;
-};
-
-/// Creates RefusingHandlers; one per refused connection.
-class RefusingHandlerFactory : public Poco::Net::HTTPRequestHandlerFactory {
- public:
-  explicit RefusingHandlerFactory(GuardRejection rejection) : rejection_(std::move(rejection)) {}
-  Poco::Net::HTTPRequestHandler* createRequestHandler(
-      const Poco::Net::HTTPServerRequest&) override {
-    return new RefusingHandler(rejection_);
-  }
-
- private:
-  GuardRejection rejection_;
-};
-
-/// An HTTPServerSession whose read buffer can be asked about.
+/// An HTTPServerSession whose read buffer can be asked about, and which tells
+/// the RequestWatch when the answer's first byte is written.
 class Session : public Poco::Net::HTTPServerSession {
  public:
-  using HTTPServerSession::HTTPServerSession;
+  Session(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
+          RequestWatch* watch)
+      : HTTPServerSession(socket, std::move(params)), watch_(watch) {}
   int bufferedBytes() const { return buffered(); }
+
+  /// A request's first byte is there: the watch starts its clock.
+  void began() {
+    reading_ = true;
+    if (watch_ != nullptr) watch_->requestBegan();
+  }
+  /// The request has been read (idempotent until the next began()).
+  void ended() {
+    if (reading_ && watch_ != nullptr) watch_->requestEnded();
+    reading_ = false;
+  }
+  /// While set, writes (a `100 Continue`) do not end the request.
+  void setContinuing(bool continuing) { continuing_ = continuing; }
+
+  int write(const char* buffer, std::streamsize length) override {
+    if (!continuing_) ended();
+    return HTTPServerSession::write(buffer, length);
+  }
+
+ private:
+  RequestWatch* watch_;
+  bool reading_ = false;
+  bool continuing_ = false;
 };
 
 /// Poco 1.11's HTTPServerConnection::run, but waiting for the next request
@@ -75,17 +66,22 @@ class Session : public Poco::Net::HTTPServerSession {
 class HttpConnection : public Poco::Net::TCPServerConnection {
  public:
   HttpConnection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
-                 Poco::Net::HTTPRequestHandlerFactory::Ptr handlers)
-      : TCPServerConnection(socket), params_(std::move(params)), handlers_(std::move(handlers)) {}
+                 Poco::Net::HTTPRequestHandlerFactory::Ptr handlers, RequestWatch* watch)
+      : TCPServerConnection(socket),
+        params_(std::move(params)),
+        handlers_(std::move(handlers)),
+        watch_(watch) {}
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
 
   void run() override {
     const std::string server = params_->getSoftwareVersion();
-    Session session(socket(), params_);
+    Session session(socket(), params_, watch_);
     bool first = true;
     while (waitForRequest(session, first)) {
       first = false;
+      session.began();
+      const EndRequest end{session};
       try {
         Poco::Net::HTTPServerResponseImpl response(session);
         Poco::Net::HTTPServerRequestImpl request(response, session, params_);
@@ -99,7 +95,9 @@ class HttpConnection : public Poco::Net::TCPServerConnection {
           if (handler) {
             if (request.getExpectContinue() &&
                 response.getStatus() == Poco::Net::HTTPResponse::HTTP_OK) {
+              session.setContinuing(true);  // the body is still to come
               response.sendContinue();
+              session.setContinuing(false);
             }
             handler->handleRequest(request, response);
             session.setKeepAlive(params_->getKeepAlive() && response.getKeepAlive());
@@ -128,6 +126,12 @@ class HttpConnection : public Poco::Net::TCPServerConnection {
   }
 
  private:
+  /// Ends the session's request when a loop iteration ends, however.
+  struct EndRequest {
+    Session& session;
+    ~EndRequest() { session.ended(); }
+  };
+
   /// Whether a request is there to read: bytes already buffered, or the
   /// socket readable (or closed: reading then ends the loop) within the
   /// request timeout for the first request and the keep-alive timeout after.
@@ -155,27 +159,23 @@ class HttpConnection : public Poco::Net::TCPServerConnection {
 
   Poco::Net::HTTPServerParams::Ptr params_;
   Poco::Net::HTTPRequestHandlerFactory::Ptr handlers_;
+  RequestWatch* watch_;
 };
 
 }  // namespace
 
 PeerCheckedConnectionFactory::PeerCheckedConnectionFactory(
-    Poco::Net::HTTPServerParams::Ptr params, Poco::Net::HTTPRequestHandlerFactory::Ptr served,
-    Check check)
-    : params_(std::move(params)), served_(std::move(served)), check_(std::move(check)) {}
+    Poco::Net::HTTPServerParams::Ptr params, Poco::Net::HTTPRequestHandlerFactory::Ptr served)
+    : params_(std::move(params)), served_(std::move(served)) {}
 
 Poco::Net::TCPServerConnection* PeerCheckedConnectionFactory::createConnection(
     const Poco::Net::StreamSocket& socket) {
-  std::optional<GuardRejection> rejection;
-  try {
-    rejection = check_(socket.peerAddress(), socket.address());
-  } catch (const std::exception&) {
-    rejection = GuardRejection{403, "the connection closed before it could be checked"};
-  }
-  if (!rejection) {
-    return new HttpConnection(socket, params_, served_);
-  }
-  return new HttpConnection(socket, params_, new RefusingHandlerFactory(std::move(*rejection)));
+  return createConnection(socket, nullptr);
+}
+
+Poco::Net::TCPServerConnection* PeerCheckedConnectionFactory::createConnection(
+    const Poco::Net::StreamSocket& socket, RequestWatch* watch) {
+  return new HttpConnection(socket, params_, served_, watch);
 }
 
 }  // namespace antidrift::http

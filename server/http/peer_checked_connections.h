@@ -4,52 +4,57 @@
 /// cannot change while it lives, so its owner is looked up when it is
 /// accepted (PeerUserCheck: a netlink round trip and two address look-ups,
 /// six system calls that a keep-alive connection used to pay on every
-/// request) and the connection is then served over HTTP, or refused.
+/// request), in ApiServer's accept thread, before any pool thread or read
+/// (issue 19 item 1); the connections let in are served over HTTP here.
 #pragma once
-
-#include <functional>
-#include <optional>
 
 #include <Poco/Net/HTTPRequestHandlerFactory.h>
 #include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/TCPServerConnectionFactory.h>
-
-#include "server/request_guard.h"
 
 namespace antidrift::http {
 
-/// Creates the connection of each socket a Poco::Net::TCPServer accepted:
-/// an HTTP connection with the served handlers when `check` lets the peer in;
-/// otherwise one whose request (its body read first, so the client sees the
-/// answer) gets the rejection as a JSON error (responses.h) with
-/// `Connection: close`. A socket whose addresses cannot be read (it closed
-/// already) is refused the same way. The HTTP connection is Poco 1.11's
-/// HTTPServerConnection except that it waits for the next keep-alive request
-/// with poll(2) (see the .cpp: Poco's wait costs three system calls more per
-/// request).
+/// Told where each request of a connection begins and where its reading
+/// ends, so the whole request (request line, headers and body) can be held
+/// to a deadline (issue 19 item 1, ApiServer). Called on the connection's
+/// pool thread; implementations must be thread-safe towards whoever
+/// enforces the deadline.
+class RequestWatch {
+ public:
+  virtual ~RequestWatch() = default;
+  /// The first byte of a request is there to read.
+  virtual void requestBegan() = 0;
+  /// The request has been read: the answer's first byte is being written
+  /// (a `100 Continue` does not count), or its handler returned.
+  virtual void requestEnded() = 0;
+};
+
+/// Creates the HTTP connection of each socket ApiServer accepted and let in
+/// (whose peer it checked in its accept thread, issue 19 item 1: a refused
+/// peer never reaches this factory). The HTTP connection is Poco 1.11's
+/// HTTPServerConnection except that it waits for the next keep-alive
+/// request with poll(2) (see the .cpp: Poco's wait costs three system calls
+/// more per request) and reports each request to a RequestWatch.
 ///
-/// Poco's HTTPServer is a TCPServer with a factory like this one minus the
-/// check. A connection ends when its socket is shut down (ApiServer::stop).
-/// createConnection() runs on the server's pool threads; `check` must be
-/// thread-safe.
+/// Poco's HTTPServer is a TCPServer with a factory like this one. A
+/// connection ends when its socket is shut down (ApiServer::stop, or the
+/// request deadline). createConnection() runs on the server's pool threads.
 class PeerCheckedConnectionFactory : public Poco::Net::TCPServerConnectionFactory {
  public:
-  /// nullopt lets the connection from `client` to `server` (the daemon's end)
-  /// in; a rejection refuses it.
-  using Check = std::function<std::optional<GuardRejection>(
-      const Poco::Net::SocketAddress& client, const Poco::Net::SocketAddress& server)>;
-
   PeerCheckedConnectionFactory(Poco::Net::HTTPServerParams::Ptr params,
-                               Poco::Net::HTTPRequestHandlerFactory::Ptr served, Check check);
+                               Poco::Net::HTTPRequestHandlerFactory::Ptr served);
 
-  /// See the class comment. Never throws.
+  /// The connection of `socket`, unwatched. Never throws.
   Poco::Net::TCPServerConnection* createConnection(const Poco::Net::StreamSocket& socket) override;
+
+  /// The connection of `socket`, reporting to `watch` (null: unwatched),
+  /// which must outlive the connection. Never throws.
+  Poco::Net::TCPServerConnection* createConnection(const Poco::Net::StreamSocket& socket,
+                                                   RequestWatch* watch);
 
  private:
   Poco::Net::HTTPServerParams::Ptr params_;
   Poco::Net::HTTPRequestHandlerFactory::Ptr served_;
-  Check check_;
 };
 
 }  // namespace antidrift::http

@@ -9,12 +9,15 @@
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/String.h>
 
+#include "antidrift/drift/rules.h"
 #include "server/http/responses.h"
 
 namespace antidrift::http {
 
 StaticFiles::StaticFiles(std::string rootDirectory, std::string token)
-    : rootDirectory_(std::move(rootDirectory)), token_(std::move(token)) {}
+    : rootDirectory_(std::move(rootDirectory)),
+      token_(std::move(token)),
+      pageTag_(drift::ownPageTag(token_)) {}
 
 std::optional<std::string> StaticFiles::relativePath(const std::string& urlPath) {
   if (urlPath == "/") {
@@ -97,6 +100,7 @@ void StaticFiles::serve(const std::string& urlPath, Poco::Net::HTTPServerRespons
   const std::string type = contentTypeFor(*relative);
   if (*relative == "index.html") {
     Poco::replaceInPlace(content, std::string(kTokenPlaceholder), token_);
+    Poco::replaceInPlace(content, std::string(kPageTagPlaceholder), pageTag_);
   }
   if (type.rfind("text/html", 0) == 0) {
     response.set("Content-Security-Policy", kContentSecurityPolicy);

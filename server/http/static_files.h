@@ -20,6 +20,9 @@ class StaticFiles {
  public:
   /// The text in index.html replaced by the token (RequestGuard::token).
   static constexpr const char* kTokenPlaceholder = "{{ANTIDRIFT_TOKEN}}";
+  /// The text in index.html replaced by drift::ownPageTag(token): the page
+  /// ends its document.title with "AntiDrift <tag>" (issue 19 item 3).
+  static constexpr const char* kPageTagPlaceholder = "{{ANTIDRIFT_PAGE_TAG}}";
   /// The Content-Security-Policy of every HTML answer.
   static constexpr const char* kContentSecurityPolicy =
       "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -27,7 +30,9 @@ class StaticFiles {
       "form-action 'none'; frame-ancestors 'none'";
 
   /// `rootDirectory`: the directory of index.html (server.www_dir);
-  /// `token`: the value put in place of kTokenPlaceholder in index.html.
+  /// `token`: the value put in place of kTokenPlaceholder in index.html;
+  /// its drift::ownPageTag() goes in place of kPageTagPlaceholder (fixed for
+  /// the life of this object).
   StaticFiles(std::string rootDirectory, std::string token);
 
   /// Answers a GET of the decoded URL path `urlPath` ("/" is index.html):
@@ -50,6 +55,7 @@ class StaticFiles {
  private:
   std::string rootDirectory_;
   std::string token_;
+  std::string pageTag_;  ///< drift::ownPageTag(token_)
 };
 
 }  // namespace antidrift::http

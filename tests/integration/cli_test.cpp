@@ -229,11 +229,16 @@ TEST_F(CliTest, ADaemonThatIsNotRunningIsExit69WithHowToStartIt) {
   EXPECT_EQ(json->getValue<std::string>("text"), "AntiDrift off");
 }
 
+/// `status` when locked with the fake backend: the runtime, then which AI and
+/// where titles go (issue 18 items 2 and 3).
+const std::string kLockedWithTheFake =
+    "runtime: locked\nAI: fake\ntitles go: stay on this machine\n";
+
 TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   startDaemon();
   const ChildResult locked = cli({"status"});
   EXPECT_EQ(locked.exitCode, 0) << locked.err;
-  EXPECT_EQ(locked.out, "runtime: locked\n");
+  EXPECT_EQ(locked.out, kLockedWithTheFake);
 
   // start enters planning on its own when locked.
   const ChildResult started = cli({"start", "--next", "Write the intro", "--done", "Draft sent",
@@ -294,7 +299,7 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   observe("supertuxkart", "Race");
   ASSERT_TRUE(sse.waitUntil([](const std::vector<test::SseEvent>& events) {
     return !events.empty() &&
-           events.back().data.find(R"("reason":"Racing games are not the intro.")") !=
+           events.back().data.find(R"("reason":"AI judge: \"Racing games are not the intro.\"")") !=
                std::string::npos;
   }));
   sse.close();
@@ -320,7 +325,11 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
 
   const ChildResult end = cli({"end"});
   EXPECT_EQ(end.exitCode, 0) << end.err;
-  EXPECT_EQ(end.out, "runtime: locked\n");
+  // No reviewer answer from the fake: the no-AI carry-forward from the last
+  // answer (issue 17 item 5), then the AI lines (issue 18 items 2-4).
+  EXPECT_EQ(end.out,
+            "runtime: locked\nlast lesson: You met the success condition.\nAI: fake\n"
+            "titles go: stay on this machine\n");
 
   // Outside review the daemon refuses the answer: its sentence and exit 1.
   const ChildResult late = cli({"review", "no"});
@@ -331,6 +340,13 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   EXPECT_EQ(history.exitCode, 0) << history.err;
   EXPECT_THAT(history.out, HasSubstr("  completed  25 min  "));
   EXPECT_THAT(history.out, HasSubstr("  Write the intro\n"));
+  // Where the drift went and the week (issue 17 item 5).
+  EXPECT_THAT(history.out,
+              ::testing::ContainsRegex("\n    drift went to: .*steam [0-9]+ s over 2 visits"));
+  EXPECT_THAT(history.out, HasSubstr(" · longest on-task stretch: "));
+  EXPECT_THAT(history.out, HasSubstr("this week: "));
+  EXPECT_THAT(history.out,
+              HasSubstr(" 1 of 1 kept · last week: 0 min focused, drift —, 0 of 0 kept\n"));
   const ChildResult historyJson = cli({"history", "-n", "5", "--json"});
   EXPECT_EQ(historyJson.exitCode, 0) << historyJson.err;
   EXPECT_EQ(parseObject(historyJson.out)->getArray("sessions")->size(), 1u);
@@ -365,7 +381,7 @@ TEST_F(CliTest, VerdictsSurviveARealRestartAndTheCliListsAndClearsThem) {
   EXPECT_EQ(state->getValue<std::string>("runtime"), "active");
   EXPECT_EQ(state->getObject("drift")->getValue<std::string>("status"), "drifting");
   EXPECT_EQ(state->getObject("drift")->getValue<std::string>("reason"),
-            "remembered: Racing games are not the intro.");
+            "remembered: AI judge: \"Racing games are not the intro.\"");
   EXPECT_EQ(state->getObject("stats")->getObject("ai_calls")->getValue<int>("judge"), 1);
 
   const ChildResult listed = cli({"verdicts"});
@@ -418,7 +434,7 @@ TEST_F(CliTest, TheDaemonsRefusalIsItsSentenceAndExit1AndStartChangesNothing) {
   const ChildResult tooLong = cli({"start", "--next", "Forever", "--minutes", "9999"});
   EXPECT_EQ(tooLong.exitCode, 1);
   EXPECT_THAT(tooLong.err, StartsWith("antidrift: "));
-  EXPECT_EQ(cli({"status"}).out, "runtime: locked\n");
+  EXPECT_EQ(cli({"status"}).out, kLockedWithTheFake);
 }
 
 TEST_F(CliTest, BadUsageIsExit64) {
@@ -479,7 +495,7 @@ TEST_F(CliTest, TheDaemonIsFoundThroughItsConfigFileAndABadFileIsExit78) {
   const ChildResult status =
       test::runToCompletion(ANTIDRIFT_CLI_PATH, {"--config", file, "status"}, environment_);
   EXPECT_EQ(status.exitCode, 0) << status.err;
-  EXPECT_EQ(status.out, "runtime: locked\n");
+  EXPECT_EQ(status.out, kLockedWithTheFake);
 
   std::ofstream(file, std::ios::trunc) << "server.port = http\n";
   const ChildResult bad =

@@ -27,6 +27,7 @@
 #include <Poco/Timestamp.h>
 #include <Poco/Util/PropertyFileConfiguration.h>
 
+#include "antidrift/drift/rules.h"
 #include "antidrift/settings.h"
 #include "antidrift/store/audit_log.h"
 #include "http_test_support.h"
@@ -284,6 +285,7 @@ TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {
   EXPECT_THAT(result.out, HasSubstr("fake *  Canned answers  [no antidrift-fake.so]"));
   EXPECT_THAT(result.out, HasSubstr("claude  Claude Code CLI"));
   EXPECT_THAT(result.out, HasSubstr("none  AI off"));
+  EXPECT_THAT(result.out, HasSubstr("auto  chosen at start"));
 
   const ChildResult missing = run(
       {"--list-backends", "-D", "ai.plugin_dir=" + plugins + "/nope", "-D", "store.dir=" + store_});
@@ -344,8 +346,9 @@ TEST_F(DaemonBinaryTest, ServesRestartsWithItsSnapshotAndStopsOnSignal) {
   {
     RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
     ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
-    EXPECT_EQ(test::sendRequest(daemon.port(), "GET", "/healthz").body,
-              R"({"evidence":"unavailable","runtime":"locked","status":"ok"})");
+    EXPECT_EQ(
+        test::sendRequest(daemon.port(), "GET", "/healthz").body,
+        R"({"ai":"none","ai_auto":false,"ai_prompts":"","evidence":"unavailable","runtime":"locked","status":"ok"})");
 
     struct stat info {};
     ASSERT_EQ(::stat((store_ + "/token").c_str(), &info), 0);
@@ -451,6 +454,70 @@ TEST_F(DaemonBinaryTest, SigtermCreditsTheSessionUpToTheStopAndARestartKeepsIt) 
                          .extract<Poco::JSON::Object::Ptr>();
   EXPECT_EQ(again->getObject("stats")->getObject("buckets_ms")->getValue<Poco::Int64>("steam"),
             steamMs);
+}
+
+// Issue 19 item 3 (review M3), end to end on the real daemon: the served page
+// carries the own-page tag of the token; a window titled with it is the own
+// page (neutral), one that merely ends in "AntiDrift" is judged, and a hard
+// rule beats the tag.
+TEST_F(DaemonBinaryTest, OnlyTheServedPagesTagMakesAWindowTheOwnPage) {
+  Poco::File(directory_.path() + "/www").createDirectories();
+  {
+    std::ofstream page(directory_.path() + "/www/index.html");
+    page << "<!doctype html><meta name=\"antidrift-token\" content=\"{{ANTIDRIFT_TOKEN}}\">"
+            "<meta name=\"antidrift-page-tag\" content=\"{{ANTIDRIFT_PAGE_TAG}}\">\n";
+  }
+  const std::vector<std::string> args = {"-D", "server.port=0",
+                                         "-D", "store.dir=" + store_,
+                                         "-D", "evidence.x11=false",
+                                         "-D", "evidence.source=none",
+                                         "-D", "ai.backend=none",
+                                         "-D", "drift.blocked_titles.reddit=reddit",
+                                         "-D", "server.www_dir=" + directory_.path() + "/www"};
+  RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  std::string token = test::readWholeFile(store_ + "/token");
+  token.erase(token.find_last_not_of('\n') + 1);
+  const test::Reply served = test::sendRequest(daemon.port(), "GET", "/index.html");
+  ASSERT_EQ(served.status, 200);
+  const std::string tag = drift::ownPageTag(token);
+  ASSERT_EQ(tag.size(), 8u);
+  EXPECT_THAT(served.body, HasSubstr("name=\"antidrift-page-tag\" content=\"" + tag + "\""));
+
+  test::RequestOptions options;
+  options.token = token;
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+  ASSERT_EQ(test::sendRequest(
+                daemon.port(), "POST", "/commitment",
+                R"({"next_action":"Write the report","success_condition":"","timebox_minutes":30})",
+                options)
+                .status,
+            200);
+  const std::string bucket = "/api/0/buckets/aw-watcher-window_test";
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", bucket,
+                              R"({"client":"aw-watcher-window","hostname":"test",)"
+                              R"("type":"currentwindow"})")
+                .status,
+            200);
+  const auto see = [&](const std::string& title) {
+    const std::string now = Poco::DateTimeFormatter::format(
+        Poco::Timestamp(), Poco::DateTimeFormat::ISO8601_FRAC_FORMAT);
+    const test::Reply beat = test::sendRequest(
+        daemon.port(), "POST", bucket + "/heartbeat?pulsetime=2.0",
+        R"({"timestamp":")" + now + R"(","duration":0,"data":{"app":"firefox","title":")" + title +
+            R"("}})");
+    EXPECT_EQ(beat.status, 200) << beat.body;
+    return test::sendRequest(daemon.port(), "GET", "/state").json()->getObject("drift");
+  };
+  auto drift = see("12 min left · AntiDrift " + tag + " — Mozilla Firefox");
+  EXPECT_EQ(drift->getValue<std::string>("reason"), "this is AntiDrift");
+  drift = see("Funny cats · AntiDrift — Mozilla Firefox");
+  EXPECT_NE(drift->getValue<std::string>("reason"), "this is AntiDrift");
+  EXPECT_THAT(drift->getValue<std::string>("reason"), HasSubstr("AI is off"));
+  drift = see("Reddit · AntiDrift " + tag + " — Mozilla Firefox");
+  EXPECT_EQ(drift->getValue<std::string>("status"), "drifting");
+  EXPECT_TRUE(drift->getValue<bool>("blocked"));
+  EXPECT_EQ(daemon.stop(), 0) << daemon.err();
 }
 
 TEST_F(DaemonBinaryTest, TheTimeboxExpiresOnItsOwnAndStreamsTheChange) {

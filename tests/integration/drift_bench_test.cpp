@@ -138,7 +138,8 @@ TEST_F(DriftBenchCommandTest, TheOracleJudgesASmallDayFromItsLabels) {
   EXPECT_EQ(root->getObject("ai")->getValue<int>("judge_calls"), 1);
   const Array::Ptr episodes = root->getArray("episodes");
   ASSERT_EQ(episodes->size(), 1u);
-  EXPECT_EQ(episodes->getObject(0)->getValue<std::string>("reason"), "labelled off task");
+  EXPECT_EQ(episodes->getObject(0)->getValue<std::string>("reason"),
+            "AI judge: \"labelled off task\"");  // the oracle stands in for the judge
   const Object::Ptr scored = root->getObject("labels");
   EXPECT_EQ(scored->getValue<std::int64_t>("off_banner_ms"), 48'000);
   EXPECT_DOUBLE_EQ(scored->getValue<double>("recall_time"), 0.8);

@@ -1,7 +1,13 @@
 // The real HTTP server on an ephemeral port, in-process, with a real
 // Controller, real file stores in a temp directory, a FakeClock and a
 // ManualExecutor (DESIGN §10, docs/API.md).
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -104,6 +110,8 @@ class HttpSessionTest : public ::testing::Test {
     options.requestTimeout = requestTimeout();
     options.sseKeepAlive = sseKeepAlive();
     options.threads = threads();
+    options.requestDeadline = requestDeadline();
+    options.maxConnectionsPerUid = maxConnectionsPerUid();
     options.wwwDir = "www";
     options.settings.blockedApps = {"steam"};
     options.wwwFiles = {
@@ -119,6 +127,8 @@ class HttpSessionTest : public ::testing::Test {
   virtual std::size_t maxSseClients() const { return 8; }
   virtual int threads() const { return 16; }
   virtual std::chrono::seconds requestTimeout() const { return std::chrono::seconds(5); }
+  virtual std::chrono::milliseconds requestDeadline() const { return std::chrono::seconds(10); }
+  virtual int maxConnectionsPerUid() const { return 0; }  // the daemon's default
   virtual std::chrono::milliseconds sseKeepAlive() const { return std::chrono::milliseconds(100); }
 
   std::uint16_t port() const { return daemon_->port(); }
@@ -673,7 +683,9 @@ TEST_F(HttpSessionTest, CrossOriginIs403AndSameOriginIsAccepted) {
 TEST_F(HttpSessionTest, HealthzReportsRuntimeAndEvidence) {
   const Reply before = get("/healthz");
   ASSERT_EQ(before.status, 200);
-  EXPECT_EQ(before.body, R"({"evidence":"unavailable","runtime":"locked","status":"ok"})");
+  EXPECT_EQ(
+      before.body,
+      R"({"ai":"none","ai_auto":false,"ai_prompts":"","evidence":"unavailable","runtime":"locked","status":"ok"})");
   ASSERT_EQ(post("/evidence/window", R"({"app":"code","title":"x"})").status, 202);
   EXPECT_EQ(get("/healthz").field("evidence"), "ok");
 }
@@ -926,21 +938,34 @@ bool hasThreadStartingWith(const std::string& prefix, const std::string& except 
   });
 }
 
+/// Whether a pool thread ("ad-http-" and a number) is running.
+bool hasPoolThread() {
+  const std::vector<std::string> names = threadNames();
+  return std::any_of(names.begin(), names.end(), [](const std::string& name) {
+    return name.rfind("ad-http-", 0) == 0 && name.size() > 8 &&
+           std::isdigit(static_cast<unsigned char>(name[8])) != 0;
+  });
+}
+
 TEST_F(HttpSessionTest, ServerThreadsAreNamedAndAStreamingThreadSaysSo) {
   EXPECT_TRUE(hasThreadStartingWith("ad-http-accept"));
+  EXPECT_TRUE(hasThreadStartingWith("ad-http-reaper"));  // issue 19 item 1
   EXPECT_EQ(get("/state").status, 200);
-  EXPECT_TRUE(hasThreadStartingWith("ad-http-", "ad-http-accept"));
+  EXPECT_TRUE(hasPoolThread());
   EXPECT_FALSE(hasThreadStartingWith("ad-sse-"));
   SseRecorder sse(port());
   ASSERT_TRUE(sse.waitForRuntime("locked"));
   EXPECT_TRUE(hasThreadStartingWith("ad-sse-"));
   server().stop();
   EXPECT_FALSE(hasThreadStartingWith("ad-http-accept"));
+  EXPECT_FALSE(hasThreadStartingWith("ad-http-reaper"));
 }
 
 class TwoThreadServerTest : public HttpSessionTest {
  protected:
   int threads() const override { return 2; }
+  // Above the default of 2 × threads, so the queue, not the per-user cap, is what refuses.
+  int maxConnectionsPerUid() const override { return 64; }
 };
 
 TEST_F(TwoThreadServerTest, AConnectionBeyondTheThreadsAndTheQueueIsClosedAtOnce) {
@@ -967,6 +992,172 @@ TEST_F(TwoThreadServerTest, AConnectionBeyondTheThreadsAndTheQueueIsClosedAtOnce
   }
   EXPECT_EQ(received, 0);
   EXPECT_LT(std::chrono::steady_clock::now() - before, 2s);
+}
+
+/// Everything `socket` receives until the peer closes it, or until `limit`
+/// passes (then `closed` is false).
+struct ReadToClose {
+  std::string text;
+  bool closed = false;
+};
+ReadToClose readToClose(Poco::Net::StreamSocket& socket, std::chrono::milliseconds limit) {
+  ReadToClose result;
+  const auto until = std::chrono::steady_clock::now() + limit;
+  pollfd watched{socket.impl()->sockfd(), POLLIN, 0};
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || ::poll(&watched, 1, static_cast<int>(left.count())) <= 0) {
+      return result;
+    }
+    char buffer[4096];
+    const ssize_t got = ::recv(watched.fd, buffer, sizeof buffer, 0);
+    if (got <= 0) {
+      result.closed = true;  // end of stream, or a reset
+      return result;
+    }
+    result.text.append(buffer, static_cast<std::size_t>(got));
+  }
+}
+
+class ShortRequestDeadlineTest : public HttpSessionTest {
+ protected:
+  std::chrono::milliseconds requestDeadline() const override { return kDeadline; }
+  static constexpr std::chrono::milliseconds kDeadline{1500};
+};
+
+TEST_F(ShortRequestDeadlineTest, ADribblingRequestIsCutAtTheRequestDeadline) {
+  // One header byte every 200 ms: each read is well within the 5 s receive
+  // timeout, so only the whole-request deadline (issue 19 item 1) ends it.
+  Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port()));
+  const std::string start = "GET /state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Dribble: ";
+  socket.sendBytes(start.data(), static_cast<int>(start.size()));
+  const auto began = std::chrono::steady_clock::now();
+  pollfd watched{socket.impl()->sockfd(), POLLIN, 0};
+  int dribbled = 0;
+  // The pace of the dribble is the poll's timeout; it ends when the server
+  // answers or closes, or after 10 s.
+  while (std::chrono::steady_clock::now() - began < 10s && ::poll(&watched, 1, 200) == 0) {
+    if (::send(watched.fd, "a", 1, MSG_NOSIGNAL) == 1) ++dribbled;
+  }
+  const auto cut = std::chrono::steady_clock::now() - began;
+  const ReadToClose rest = readToClose(socket, 2s);
+  EXPECT_TRUE(rest.closed) << "still open after the deadline; got: " << rest.text;
+  EXPECT_GE(cut, kDeadline - 100ms);
+  EXPECT_LT(cut, kDeadline + 1s);
+  EXPECT_GE(dribbled, 5);
+  EXPECT_EQ(rest.text.find("X-Dribble"), std::string::npos);
+  EXPECT_EQ(get("/healthz").status, 200);  // still serving
+}
+
+TEST_F(ShortRequestDeadlineTest, AStreamOutlivesTheRequestDeadline) {
+  // The deadline is for reading the request: an event stream, whose answer
+  // never ends, stays open past it (its keep-alives come every 100 ms).
+  Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port()));
+  const std::string request =
+      "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n";
+  socket.sendBytes(request.data(), static_cast<int>(request.size()));
+  const ReadToClose stream = readToClose(socket, 3 * kDeadline);
+  EXPECT_FALSE(stream.closed) << stream.text;
+  EXPECT_THAT(stream.text, ::testing::StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(stream.text, ::testing::HasSubstr("event: state"));
+}
+
+TEST_F(ShortRequestDeadlineTest, ARequestWithinTheDeadlineIsServed) {
+  // Headers and a body that arrive in pieces, all within the deadline.
+  Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port()));
+  const std::string head =
+      "POST /planning HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "X-AntiDrift-Token: " +
+      kToken + "\r\nContent-Length: 2\r\nConnection: close\r\n\r\n";
+  socket.sendBytes(head.data(), static_cast<int>(head.size()));
+  pollfd watched{socket.impl()->sockfd(), POLLIN, 0};
+  EXPECT_EQ(::poll(&watched, 1, 300), 0);  // the server waits for the body
+  socket.sendBytes("{}", 2);
+  const ReadToClose answer = readToClose(socket, 5s);
+  EXPECT_TRUE(answer.closed);
+  EXPECT_THAT(answer.text, ::testing::StartsWith("HTTP/1.1 200")) << answer.text;
+  EXPECT_EQ(runtime(), "planning");
+}
+
+class ConnectionCapTest : public HttpSessionTest {
+ protected:
+  int maxConnectionsPerUid() const override { return 2; }
+};
+
+TEST_F(ConnectionCapTest, AUserOverItsConnectionCapGetsA503AtOnce) {
+  const Poco::Net::SocketAddress address("127.0.0.1", port());
+  // Two silent connections hold this user's two slots (accepted in order).
+  auto first = std::make_unique<Poco::Net::StreamSocket>(address);
+  Poco::Net::StreamSocket second(address);
+  Poco::Net::StreamSocket third(address);
+  const auto before = std::chrono::steady_clock::now();
+  const ReadToClose refused = readToClose(third, 5s);
+  EXPECT_TRUE(refused.closed);
+  EXPECT_LT(std::chrono::steady_clock::now() - before, 1s);
+  EXPECT_THAT(refused.text, ::testing::StartsWith("HTTP/1.1 503"));
+  EXPECT_THAT(refused.text, ::testing::HasSubstr("server.max_connections_per_uid"));
+  // A slot freed is a slot to use again: poll until the server has seen the close.
+  first.reset();
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  int status = 0;
+  while (status != 200 && std::chrono::steady_clock::now() < until) {
+    status = get("/healthz").status;
+  }
+  EXPECT_EQ(status, 200);
+}
+
+TEST_F(HttpSessionTest, AServiceWorkerScriptRequestGetsTheKillSwitch) {
+  // A worker registered by a page someone else served on this origin is
+  // updated from the daemon, on any path: it must remove itself (issue 19
+  // item 2, docs/SECURITY.md M2).
+  RequestOptions options;
+  options.headers = {{"Service-Worker", "script"}};
+  for (const std::string path : {"/sw.js", "/", "/state", "/app.js"}) {
+    const Reply reply = get(path, options);
+    EXPECT_EQ(reply.status, 200) << path;
+    EXPECT_EQ(reply.response.getContentType(), "text/javascript; charset=utf-8") << path;
+    EXPECT_EQ(reply.response.get("Cache-Control", ""), "no-store") << path;
+    EXPECT_THAT(reply.body, ::testing::HasSubstr("self.registration.unregister()")) << path;
+    EXPECT_THAT(reply.body, ::testing::HasSubstr("skipWaiting")) << path;
+  }
+  // Without the header the page is the page.
+  EXPECT_THAT(get("/").body, ::testing::HasSubstr("antidrift-token"));
+}
+
+TEST_F(HttpSessionTest, ItListensOnBothLoopbacksSoNeitherCanBeTaken) {
+  const std::string v4 = "127.0.0.1:" + std::to_string(port());
+  const std::string v6 = "[::1]:" + std::to_string(port());
+  const int probe = ::socket(AF_INET6, SOCK_STREAM, 0);
+  if (probe < 0) {
+    EXPECT_EQ(server().listening(), std::vector<std::string>{v4});
+    GTEST_SKIP() << "no IPv6 on this machine; listening on " << v4 << " only";
+  }
+  sockaddr_in6 address{};
+  address.sin6_family = AF_INET6;
+  address.sin6_port = htons(port());
+  address.sin6_addr = in6addr_loopback;
+  const int one = 1;
+  ::setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  const int bound = ::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  const int error = errno;
+  ::close(probe);
+  if (bound != 0 && error == EADDRNOTAVAIL) {
+    EXPECT_EQ(server().listening(), std::vector<std::string>{v4});
+    GTEST_SKIP() << "no IPv6 loopback on this machine; listening on " << v4 << " only";
+  }
+  EXPECT_EQ(server().listening(), (std::vector<std::string>{v4, v6}));
+  EXPECT_NE(bound, 0) << v6 << " could be bound by someone else";
+  EXPECT_EQ(error, EADDRINUSE);
+  // And it is the daemon that answers there.
+  Poco::Net::HTTPClientSession session("::1", port());
+  Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_GET, "/healthz",
+                                 Poco::Net::HTTPMessage::HTTP_1_1);
+  request.setHost("127.0.0.1", port());
+  session.sendRequest(request);
+  Poco::Net::HTTPResponse response;
+  session.receiveResponse(response);
+  EXPECT_EQ(response.getStatus(), Poco::Net::HTTPResponse::HTTP_OK);
 }
 
 }  // namespace

@@ -47,7 +47,10 @@ class InProcessDaemon {
   struct Options {
     std::size_t maxSseClients = 8;           ///< SseBroadcaster cap (server.max_sse_clients)
     std::chrono::seconds requestTimeout{5};  ///< server.request_timeout_s
-    int threads = 16;                        ///< server.threads
+    /// server.request_deadline_s (milliseconds here, so a test can be short)
+    std::chrono::milliseconds requestDeadline{10000};
+    int maxConnectionsPerUid = 0;  ///< server.max_connections_per_uid; 0: 2 × threads
+    int threads = 16;              ///< server.threads
     /// server.sse_keepalive_s; short, so a closed stream is also noticed by a write.
     std::chrono::milliseconds sseKeepAlive{100};
     std::string wwwDir;  ///< web root under the temp dir; "" = the temp dir
@@ -91,6 +94,8 @@ class InProcessDaemon {
     serverOptions.port = 0;
     serverOptions.threads = options.threads;
     serverOptions.requestTimeout = options.requestTimeout;
+    serverOptions.requestDeadline = options.requestDeadline;
+    serverOptions.maxConnectionsPerUid = options.maxConnectionsPerUid;
     server_ = std::make_unique<ApiServer>(*api_, *broadcaster_, serverOptions);
     server_->start();
   }

@@ -5,9 +5,17 @@
 // over IPv4 and IPv6 loopback, and the state is unchanged; the daemon's own
 // user is served on the same server.
 //
+// Clients do not talk to an impostor (issue 19 item 2, docs/SECURITY.md M2):
+// with the second user listening on a port, on 127.0.0.1 and on [::1], the
+// CLI refuses to send anything there, and the daemon refuses to start when
+// that user holds the other loopback address of its port.
+//
 // Needs root (useradd, runuser) and curl; skipped otherwise, with the reason.
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -22,53 +30,25 @@
 #include <Poco/StreamCopier.h>
 
 #include "in_process_daemon.h"
+#include "other_user.h"
 #include "server/api_server.h"
+#include "support/child_process.h"
+#include "support/temp_dir.h"
 
 namespace antidrift {
 namespace {
 
 using ::testing::HasSubstr;
 
-/// A system user without home or login shell, created on first use and left
-/// in place (harmless; the next run reuses it).
-constexpr const char* kOtherUser = "antidrift-test-peer";
-
-struct Output {
-  int exitCode = -1;
-  std::string out;
-};
-
-/// Runs `program` with `args`, stdout captured, stderr discarded.
-Output runProgram(const std::string& program, const std::vector<std::string>& args) {
-  Poco::Pipe outPipe;
-  Poco::ProcessHandle handle =
-      Poco::Process::launch(program, args, nullptr, &outPipe, nullptr, Poco::Process::Env());
-  Output result;
-  Poco::PipeInputStream out(outPipe);
-  Poco::StreamCopier::copyToString(out, result.out);
-  result.exitCode = handle.wait();
-  return result;
-}
+using test::ensureOtherUser;
+using test::kOtherUser;
+using test::runProgram;
+using Output = test::ProgramOutput;
 
 /// True when `program` is on $PATH.
 bool onPath(const std::string& program) {
   Poco::Path found;
   return Poco::Path::find(Poco::Environment::get("PATH", ""), program, found);
-}
-
-/// Creates kOtherUser unless it exists; "" on success, else why not.
-std::string ensureOtherUser() {
-  if (runProgram("id", {"-u", kOtherUser}).exitCode == 0) {
-    return "";
-  }
-  const Output created = runProgram(
-      "useradd", {"--system", "--no-create-home", "--shell", "/usr/sbin/nologin", kOtherUser});
-  // Exit 9: created meanwhile by a parallel run.
-  if (created.exitCode != 0 && created.exitCode != 9) {
-    return "useradd " + std::string(kOtherUser) + " failed with exit code " +
-           std::to_string(created.exitCode);
-  }
-  return "";
 }
 
 /// Status code and body of one curl request sent as `user` (runuser), or as
@@ -166,6 +146,69 @@ TEST_F(OtherUserTest, AnotherUserIsRefusedEverywhereAndTheOwnerIsServed) {
   EXPECT_EQ(planning.status, 200) << planning.body;
   EXPECT_EQ(daemon.controller().state().runtime, RuntimeState::Planning);
   v6.stop();
+}
+
+/// Whether this machine has an IPv6 loopback (a socket can bind [::1]:0).
+bool haveIpv6Loopback() {
+  const int probe = ::socket(AF_INET6, SOCK_STREAM, 0);
+  if (probe < 0) return false;
+  sockaddr_in6 address{};
+  address.sin6_family = AF_INET6;
+  address.sin6_addr = in6addr_loopback;
+  const bool bound = ::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  ::close(probe);
+  return bound;
+}
+
+TEST_F(OtherUserTest, TheCliRefusesToSendTheTokenToAnotherUsersListener) {
+  const test::TempDirectory directory;
+  const std::string tokenFile = directory.path() + "/token";
+  std::ofstream(tokenFile) << "0123456789abcdef0123456789abcdef";
+  std::vector<std::string> addresses = {"127.0.0.1"};
+  if (haveIpv6Loopback()) addresses.push_back("::1");
+  for (const std::string& address : addresses) {
+    test::ForeignListener squatter(test::otherUserIds(), address, 0);
+    ASSERT_NE(squatter.port(), 0) << address << ": " << squatter.errorText();
+    const std::string host = address == "::1" ? "[::1]" : address;
+    const std::string url = "http://" + host + ":" + std::to_string(squatter.port());
+    for (const std::vector<std::string>& command :
+         {std::vector<std::string>{"complete"}, std::vector<std::string>{"status"}}) {
+      std::vector<std::string> args = {"--url", url, "--token-file", tokenFile};
+      args.insert(args.end(), command.begin(), command.end());
+      const test::ChildResult result = test::runToCompletion(ANTIDRIFT_CLI_PATH, args, {});
+      EXPECT_EQ(result.exitCode, 77) << url << " " << command[0] << ": " << result.err;
+      EXPECT_THAT(result.err, HasSubstr(host + ":" + std::to_string(squatter.port()) +
+                                        " is held by another user (uid " +
+                                        std::to_string(test::otherUserIds().uid) + ")"))
+          << command[0];
+      EXPECT_THAT(result.err, HasSubstr("not even the token"));
+    }
+    EXPECT_EQ(squatter.stop(), 0u) << "the CLI sent bytes to another user's listener on " << url;
+  }
+}
+
+TEST_F(OtherUserTest, TheDaemonRefusesToStartWhenAnotherUserHoldsItsOtherLoopback) {
+  if (!haveIpv6Loopback()) {
+    GTEST_SKIP() << "no IPv6 loopback on this machine: [::1] cannot be squatted here";
+  }
+  test::ForeignListener squatter(test::otherUserIds(), "::1", 0);
+  ASSERT_NE(squatter.port(), 0) << squatter.errorText();
+  test::InProcessDaemon daemon(test::InProcessDaemon::Options{});  // for the API only
+  ApiServerOptions options;
+  options.address = "127.0.0.1";
+  options.port = squatter.port();
+  options.threads = 4;
+  ApiServer server(daemon.api(), daemon.broadcaster(), options);
+  try {
+    server.start();
+    ADD_FAILURE() << "started although [::1]:" << squatter.port() << " is another user's";
+  } catch (const Poco::Exception& error) {
+    EXPECT_THAT(error.message(), HasSubstr("[::1]:" + std::to_string(squatter.port()) +
+                                           " is held by another user (uid " +
+                                           std::to_string(test::otherUserIds().uid) + ")"));
+    EXPECT_THAT(error.message(), HasSubstr("refusing to start"));
+  }
+  server.stop();
 }
 
 }  // namespace

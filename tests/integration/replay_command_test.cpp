@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -125,12 +127,22 @@ TEST_F(ReplayCommandTest, AJsonlDayIsReplayedWithTheFakeJudge) {
   EXPECT_EQ(report->getValue<int>("window_changes"), 4);
   EXPECT_EQ(report->getValue<int>("switches"), 2);  // code → firefox → code
   const Object::Ptr ai = report->getObject("ai");
-  // Cats is judged (off task, the whole site); Dogs is only 5 s in front, yet the
-  // site verdict flags it without a call; the GitHub page is judged on its own.
+  // Cats is judged (off task; the judge says "the whole site", but a site the
+  // title names covers nothing: issue 19 item 4); Dogs is only 5 s in front,
+  // so it is never judged nor flagged; the GitHub page is judged on its own.
   EXPECT_EQ(ai->getValue<int>("judge_calls"), 2);
   EXPECT_EQ(ai->getValue<int>("site_verdicts"), 1);
-  EXPECT_EQ(ai->getValue<int>("drifted_visits"), 2);
+  EXPECT_EQ(ai->getValue<int>("drifted_visits"), 1);
   EXPECT_EQ(ai->getValue<int>("drift_episodes"), 1);
+  // What the calls cost (issue 18 item 4): the fake reports no usage, so the
+  // characters / 4 estimate; every prompt is well over 400 bytes.
+  const Object::Ptr cost = ai->getObject("cost");
+  ASSERT_FALSE(cost.isNull());
+  EXPECT_EQ(cost->getValue<int>("calls"),
+            ai->getValue<int>("judge_calls") + ai->getValue<int>("nudge_calls"));
+  EXPECT_TRUE(cost->getValue<bool>("estimated"));
+  EXPECT_GT(cost->getValue<int>("input_tokens"), 100 * cost->getValue<int>("calls"));
+  EXPECT_GE(cost->getValue<int>("judge_p99_ms"), cost->getValue<int>("judge_p50_ms"));
   // The baseline judges each stable title on its own: Dogs is never flagged.
   const Object::Ptr baseline = report->getObject("judge_every_stable_title");
   ASSERT_FALSE(baseline.isNull());
@@ -138,8 +150,9 @@ TEST_F(ReplayCommandTest, AJsonlDayIsReplayedWithTheFakeJudge) {
 
   const Poco::JSON::Array::Ptr episodes = report->getArray("episodes");
   ASSERT_EQ(episodes->size(), 1u);
-  EXPECT_EQ(episodes->getObject(0)->getValue<std::string>("reason"), "Videos are not the site.");
-  EXPECT_EQ(episodes->getObject(0)->getValue<std::int64_t>("duration_ms"), 53'000);
+  EXPECT_EQ(episodes->getObject(0)->getValue<std::string>("reason"),
+            "AI judge: \"Videos are not the site.\"");
+  EXPECT_EQ(episodes->getObject(0)->getValue<std::int64_t>("duration_ms"), 48'000);
   const Poco::JSON::Array::Ptr apps = report->getArray("apps");
   ASSERT_EQ(apps->size(), 2u);
   EXPECT_EQ(apps->getObject(0)->getValue<std::string>("app"), "code");
@@ -181,9 +194,68 @@ TEST_F(ReplayCommandTest, TheTextReportNamesTheFigures) {
   EXPECT_THAT(run.out, HasSubstr("Drift episodes: 1"));
   EXPECT_THAT(run.out, HasSubstr("Videos are not the site."));
   EXPECT_THAT(run.out, HasSubstr("AI calls: judge 2"));
-  EXPECT_THAT(run.out, HasSubstr("Judging every stable title on its own"));
-  EXPECT_THAT(run.out, HasSubstr(" s timer instead: "));
-  EXPECT_THAT(run.out, HasSubstr("Timeline (UTC):"));
+  EXPECT_THAT(run.out, HasSubstr("Timeline ("));
+}
+
+// Issue 17 item 4 (the replay report, found again by the walk): the text is
+// for the person — local time with UTC once, one drift line per site or app
+// (not one per episode), no developer figures (those stay in --json), and a
+// night without windows is not drawn as a span of the app before it.
+TEST_F(ReplayCommandTest, TheTextReportIsForAPerson) {
+  const std::string night = write(
+      "night.jsonl",
+      R"({"at": "2026-05-19T09:00:00Z", "app": "Code", "title": "index.js - site", "duration_s": 600})"
+      "\n"
+      R"({"at": "2026-05-19T09:10:00Z", "app": "Firefox", "title": "Cats - YouTube — Mozilla Firefox", "duration_s": 120})"
+      "\n"
+      R"({"at": "2026-05-19T09:12:00Z", "app": "Code", "title": "index.js - site", "duration_s": 120})"
+      "\n"
+      R"({"at": "2026-05-19T09:14:00Z", "app": "Firefox", "title": "Dogs - YouTube — Mozilla Firefox", "duration_s": 120})"
+      "\n"
+      R"({"at": "2026-05-19T09:16:00Z", "app": "Files", "title": "Downloads", "duration_s": 120})"
+      "\n"
+      R"({"at": "2026-05-20T05:00:00Z", "app": "Code", "title": "index.js - site", "duration_s": 600})"
+      "\n");
+  const char* const previous = std::getenv("TZ");
+  const std::string saved = previous ? previous : "";
+  ::setenv("TZ", "Europe/Berlin", 1);
+  ::tzset();
+  std::vector<std::string> args = {night, "--next", "Build the site", "--allowed", "Code"};
+  for (const std::string& arg : fake()) args.push_back(arg);
+  args.push_back("--baseline");
+  const CommandRun run = runCommand(args);
+  if (previous) {
+    ::setenv("TZ", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TZ");
+  }
+  ::tzset();
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("From 2026-05-19 11:00 to 2026-05-20 07:10 CEST (2026-05-19 "
+                                 "09:00 to 2026-05-20 05:10 UTC), 1 session."));
+  // Two YouTube episodes, one line, and no title of theirs.
+  EXPECT_THAT(run.out, HasSubstr("Drift episodes: 2, by site or app:\n  youtube "));
+  EXPECT_THAT(run.out, HasSubstr(" over 2 episodes  firefox — Videos are not the site.\n\n"));
+  EXPECT_THAT(run.out, ::testing::Not(HasSubstr("Cats")));
+  for (const char* developerFigure :
+       {"window events", "observations", "timer", "Judging every stable title", "1/"}) {
+    EXPECT_THAT(run.out, ::testing::Not(HasSubstr(developerFigure))) << developerFigure;
+  }
+  // The night: Files until 11:18 local, then nothing recorded, then Code.
+  EXPECT_THAT(run.out, HasSubstr("Timeline (local time):\n"));
+  EXPECT_THAT(run.out, HasSubstr("  2026-05-19 11:16–11:18  ontask  files\n"
+                                 "  2026-05-19 11:18–07:00  nothing recorded (19h 42m)\n"
+                                 "  2026-05-20 07:00–07:10  ontask  code\n"));
+}
+
+// Issue 18 item 4: the text report says what the AI cost, for the person too.
+TEST_F(ReplayCommandTest, TheTextReportSaysWhatTheAiCost) {
+  std::vector<std::string> args = {day(), "--next", "Build the site", "--allowed", "Code"};
+  for (const std::string& arg : fake()) args.push_back(arg);
+  const CommandRun run = runCommand(args);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("tokens out (estimated: characters / 4)"));
+  EXPECT_THAT(run.out, HasSubstr("; judge latency p50 "));
 }
 
 TEST_F(ReplayCommandTest, EachCommitmentRangeIsItsOwnSession) {
@@ -363,7 +435,10 @@ TEST_F(DriftReplayCommandTest, JudgeCallsStayAtOrBelowATwentiethOfWindowChangesA
   // Issue 8 item 5: at most 1/20 of the window changes …
   EXPECT_LE(report.judgeCalls * 20, report.windowChanges);
   // … while the drifts found do not fall against judging every stable title.
-  EXPECT_LT(report.judgeCalls, baseline.judgeCalls);
+  // Since issue 19 item 4 a site the title names covers nothing, and the real
+  // export has no URL evidence, so both judge alike (160 calls each, against
+  // 163 and 195 before): the 1/20 holds through the debounce alone.
+  EXPECT_LE(report.judgeCalls, baseline.judgeCalls);
   EXPECT_GE(report.driftedVisits, baseline.driftedVisits);
   EXPECT_GE(report.stats.driftMs, baseline.stats.driftMs);
 }
@@ -373,7 +448,7 @@ TEST_F(DriftReplayCommandTest, TheReadmeCommandPrintsTheReport) {
   const CommandRun run = runCommand({test::realExportPath(), "--next", kNextAction, "--done",
                                      kSuccessCondition, "--allowed", "Code - Insiders,qterminal"});
   ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_THAT(run.out, HasSubstr("3512 window events"));
+  EXPECT_THAT(run.out, HasSubstr(", 1 session.\n"));  // window events: --json only
   EXPECT_THAT(run.out, HasSubstr("firefox developer edition"));
   EXPECT_THAT(run.out, HasSubstr("code - insiders"));
   EXPECT_THAT(run.out, HasSubstr("AI calls: judge 0"));
@@ -419,7 +494,7 @@ TEST_F(ReplayCommandTest, SmallExportThroughTheCommandCountsWindowsAwayTimeAndAp
   const CommandRun text = runCommand({test::smallExportPath(), "--next", kSmallNextAction, "--done",
                                       kSmallSuccessCondition, "--allowed", "Code,kitty"});
   ASSERT_EQ(text.code, 0) << text.err;
-  EXPECT_THAT(text.out, HasSubstr("61 window events"));
+  EXPECT_THAT(text.out, HasSubstr(", 1 session.\n"));  // window events: --json only
   EXPECT_THAT(text.out, HasSubstr("firefox"));
   EXPECT_THAT(text.out, HasSubstr("code"));
   EXPECT_THAT(text.out, HasSubstr("AI calls: judge 0"));

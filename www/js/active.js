@@ -11,6 +11,7 @@ import { post } from './net.js';
 import { mountNotifyControl, notifyDrift, setDaemonNotify } from './notify.js';
 import { mountSoundToggle } from './sound.js';
 import { latestState, serverNowMs } from './store.js';
+import { dismissedHeadsUp, keepDismissedHeadsUp } from './tab.js';
 
 const kHealthWords = {
   ok: 'OK · seeing your windows',
@@ -32,40 +33,19 @@ const kOwnPage = 'this is AntiDrift';
 
 /** The last State rendered was drifting (or the view opened on a drift): no new notification. */
 let driftAnnounced = false;
-/** sessionStorage key of the heads-up message the person dismissed (issue 17 item 4). */
-const kDismissedNudgeKey = 'antidrift.headsUpDismissed';
-
-/** The dismissed heads-up message kept for this tab, '' when none (or storage is off). */
-function readDismissedNudge() {
-  try {
-    return window.sessionStorage.getItem(kDismissedNudgeKey) || '';
-  } catch (error) {
-    return '';
-  }
-}
-
-/** Keeps `message` as the dismissed heads-up across a reload of this tab; '' forgets it. */
-function keepDismissedNudge(message) {
-  try {
-    if (message) window.sessionStorage.setItem(kDismissedNudgeKey, message);
-    else window.sessionStorage.removeItem(kDismissedNudgeKey);
-  } catch (error) {
-    // Storage off: the dismissal lasts until the page is reloaded.
-  }
-}
-
 /**
  * Heads-up message the person dismissed; it shows again once the message
- * changes or returns. Kept in sessionStorage, so a reload of the tab does
- * not bring it back.
+ * changes or returns. Kept by js/tab.js in sessionStorage, so a reload of
+ * the tab does not bring it back.
  */
 let dismissedNudge = '';
 
 /** Wires the freshly cloned active template. */
 export function mount(state) {
+  marksKey = ''; // a fresh view: the marks list is drawn again
   // A page opened while already drifting shows the banner but raises no notification.
   driftAnnounced = Boolean(state && state.drift && state.drift.status === 'drifting');
-  dismissedNudge = readDismissedNudge();
+  dismissedNudge = dismissedHeadsUp();
   wireDriftTiers();
   mountNotifyControl();
   mountSoundToggle('sound-at-end');
@@ -116,6 +96,7 @@ export function update(state) {
   setText('active-allowed', allowed.length > 0
     ? `On task in: ${allowed.join(', ')}`
     : 'No allowed apps — nothing is judged on task');
+  updateMarks(commitment);
 
   const evidence = state.evidence || {};
   const windowNow = evidence.current;
@@ -162,6 +143,46 @@ export function update(state) {
   tick();
 }
 
+/** The key of the marks list last drawn: it is redrawn only when it changed. */
+let marksKey = '';
+
+/**
+ * The pages and sites marked on task this session (issue 17 item 4), each
+ * with an Undo button; hidden when there are none.
+ */
+function updateMarks(commitment) {
+  const marks = [];
+  for (const title of Array.isArray(commitment.allowed_titles) ? commitment.allowed_titles : []) {
+    marks.push({ kind: 'title', app: String(title.app || ''), mark: String(title.title || ''),
+      text: `this page: “${String(title.title || '')}” (${String(title.app || '')})` });
+  }
+  for (const site of Array.isArray(commitment.allowed_sites) ? commitment.allowed_sites : []) {
+    marks.push({ kind: 'site', app: String(site.app || ''), mark: String(site.site || ''),
+      text: `all of ${String(site.site || '')} this session (${String(site.app || '')})` });
+  }
+  const key = JSON.stringify(marks);
+  if (key === marksKey) return;
+  marksKey = key;
+  const list = byId('active-marks-list');
+  list.replaceChildren(...marks.map((item) => {
+    const row = document.createElement('li');
+    const label = document.createElement('span');
+    label.className = 'mark-text';
+    label.textContent = item.text;
+    const undo = document.createElement('button');
+    undo.type = 'button';
+    undo.className = 'quiet small';
+    undo.textContent = 'Undo';
+    undo.dataset.kind = item.kind;
+    undo.dataset.app = item.app;
+    undo.dataset.mark = item.mark;
+    undo.setAttribute('aria-label', `Undo: ${item.text}`);
+    row.append(label, ' ', undo);
+    return row;
+  }));
+  setHidden(byId('active-marks'), marks.length === 0);
+}
+
 /** The banner's three actions (DESIGN §4) and the heads-up's Dismiss. */
 function wireDriftTiers() {
   const action = (id, route) => {
@@ -174,10 +195,27 @@ function wireDriftTiers() {
   };
   action('drift-refocus', '/drift/refocus');
   action('drift-ontask', '/drift/ontask');
+  // "All of <site> this session" (issue 17 item 4).
+  byId('drift-ontask-site').addEventListener('click', async (event) => {
+    const button = event.currentTarget;
+    button.disabled = true;
+    await post('/drift/ontask', { scope: 'site' });
+    if (button.isConnected) button.disabled = false;
+  });
+  // Undo one mark from the list beside "On task in:" (one delegated listener).
+  byId('active-marks-list').addEventListener('click', async (event) => {
+    const button = event.target.closest('button[data-app]');
+    if (!button) return;
+    button.disabled = true;
+    const body = { app: button.dataset.app };
+    body[button.dataset.kind] = button.dataset.mark;
+    await post('/drift/ontask/undo', body);
+    if (button.isConnected) button.disabled = false;
+  });
   action('drift-end', '/abandon');
   byId('heads-up-dismiss').addEventListener('click', () => {
     dismissedNudge = byId('heads-up-text').textContent;
-    keepDismissedNudge(dismissedNudge);
+    keepDismissedHeadsUp(dismissedNudge);
     setHidden(byId('heads-up'), true);
     byId('drift-status').dataset.headsUp = 'false';
   });
@@ -197,6 +235,11 @@ function updateDriftBanner(drift) {
   setText('drift-app', drift.app ? ` · ${String(drift.app)}` : '');
   // A hard rule (drift.blocked_*) is the config's to lift: no "This is on task".
   setHidden(byId('drift-ontask'), drift.blocked === true);
+  // The choice (issue 17 item 4): this page, or all of the site the daemon derived.
+  const site = drift.site ? String(drift.site) : '';
+  setText('drift-ontask', site ? 'This page is on task' : 'This is on task');
+  setText('drift-ontask-site', site ? `All of ${site} this session` : '');
+  setHidden(byId('drift-ontask-site'), drift.blocked === true || site === '');
   const appeared = drifting && banner.hidden;
   setHidden(banner, !drifting);
   if (appeared) banner.focus();
@@ -215,7 +258,7 @@ function updateHeadsUp(drift) {
   const nudge = typeof drift.nudge === 'string' ? drift.nudge.trim() : '';
   if (dismissedNudge && nudge !== dismissedNudge) {
     dismissedNudge = '';
-    keepDismissedNudge('');
+    keepDismissedHeadsUp('');
   }
   const show = drift.status !== 'drifting' && nudge !== '' && nudge !== dismissedNudge;
   if (show) setText('heads-up-text', nudge);

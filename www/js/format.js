@@ -83,3 +83,25 @@ export function carryLine(text) {
   const cut = line.replace(/[\s,;:–—-]*\bnext time\b\s*([.!]?)$/i, '$1').trim();
   return cut === '' || cut === '.' || cut === '!' ? line : cut;
 }
+
+/** Seconds as "45 s" under a minute, else whole minutes ("5 min"); "0 s" for none. */
+function shortDuration(totalSecs) {
+  const secs = typeof totalSecs === 'number' && Number.isFinite(totalSecs) ? Math.max(0, Math.round(totalSecs)) : 0;
+  return secs < 60 ? `${secs} s` : `${Math.round(secs / 60)} min`;
+}
+
+/**
+ * One site's drift (issue 17 item 5), {where, drift_secs, visits} →
+ * "youtube.com 5 min over 6 visits". Pure.
+ */
+export function siteDriftLine(site) {
+  const visits = Number(site && site.visits) || 0;
+  return `${String((site && site.where) || '')} ${shortDuration(Number(site && site.drift_secs))}`
+    + ` over ${visits} ${visits === 1 ? 'visit' : 'visits'}`;
+}
+
+/** The longest on-task stretch {secs} as "Longest on-task stretch: 12 min"; unknown without one. */
+export function stretchLine(stretch) {
+  if (!stretch || typeof stretch.secs !== 'number') return 'Longest on-task stretch: unknown';
+  return `Longest on-task stretch: ${shortDuration(stretch.secs)}`;
+}

@@ -8,9 +8,10 @@
  */
 
 import { focusedMinutesChart, onTaskShareChart, sanitizeDays } from './charts.js';
-import { byId, setHidden } from './dom.js';
+import { byId, setHidden, setText } from './dom.js';
 import {
-  carryLine, formatDuration, formatShare, formatWhen, kOutcomeWords, kSuccessWords,
+  carryLine, formatDuration, formatMinutes, formatShare, formatWhen, kOutcomeWords, kSuccessWords,
+  siteDriftLine, stretchLine,
 } from './format.js';
 import { finiteOr } from './svg.js';
 import { sanitizeSpans, timelineFigure, timelineLegend } from './timeline.js';
@@ -45,6 +46,19 @@ export async function loadHistory() {
   setHidden(byId('history-sessions'), sessions.length === 0);
   setHidden(byId('history-downloads'), sessions.length === 0);
   renderDays(sessions.length > 0 ? sanitizeDays(data.days) : []);
+  renderWeek(data && data.week);
+}
+
+/** This week against last week beside the charts (issue 17 item 5). */
+function renderWeek(week) {
+  const weeks = week && typeof week === 'object' ? week : {};
+  for (const [name, suffix] of [['this_week', 'this'], ['last_week', 'last']]) {
+    const totals = weeks[name] && typeof weeks[name] === 'object' ? weeks[name] : {};
+    const sessions = finiteOr(totals.sessions, 0);
+    setText(`week-focused-${suffix}`, formatMinutes(finiteOr(totals.focused_secs, 0)));
+    setText(`week-drift-${suffix}`, formatShare(finiteOr(totals.drift_share, null)));
+    setText(`week-kept-${suffix}`, `${finiteOr(totals.kept, 0)} of ${sessions}`);
+  }
 }
 
 /** The two day charts; hidden when there is no day to draw. */
@@ -87,6 +101,7 @@ function historyItem(session) {
   item.append(head);
 
   item.append(sessionNumbers(session, actualSecs));
+  item.append(driftWhere(session));
   const note = textOf(session.note);
   if (note) item.append(paragraph('session-note small', `Note: ${note}`));
   const recap = textOf(session.recap);
@@ -119,6 +134,20 @@ function sessionNumbers(session, actualSecs) {
   const numbers = paragraph('session-numbers muted small', parts.join(' · '));
   setHidden(numbers, parts.length === 0);
   return numbers;
+}
+
+/**
+ * "Drift went to: youtube.com 5 min over 6 visits · … · Longest on-task
+ * stretch: 12 min" (issue 17 item 5); "unknown" for a session recorded
+ * before these were kept (null), never 0.
+ */
+function driftWhere(session) {
+  const sites = Array.isArray(session.drift_by_site) ? session.drift_by_site.filter((site) => site) : null;
+  let where;
+  if (sites === null) where = 'Drift went to: unknown';
+  else if (sites.length === 0) where = 'No drift';
+  else where = `Drift went to: ${sites.map(siteDriftLine).join(' · ')}`;
+  return paragraph('session-drift small', `${where} · ${stretchLine(session.longest_on_task)}`);
 }
 
 function paragraph(className, text) {

@@ -108,6 +108,22 @@ function updateAiVisibility(state) {
     why = `${backend}: ${detail}`;
   }
   setText('ai-detail', aiOn ? '' : why);
+  // Issue 18 items 2 and 3: what auto found, and where the titles go.
+  const found = typeof ai.found === 'string' ? ai.found : '';
+  setText('ai-found', aiOn ? `${found ? ` (${found})` : ''}${ai.auto ? ' — auto' : ''}` : '');
+  setText('ai-where', aiOn ? titlesGo(ai) : '');
+  setHidden(byId('ai-where'), !aiOn);
+}
+
+/** "Titles stay on this machine (local 127.0.0.1:11434)." from state.ai.prompts/.destination. */
+function titlesGo(ai) {
+  const prompts = typeof ai.prompts === 'string' ? ai.prompts : '';
+  const destination = typeof ai.destination === 'string' ? ai.destination : '';
+  const where = prompts === 'local' ? 'Window titles stay on this machine'
+    : prompts === 'remote' ? 'Window titles leave this machine'
+      : 'Window titles go where the plugin sends them';
+  const detail = destination && destination !== prompts ? ` (${destination})` : '';
+  return `${where}${detail}.`;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 
 import { byId, setHidden, setText, updateCarry } from './dom.js';
-import { formatClock, kOutcomeWords } from './format.js';
+import { formatClock, kOutcomeWords, siteDriftLine, stretchLine } from './format.js';
 import { post } from './net.js';
 import { latestState } from './store.js';
 import { finiteOr } from './svg.js';
@@ -18,15 +18,24 @@ let renderedBucketsKey = '';
 let renderedTimelineKey = '';
 /** The POST /review on its way, so End goes after it; null when none. */
 let savingReview = null;
+/**
+ * The note as the daemon last sent it. A new note from the daemon (saved by
+ * `antidrift review … --note`, or another tab) replaces the field's text only
+ * while the person has not typed anything else, so End never posts an empty
+ * or stale note over it (issue 17 item 4, found by the walk).
+ */
+let daemonNote = '';
 
 /** Wires the freshly cloned review template. */
 export function mount(state) {
   renderedBucketsKey = '';
   renderedTimelineKey = '';
+  renderedFocusKey = '';
   savingReview = null;
   // Filled once: later States never overwrite what the person types.
   const review = reviewOf(state);
-  byId('review-note').value = review ? review.note : '';
+  daemonNote = review ? review.note : '';
+  byId('review-note').value = daemonNote;
   for (const button of byId('success-question').querySelectorAll('.answer')) {
     button.addEventListener('click', () => saveReview(button.dataset.success));
   }
@@ -81,8 +90,10 @@ export function update(state) {
   setText('review-next-action', String(commitment.next_action || ''));
 
   updateRecap(state.reflection);
+  followDaemonNote(reviewOf(state));
   updateQuestion(commitment, reviewOf(state));
   updateTimeline(state);
+  updateFocus(state);
 
   const stats = state.stats || {};
   const buckets = Array.isArray(stats.buckets) ? stats.buckets.filter((bucket) => bucket) : [];
@@ -99,6 +110,39 @@ export function update(state) {
   setText('away-time', formatClock(stats.away_secs || 0));
   setText('corrections', String(stats.corrections || 0));
   updateAiCalls(stats.ai_calls);
+  updateAiCost(stats.ai_cost);
+}
+
+/** Key of the rendered drift-by-site list, so it is rebuilt only when it changes. */
+let renderedFocusKey = '';
+
+/**
+ * Where the drift went and the longest stretch (issue 17 item 5); hidden
+ * when the daemon does not know them (a session from before they existed).
+ */
+function updateFocus(state) {
+  const sites = Array.isArray(state.drift_by_site) ? state.drift_by_site.filter((site) => site) : null;
+  setHidden(byId('focus-section'), sites === null);
+  if (sites === null) return;
+  const key = JSON.stringify(sites);
+  if (key !== renderedFocusKey) {
+    renderedFocusKey = key;
+    byId('drift-sites').replaceChildren(...sites.map((site) => {
+      const item = document.createElement('li');
+      item.textContent = siteDriftLine(site);
+      return item;
+    }));
+  }
+  setHidden(byId('drift-sites-empty'), sites.length > 0);
+  setText('longest-stretch', stretchLine(state.longest_on_task));
+}
+
+/** Takes a note saved elsewhere into the field unless the person typed their own. */
+function followDaemonNote(review) {
+  if (!review || review.note === daemonNote) return;
+  const field = byId('review-note');
+  if (field.value.trim() === daemonNote.trim()) field.value = review.note;
+  daemonNote = review.note;
 }
 
 /** The question, the pressed answer and the saved line; hidden when the daemon has no review. */
@@ -149,6 +193,24 @@ function updateAiCalls(calls) {
   }
   setText('ai-calls', parts.length > 0 ? `AI calls this session: ${parts.join(' · ')}` : '');
   setHidden(byId('ai-calls'), parts.length === 0);
+}
+
+/**
+ * "AI cost: 4 calls · 2,310 tokens in · 95 out (estimated) · 6 s waiting"
+ * (stats.ai_cost; issue 18 item 4); hidden when no call was made.
+ */
+function updateAiCost(cost) {
+  const calls = cost ? Number(cost.calls) || 0 : 0;
+  if (calls > 0) {
+    const number = (value) => (Number(value) || 0).toLocaleString('en');
+    const seconds = Math.round((Number(cost.wall_ms) || 0) / 1000);
+    setText('ai-cost', `AI cost: ${calls} ${calls === 1 ? 'call' : 'calls'} · `
+      + `${number(cost.input_tokens)} tokens in · ${number(cost.output_tokens)} out`
+      + `${cost.estimated ? ' (estimated)' : ''} · ${seconds} s waiting`);
+  } else {
+    setText('ai-cost', '');
+  }
+  setHidden(byId('ai-cost'), calls === 0);
 }
 
 /**

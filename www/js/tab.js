@@ -1,15 +1,19 @@
 /*
  * The page's face outside its own content: the tab title, the favicon and
  * the alarm colour of the whole page. The title always ENDS with
- * "AntiDrift": the daemon recognises a browser window whose title ends so as
- * its own page and never calls it drift (issue 6). It changes at most once a
+ * "AntiDrift <tag>", where <tag> is the daemon's own-page tag injected into
+ * index.html with the token: the daemon recognises a browser window whose
+ * title ends so as its own page and never calls it drift (issue 6) — and no
+ * other page can, as none knows the tag (issue 19 item 3). It changes at most once a
  * minute while a session runs, so a window source does not see a new title
  * every second.
  */
 
 import { latestState, serverNowMs } from './store.js';
 
-const kName = 'AntiDrift';
+const tagMeta = document.querySelector('meta[name="antidrift-page-tag"]');
+const kTag = tagMeta ? tagMeta.getAttribute('content') : '';
+const kName = /^[0-9a-f]{8}$/.test(kTag) ? `AntiDrift ${kTag}` : 'AntiDrift';
 
 /** Calm (accent ring), alarm (red disc with "!") and lost (grey ring) icons. */
 const kIcons = {
@@ -22,6 +26,37 @@ const kIcons = {
 
 /** Connection as reported by net.js: "connecting", "open" or "lost". */
 let connection = 'connecting';
+
+/** sessionStorage key of the heads-up message the person dismissed (issue 17 item 4). */
+const kDismissedHeadsUpKey = 'antidrift.headsUpDismissed';
+
+/**
+ * The heads-up message the person dismissed in this tab, '' when none (or
+ * storage is off). Kept in sessionStorage, so a reload of the tab does not
+ * bring it back; a dismissed heads-up no longer names the tab either.
+ */
+export function dismissedHeadsUp() {
+  try {
+    return window.sessionStorage.getItem(kDismissedHeadsUpKey) || '';
+  } catch (error) {
+    return dismissedInMemory;
+  }
+}
+
+/** The dismissal while storage is off: it lasts until the page is reloaded. */
+let dismissedInMemory = '';
+
+/** Keeps `message` as the dismissed heads-up ('' forgets it) and refreshes the tab. */
+export function keepDismissedHeadsUp(message) {
+  dismissedInMemory = message;
+  try {
+    if (message) window.sessionStorage.setItem(kDismissedHeadsUpKey, message);
+    else window.sessionStorage.removeItem(kDismissedHeadsUpKey);
+  } catch (error) {
+    // Storage off: dismissedInMemory holds it.
+  }
+  refreshTab();
+}
 
 /** An SVG favicon as a data: URL (the daemon's CSP allows img-src data:). */
 function svgIcon(body) {
@@ -41,7 +76,7 @@ export function isDrifting(state) {
     && state.drift.status === 'drifting');
 }
 
-/** The title before " · AntiDrift", or "" for the name alone. */
+/** The title before " · AntiDrift <tag>", or "" for the name alone. */
 function titlePrefix(state) {
   if (connection === 'lost') return 'Lost contact';
   if (!state) return '';
@@ -49,9 +84,10 @@ function titlePrefix(state) {
   if (state.runtime === 'planning') return 'Planning';
   if (state.runtime === 'review') return 'Review';
   if (state.runtime === 'active' && state.commitment) {
-    // The heads-up (issue 17 item 2) shows in the title as the banner does.
+    // The heads-up (issue 17 item 2) shows in the title as the banner does,
+    // and leaves it when the person dismissed it (issue 17 item 4).
     const nudge = state.drift && typeof state.drift.nudge === 'string' ? state.drift.nudge.trim() : '';
-    if (nudge !== '') return 'Heads up';
+    if (nudge !== '' && nudge !== dismissedHeadsUp()) return 'Heads up';
     const deadline = state.commitment.deadline;
     const remainingSecs = typeof deadline === 'number'
       ? Math.max(0, (deadline - serverNowMs()) / 1000) : Number(state.commitment.remaining_secs) || 0;

@@ -85,6 +85,11 @@ struct Settings {
                                              "lockapp.exe",
                                              "lockapp",
                                              "logonui.exe"};
+  /// Not a config key: the tag that marks AntiDrift's own page (issue 19
+  /// item 3), drift::ownPageTag() of the daemon's token, set by the daemon at
+  /// start and put into the served page, which ends its document.title with
+  /// "AntiDrift <tag>". Empty (tests, replays): no window is the own page.
+  std::string ownPageTag;
   /// drift.judge_debounce_s: how long (seconds) a window must stay in front,
   /// unchanged, before the DriftJudge is asked about it; 0 = at once. 12 since
   /// issue 8 item 5 (was 10): ≤ 1/20 judge calls per window change on the real export.

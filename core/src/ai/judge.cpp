@@ -5,6 +5,7 @@
 #include <Poco/String.h>
 
 #include "ai/role_call.h"
+#include "antidrift/ai/answer_schema.h"
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
 #include "antidrift/text/utf8.h"
@@ -84,9 +85,10 @@ Expected<Verdict> parseVerdict(std::string_view json) {
   return verdict;
 }
 
-Expected<Verdict> judge(Backend& backend, const JudgeInput& input, std::int64_t timeoutMs) {
-  const Expected<std::string> output =
-      detail::completeSafely(backend, buildJudgePrompt(input), timeoutMs);
+Expected<Verdict> judge(Backend& backend, const JudgeInput& input, std::int64_t timeoutMs,
+                        CallCost* cost) {
+  const Expected<std::string> output = detail::callRole(backend, buildJudgePrompt(input), timeoutMs,
+                                                        "judge", kJudgeAnswerSchema, cost);
   if (!output) return output.error();
   Expected<Verdict> last = lastValid<Verdict>(
       output.value(), [](const std::string& candidate) { return parseVerdict(candidate); });

@@ -1,6 +1,7 @@
 #include "antidrift/ai/nudge.h"
 
 #include "ai/role_call.h"
+#include "antidrift/ai/answer_schema.h"
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
 #include "antidrift/text/utf8.h"
@@ -56,9 +57,10 @@ Expected<std::string> parseNudge(std::string_view json) {
   return text::shortMessage(message.extract<std::string>(), kMaxNudgeMessageChars);
 }
 
-Expected<std::string> nudge(Backend& backend, const NudgeInput& input, std::int64_t timeoutMs) {
-  const Expected<std::string> output =
-      detail::completeSafely(backend, buildNudgePrompt(input), timeoutMs);
+Expected<std::string> nudge(Backend& backend, const NudgeInput& input, std::int64_t timeoutMs,
+                            CallCost* cost) {
+  const Expected<std::string> output = detail::callRole(backend, buildNudgePrompt(input), timeoutMs,
+                                                        "nudge", kNudgeAnswerSchema, cost);
   if (!output) return output.error();
   return lastValid<std::string>(output.value(),
                                 [](const std::string& candidate) { return parseNudge(candidate); });

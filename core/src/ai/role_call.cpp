@@ -1,5 +1,6 @@
 #include "ai/role_call.h"
 
+#include <chrono>
 #include <exception>
 #include <typeinfo>
 
@@ -36,6 +37,31 @@ Expected<std::string> completeSafely(Backend& backend, const std::string& prompt
   request.timeoutMs = timeoutMs;
   request.role = roleOfPrompt(prompt);
   Expected<Completion> answered = answerSafely(backend, request);
+  if (!answered.hasValue()) return answered.error();
+  return std::move(answered.value().text);
+}
+
+Expected<std::string> callRole(Backend& backend, std::string prompt, std::int64_t timeoutMs,
+                               const char* role, const char* schema, CallCost* cost) {
+  Request request;
+  request.prompt = std::move(prompt);
+  request.timeoutMs = timeoutMs;
+  request.role = role;
+  request.answerSchema = schema;
+  const auto started = std::chrono::steady_clock::now();
+  Expected<Completion> answered = answerSafely(backend, request);
+  if (cost != nullptr) {
+    *cost = CallCost{};
+    cost->wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - started)
+                       .count();
+    if (answered.hasValue()) {
+      const Usage& usage = answered.value().usage;
+      cost->inputTokens = usage.inputTokens;
+      cost->outputTokens = usage.outputTokens;
+      cost->estimated = usage.estimated;
+    }
+  }
   if (!answered.hasValue()) return answered.error();
   return std::move(answered.value().text);
 }

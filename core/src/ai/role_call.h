@@ -11,6 +11,7 @@
 
 #include "antidrift/ai/errors.h"
 #include "antidrift/backend.h"
+#include "antidrift/domain/ai_cost.h"
 
 namespace antidrift::ai::detail {
 
@@ -35,6 +36,17 @@ std::string roleOfPrompt(std::string_view prompt);
 /// Blocking; thread-safe if the backend is; never throws.
 Expected<std::string> completeSafely(Backend& backend, const std::string& prompt,
                                      std::int64_t timeoutMs);
+
+/// One role's call (issue 18 items 1 and 4): answerSafely() with `prompt`,
+/// `timeoutMs` (milliseconds), `role` and the role's answer `schema`
+/// (answer_schema.h), reduced to the raw answer text or BackendFailed exactly
+/// as completeSafely() reports it. When `cost` is not null it receives the
+/// call's usage (unknown, -1, when the call failed) and its wall time in ms,
+/// measured on std::chrono::steady_clock (the roles have no injected clock;
+/// the time is reported, never acted on). Blocking; thread-safe if the
+/// backend is; never throws.
+Expected<std::string> callRole(Backend& backend, std::string prompt, std::int64_t timeoutMs,
+                               const char* role, const char* schema, CallCost* cost);
 
 /// Parses `json` as one JSON object. Returns null and sets `reason` ("not
 /// valid JSON" or "not a JSON object") otherwise. Pure; never throws.

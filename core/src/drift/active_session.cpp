@@ -27,9 +27,21 @@ Observation admitWindow(const Rules& rules, const Observation& raw) {
 ActiveSession::ActiveSession(const Settings& settings)
     : stats(settings.idleAfterSecs * 1000), engine(settings) {}
 
+void ActiveSession::track(std::int64_t atMs, const std::string& app, bool away) {
+  const SpanStatus status = spanStatusOf(engine.view(), away);
+  timeline.record(atMs, app, status, !engine.view().nudge.empty());
+  std::string where;  // issue 17 item 5: the site of the drift, else its app
+  if (status == SpanStatus::Drifting) {
+    where = engine.subjectSite();
+    if (where.empty()) where = engine.view().app;
+  }
+  focus.record(atMs, status, where);
+}
+
 std::int64_t ActiveSession::creditUntil(std::int64_t atMs) {
   stats.settle(atMs);
   timeline.extendTo(atMs);
+  focus.extendTo(atMs);
   const std::int64_t driftMs = engine.close(atMs);
   stats.addDriftMs(driftMs);
   return driftMs;
@@ -38,6 +50,7 @@ std::int64_t ActiveSession::creditUntil(std::int64_t atMs) {
 void ActiveSession::clear(const Settings& settings, bool away, std::int64_t nowMs) {
   stats = StatsAccumulator(settings.idleAfterSecs * 1000);
   timeline.clear();
+  focus.clear();
   if (away) stats.setAway(true, nowMs);
   engine.reset();
 }

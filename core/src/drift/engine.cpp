@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "antidrift/drift/title_normalizer.h"
+#include "antidrift/text/normalize.h"
 
 namespace antidrift::drift {
 
@@ -28,11 +29,37 @@ constexpr std::string_view kWindowUnknown = "window unknown";
 /// The reason while AntiDrift's own page is in front (issue 17 item 4).
 constexpr std::string_view kOwnPage = "this is AntiDrift";
 
+/// How long a key whose judge call failed waits before its one retry (issue
+/// 19 item 4), UTC ms of observations.
+constexpr std::int64_t kJudgeRetryAfterMs = 60'000;
+/// The longest judge reason shown, in code points (issue 19 item 4).
+constexpr std::size_t kShownReasonChars = 160;
+
 bool contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
 }  // namespace
+
+std::string judgeReason(std::string_view reason) {
+  // One line of valid UTF-8 without zero-width or bidi characters, cut at a
+  // code point, with no '"' that could close the label's quotes.
+  std::string clean = text::normalizeUnicode(reason);
+  for (char& c : clean) {
+    if (c == '"') c = '\'';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  std::size_t points = 0;
+  for (std::size_t i = 0; i < clean.size(); ++i) {
+    if ((static_cast<unsigned char>(clean[i]) & 0xC0) == 0x80) continue;
+    if (++points > kShownReasonChars) {
+      clean.resize(i);
+      clean += "\xE2\x80\xA6";  // …
+      break;
+    }
+  }
+  return std::string(kJudgeLabel) + "\"" + clean + "\"";
+}
 
 Engine::Engine(const Settings& settings)
     : settings_(settings),
@@ -63,6 +90,7 @@ void Engine::reset() {
   subject_.reset();
   inFlight_.clear();
   attempted_.clear();
+  siteVotes_.clear();
   localMisses_.clear();
   pendingSinceMono_.reset();
   driftingSinceMs_.reset();
@@ -94,14 +122,31 @@ void Engine::setView(Decision& decision, DriftStatus status, std::string reason,
   view_.judgeAtMs = 0;
 }
 
-bool Engine::isLocalMatch(const Observation& obs, const Commitment& commitment) const {
-  if (contains(commitment.allowedApps, obs.app)) return true;
-  if (!rules_.isPerPage(obs) || commitment.allowedTitles.empty()) return false;
-  const std::string title = normalizeTitle(obs.title);
-  return std::any_of(commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
-                     [&](const AllowedTitle& allowed) {
-                       return allowed.app == obs.app && allowed.title == title;
-                     });
+std::optional<std::string> Engine::localMatch(const Observation& obs,
+                                              const Commitment& commitment) const {
+  if (contains(commitment.allowedApps, obs.app)) return obs.app + " is an allowed app";
+  if (!rules_.isPerPage(obs)) return std::nullopt;
+  if (!commitment.allowedTitles.empty()) {
+    const std::string title = normalizeTitle(obs.title);
+    if (std::any_of(commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
+                    [&](const AllowedTitle& allowed) {
+                      return allowed.app == obs.app && allowed.title == title;
+                    })) {
+      return std::string("you marked this page on task");  // issue 17 item 4
+    }
+  }
+  if (!commitment.allowedSites.empty()) {
+    const VerdictKeyView site = describeVerdictKey(markSiteKey(rules_, obs));
+    if (site.kind == "site") {
+      const bool domain = !obs.domain.empty();
+      for (const AllowedSite& allowed : commitment.allowedSites) {
+        if (allowed.app == obs.app && allowed.domain == domain && allowed.site == site.label) {
+          return "you marked all of " + allowed.site + " on task this session";
+        }
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 const std::set<std::string>& Engine::currentWords() const {
@@ -125,30 +170,31 @@ void Engine::endStretch() {
 Decision Engine::observe(const Observation& obs, const Commitment& commitment, std::int64_t nowMono,
                          Advisors advisors) {
   Decision decision;
-  switch (rules_.classify(obs)) {
-    case WindowKind::OwnPage:
-      // The person looks at AntiDrift itself (e.g. to press a banner button):
-      // neither focus nor drift. The banner stays where it is; any other
-      // verdict was the previous window's, so the view says where they are
-      // and the time is neutral (issue 17 item 4).
-      if (view_.status == DriftStatus::Drifting) return decision;
-      pendingSinceMono_.reset();
-      setView(decision, DriftStatus::Unknown, std::string(kOwnPage), "", obs.atMs);
-      return decision;
-    case WindowKind::Unreadable:
-    case WindowKind::LockScreen:
-      pendingSinceMono_.reset();
-      setView(decision, DriftStatus::Unknown, std::string(kWindowUnknown), "", obs.atMs);
-      return decision;
-    case WindowKind::Normal:
-      break;
+  const WindowKind kind = rules_.classify(obs);
+  if (kind == WindowKind::Unreadable || kind == WindowKind::LockScreen) {
+    pendingSinceMono_.reset();
+    setView(decision, DriftStatus::Unknown, std::string(kWindowUnknown), "", obs.atMs);
+    return decision;
   }
 
-  // 1. Hard rules: no AI.
-  if (auto blocked = rules_.blockedReason(obs)) {
+  // 1. Hard rules: no AI, and before the own-page exemption (issue 19 item 3).
+  std::optional<std::string> blocked = rules_.blockedReason(obs);
+  if (!blocked && kind == WindowKind::OwnPage) {
+    // The person looks at AntiDrift itself (e.g. to press a banner button),
+    // recognised by the tag only the served page knows: neither focus nor
+    // drift. The banner stays where it is; any other verdict was the previous
+    // window's, so the view says where they are and the time is neutral,
+    // never on task (issue 17 item 4; issue 19 item 3).
+    if (view_.status == DriftStatus::Drifting) return decision;
+    pendingSinceMono_.reset();
+    setView(decision, DriftStatus::Unknown, std::string(kOwnPage), "", obs.atMs);
+    return decision;
+  }
+  if (blocked) {
     endStretch();
     pendingSinceMono_.reset();
-    subject_ = Subject{obs, verdictKey(rules_, obs), siteVerdictKey(rules_, obs)};
+    subject_ = Subject{obs, verdictKey(rules_, obs), siteVerdictKey(rules_, obs),
+                       markSiteKey(rules_, obs)};
     if (!view_.nudge.empty()) {
       view_.nudge.clear();
       decision.changed = true;
@@ -159,10 +205,10 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   }
 
   // 2. Local match: authoritative, and the only branch where the nudge runs.
-  if (isLocalMatch(obs, commitment)) {
+  if (std::optional<std::string> why = localMatch(obs, commitment)) {
     pendingSinceMono_.reset();
     subject_.reset();
-    setView(decision, DriftStatus::OnTask, obs.app + " is an allowed app", obs.app, obs.atMs);
+    setView(decision, DriftStatus::OnTask, std::move(*why), obs.app, obs.atMs);
     maybeNudge(decision, obs, commitment, nowMono, advisors);
     return decision;
   }
@@ -186,13 +232,14 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   } else {
     std::string newKey = verdictKey(rules_, obs);
     sameSubject = subject_ && subject_->key == newKey;
-    subject_ = Subject{obs, std::move(newKey), siteVerdictKey(rules_, obs)};
+    subject_ =
+        Subject{obs, std::move(newKey), siteVerdictKey(rules_, obs), markSiteKey(rules_, obs)};
   }
   const std::string& key = subject_->key;
 
-  // 3. Cached verdict: the page's, else one the judge scoped to its whole site.
+  // 3. Cached verdict: the page's (a site's comes after the local tier, which
+  // it never overrules: issue 19 item 4).
   const CachedVerdict* cached = cache_.find(key);
-  if (!cached && !subject_->siteKey.empty()) cached = cache_.find(subject_->siteKey);
   if (cached) {
     pendingSinceMono_.reset();
     setView(decision, cached->onTask ? DriftStatus::OnTask : DriftStatus::Drifting, cached->reason,
@@ -212,7 +259,9 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
       remembered = memory_->lookup(subject_->siteKey, words, obs.atMs);
   }
   const auto recall = [&](const RememberedVerdict& known) {
-    const std::string said = known.reason.empty() ? obs.app + " fits the commitment" : known.reason;
+    const std::string said = known.reason.empty() ? obs.app + " fits the commitment"
+                             : known.source == VerdictSource::Judge ? judgeReason(known.reason)
+                                                                    : known.reason;
     cache_.put(key, CachedVerdict{known.onTask, "remembered: " + said});
     pendingSinceMono_.reset();
     setView(decision, known.onTask ? DriftStatus::OnTask : DriftStatus::Drifting,
@@ -256,6 +305,16 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
     if (localMisses_.size() >= VerdictCache::kMaxEntries) localMisses_.clear();
     localMisses_.insert(missKey);
   }
+  // 3c. A site-wide verdict of the judge for the page's domain, confirmed by
+  // two of its pages (issue 19 item 4), after the local tier.
+  if (!subject_->siteKey.empty()) {
+    if (const CachedVerdict* site = cache_.find(subject_->siteKey)) {
+      pendingSinceMono_.reset();
+      setView(decision, site->onTask ? DriftStatus::OnTask : DriftStatus::Drifting, site->reason,
+              obs.app, obs.atMs);
+      return decision;
+    }
+  }
   if (remembered) return recall(*remembered);  // 3b, the judge's (issue 16 item 3)
 
   // 5 (early). Nothing may be sent, or nobody to ask: unknown, never fabricated.
@@ -279,13 +338,20 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
             obs.app, obs.atMs);
     return decision;
   }
-  if (attempted_.count(key) != 0 && inFlight_.count(key) == 0) {
-    // Asked once this session and it failed: at most one call per key.
-    pendingSinceMono_.reset();
-    setView(decision, DriftStatus::Unknown,
-            "the AI judge could not say whether " + obs.app + " fits the commitment", obs.app,
-            obs.atMs);
-    return decision;
+  if (const auto asked = attempted_.find(key);
+      asked != attempted_.end() && inFlight_.count(key) == 0) {
+    // Asked this session and it failed: once more on a visit after
+    // kJudgeRetryAfterMs (issue 19 item 4), then never again this session.
+    const Attempt& attempt = asked->second;
+    const bool retry = attempt.failures == 1 && obs.atMs >= attempt.retryAtMs;
+    if (!retry) {
+      pendingSinceMono_.reset();
+      setView(decision, DriftStatus::Unknown,
+              "the AI judge could not say whether " + obs.app + " fits the commitment" +
+                  (attempt.failures == 1 ? " (it asks once more later)" : ""),
+              obs.app, obs.atMs);
+      return decision;
+    }
   }
 
   // 4. Judge: one call in flight per key, after the key stayed in front for
@@ -316,7 +382,7 @@ void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
   if (!subject_) return;
   const std::string& key = subject_->key;
   inFlight_.emplace(key, subject_->siteKey);
-  attempted_.insert(key);
+  attempted_.try_emplace(key);
   ai::JudgeInput input;
   input.nextAction = commitment.nextAction;
   input.successCondition = commitment.successCondition;
@@ -391,9 +457,31 @@ Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Ve
     siteKey = found->second;
     inFlight_.erase(found);
   }
-  const bool siteWide = verdict && verdict->scope == ai::VerdictScope::Site && !siteKey.empty();
-  if (verdict) cache_.put(key, CachedVerdict{verdict->onTask, verdict->reason});
-  if (siteWide) cache_.put(siteKey, CachedVerdict{verdict->onTask, verdict->reason});
+  if (!verdict) {
+    // A failed call or an answer that did not parse: one retry later.
+    Attempt& attempt = attempted_[key];
+    ++attempt.failures;
+    attempt.retryAtMs = atMs + kJudgeRetryAfterMs;
+  }
+  // A site-scoped answer covers the site (the domain from URL evidence, never
+  // a name in the title) only once a second page of it, under another key,
+  // got the same site-scoped answer: one page's say never covers its site
+  // (issue 19 item 4).
+  bool siteWide = false;
+  if (verdict && verdict->scope == ai::VerdictScope::Site && !siteKey.empty()) {
+    const auto vote = siteVotes_.find(siteKey);
+    if (vote != siteVotes_.end() && vote->second.key != key &&
+        vote->second.onTask == verdict->onTask) {
+      siteWide = true;
+      siteVotes_.erase(vote);
+    } else {
+      if (siteVotes_.size() >= VerdictCache::kMaxEntries) siteVotes_.clear();
+      siteVotes_[siteKey] = SiteVote{key, verdict->onTask};
+    }
+  }
+  const std::string shown = verdict ? judgeReason(verdict->reason) : std::string();
+  if (verdict) cache_.put(key, CachedVerdict{verdict->onTask, shown});
+  if (siteWide) cache_.put(siteKey, CachedVerdict{verdict->onTask, shown});
   if (verdict && memory_ != nullptr) {  // issue 16 item 3
     memory_->remember(key, verdict->onTask, verdict->reason, VerdictSource::Judge, currentWords(),
                       atMs);
@@ -413,9 +501,9 @@ Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Ve
             app, atMs);
   } else if (verdict->onTask) {
     setView(decision, DriftStatus::OnTask,
-            verdict->reason.empty() ? app + " fits the commitment" : verdict->reason, app, atMs);
+            verdict->reason.empty() ? app + " fits the commitment" : shown, app, atMs);
   } else {
-    setView(decision, DriftStatus::Drifting, verdict->reason, app, atMs);
+    setView(decision, DriftStatus::Drifting, shown, app, atMs);
   }
   return decision;
 }
@@ -438,7 +526,10 @@ Decision Engine::refocus(std::int64_t atMs) {
   judgeEpoch_.advance();
   // The running calls' answers are now discarded, so their keys were never
   // answered: the next observation of one is judged afresh, not "failed".
-  for (const auto& running : inFlight_) attempted_.erase(running.first);
+  for (const auto& running : inFlight_) {
+    const auto asked = attempted_.find(running.first);
+    if (asked != attempted_.end() && asked->second.failures == 0) attempted_.erase(asked);
+  }
   inFlight_.clear();
   pendingSinceMono_.reset();
   if (memory_ != nullptr && subject_ && view_.status == DriftStatus::Drifting && !view_.blocked &&
@@ -453,11 +544,32 @@ Decision Engine::refocus(std::int64_t atMs) {
 }
 
 std::optional<OnTaskMark> Engine::markOnTask(Commitment& commitment, std::int64_t atMs,
-                                             Decision& decision) {
+                                             Decision& decision, OnTaskScope scope) {
   if (!subject_) return std::nullopt;
   const Observation& obs = subject_->obs;
   OnTaskMark mark;
   mark.app = obs.app;
+  if (scope == OnTaskScope::Site) {
+    // Issue 17 item 4: the site the engine derived, never one the title merely mentions.
+    const VerdictKeyView site = describeVerdictKey(subject_->markSiteKey);
+    if (subject_->markSiteKey.empty() || site.kind != "site") return std::nullopt;
+    mark.site = site.label;
+    const bool domain = !obs.domain.empty();
+    const bool known = std::any_of(commitment.allowedSites.begin(), commitment.allowedSites.end(),
+                                   [&](const AllowedSite& allowed) {
+                                     return allowed.app == mark.app && allowed.site == mark.site &&
+                                            allowed.domain == domain;
+                                   });
+    if (!known) commitment.allowedSites.push_back(AllowedSite{mark.app, mark.site, domain});
+    // This session only: nothing goes to the verdict memory.
+    inFlight_.erase(subject_->key);
+    pendingSinceMono_.reset();
+    const std::string app = obs.app;
+    subject_.reset();
+    setView(decision, DriftStatus::OnTask,
+            "you marked all of " + mark.site + " on task this session", app, atMs);
+    return mark;
+  }
   if (rules_.isPerPage(obs)) {
     mark.title = normalizeTitle(obs.title);
     const bool known = std::any_of(commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
@@ -482,6 +594,37 @@ std::optional<OnTaskMark> Engine::markOnTask(Commitment& commitment, std::int64_
                              : "you said this " + app + " page is on task",
           app, atMs);
   return mark;
+}
+
+bool Engine::unmarkOnTask(Commitment& commitment, const std::string& app, const std::string& title,
+                          bool isSite) {
+  if (isSite) {
+    const auto found = std::find_if(
+        commitment.allowedSites.begin(), commitment.allowedSites.end(),
+        [&](const AllowedSite& allowed) { return allowed.app == app && allowed.site == title; });
+    if (found == commitment.allowedSites.end()) return false;
+    const std::string key = app + (found->domain ? "\ndomain:" : "\nsite:") + title;
+    commitment.allowedSites.erase(found);
+    cache_.erase(key);
+    return true;
+  }
+  const auto found = std::find_if(
+      commitment.allowedTitles.begin(), commitment.allowedTitles.end(),
+      [&](const AllowedTitle& allowed) { return allowed.app == app && allowed.title == title; });
+  if (found == commitment.allowedTitles.end()) return false;
+  commitment.allowedTitles.erase(found);
+  const std::string key = app + '\n' + title;  // verdictKey of the page
+  cache_.erase(key);
+  attempted_.erase(key);  // the judge may be asked again
+  localMisses_.clear();   // the local tier too
+  if (memory_ != nullptr) memory_->erase(key);
+  return true;
+}
+
+std::string Engine::subjectSite() const {
+  if (!subject_ || subject_->markSiteKey.empty()) return {};
+  const VerdictKeyView site = describeVerdictKey(subject_->markSiteKey);
+  return site.kind == "site" ? site.label : std::string();
 }
 
 std::optional<std::string> Engine::onTaskRefusal() const {

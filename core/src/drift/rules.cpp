@@ -2,14 +2,21 @@
 
 #include <stdexcept>
 
+#include <Poco/DigestEngine.h>
 #include <Poco/Exception.h>
+#include <Poco/HMACEngine.h>
 #include <Poco/RegularExpression.h>
+#include <Poco/SHA2Engine.h>
+#include <Poco/String.h>
 
 #include "antidrift/drift/title_normalizer.h"
 #include "antidrift/text/normalize.h"
 
 namespace antidrift::drift {
 namespace {
+
+/// The longest match a blocked-title reason quotes, in bytes; a longer one is named by its rule.
+constexpr std::size_t kMaxMatchShown = 60;
 
 // The names of the apps in `rawApps`, normalised; blank entries (which
 // normalizeApp() would turn into "unknown") are left out.
@@ -26,13 +33,20 @@ bool isAsciiAlphanumeric(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-// True for the normalised title of AntiDrift's own page: "antidrift", or a
-// title ending in it as a word ("drifting — antidrift").
-bool isOwnPageKey(std::string_view key) {
-  constexpr std::string_view kName = "antidrift";
-  if (key.size() < kName.size() || key.substr(key.size() - kName.size()) != kName) return false;
-  return key.size() == kName.size() || !isAsciiAlphanumeric(key[key.size() - kName.size() - 1]);
+// True for the normalised title of AntiDrift's own page: `ownKey` ("antidrift
+// <tag>"), or a title ending in it as a word ("drifting · antidrift <tag>").
+bool isOwnPageKey(std::string_view key, std::string_view ownKey) {
+  if (ownKey.empty()) return false;
+  if (key.size() < ownKey.size() || key.substr(key.size() - ownKey.size()) != ownKey) return false;
+  return key.size() == ownKey.size() || !isAsciiAlphanumeric(key[key.size() - ownKey.size() - 1]);
 }
+
+// SHA-256 as Poco's HMACEngine wants it (a default-constructible engine).
+class Sha256 : public Poco::SHA2Engine {
+ public:
+  enum { BLOCK_SIZE = 64, DIGEST_SIZE = 32 };
+  Sha256() : Poco::SHA2Engine(Poco::SHA2Engine::SHA_256) {}
+};
 
 }  // namespace
 
@@ -40,14 +54,21 @@ Rules::Rules(const Settings& settings)
     : blockedApps_(normalizeApps(settings.blockedApps)),
       titleSensitiveApps_(normalizeApps(settings.titleSensitiveApps)),
       lockScreenApps_(normalizeApps(settings.lockScreenApps)),
-      neverSendApps_(normalizeApps(settings.neverSendApps)) {
+      neverSendApps_(normalizeApps(settings.neverSendApps)),
+      ownPageKey_(settings.ownPageTag.empty()
+                      ? std::string()
+                      : "antidrift " + text::foldCase(settings.ownPageTag)) {
   for (const auto& [name, pattern] : settings.blockedTitles) {  // std::map: name order
     if (pattern.empty()) continue;                              // rule off
     try {
+      // A budget per match (issue 19 item 7, review L5): PCRE's own
+      // start-of-pattern limits, far below its default of 10,000,000 steps, so
+      // a pathological pattern against a crafted title gives up in about a
+      // millisecond instead of holding the controller's lock for a second.
       blockedTitles_.push_back(TitlePattern{
-          name,
-          std::make_shared<const Poco::RegularExpression>(
-              pattern, Poco::RegularExpression::RE_CASELESS | Poco::RegularExpression::RE_UTF8)});
+          name, std::make_shared<const Poco::RegularExpression>(
+                    std::string(kMatchBudget) + pattern,
+                    Poco::RegularExpression::RE_CASELESS | Poco::RegularExpression::RE_UTF8)});
     } catch (const Poco::Exception& error) {
       throw std::invalid_argument("drift.blocked_titles." + name + ": " + error.message());
     }
@@ -59,7 +80,7 @@ WindowKind Rules::classify(const Observation& obs) const {
     return WindowKind::Unreadable;
   }
   if (lockScreenApps_.count(obs.app) > 0) return WindowKind::LockScreen;
-  if (isPerPage(obs) && isOwnPageKey(normalizeTitle(obs.title))) {
+  if (isPerPage(obs) && isOwnPageKey(normalizeTitle(obs.title), ownPageKey_)) {
     return WindowKind::OwnPage;
   }
   return WindowKind::Normal;
@@ -75,13 +96,27 @@ std::optional<std::string> Rules::blockedReason(const Observation& obs) const {
     Poco::RegularExpression::Match match;
     try {
       if (pattern.regex->match(title, 0, match) > 0) {
-        return "the title matches the blocked pattern \"" + pattern.name + "\"";
+        // What matched, as the person reads it (issue 17 item 4); never a
+        // private window's text, and only a short, non-empty match.
+        const bool nameable = !obs.privateWindow && match.offset != std::string::npos &&
+                              match.length > 0 && match.length <= kMaxMatchShown;
+        if (!nameable) return "the title matches the blocked pattern \"" + pattern.name + "\"";
+        std::string matched = Poco::trim(title.substr(match.offset, match.length));
+        if (matched.empty())
+          return "the title matches the blocked pattern \"" + pattern.name + "\"";
+        return "\"" + matched + "\" in the title is blocked (drift.blocked_titles." + pattern.name +
+               ")";
       }
     } catch (const Poco::RegularExpressionException&) {
-      // PCRE's match or recursion limit on a pathological title: no match.
+      // The match budget ran out on a pathological title: no match, counted.
+      gaveUp_->fetch_add(1, std::memory_order_relaxed);
     }
   }
   return std::nullopt;
+}
+
+std::uint64_t Rules::matchesGivenUp() const {
+  return gaveUp_->load(std::memory_order_relaxed);
 }
 
 bool Rules::isTitleSensitive(std::string_view app) const {
@@ -141,6 +176,13 @@ bool Rules::isPerPage(const Observation& obs) const {
 
 bool Rules::neverSend(std::string_view app) const {
   return neverSendApps_.count(app) > 0;
+}
+
+std::string ownPageTag(std::string_view token) {
+  if (token.empty()) return {};
+  Poco::HMACEngine<Sha256> hmac{std::string(token)};
+  hmac.update(std::string("antidrift own page title"));
+  return Poco::DigestEngine::digestToHex(hmac.digest()).substr(0, 8);
 }
 
 bool isPrivateWindow(std::string_view app, std::string_view title) {

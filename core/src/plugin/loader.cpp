@@ -109,6 +109,7 @@ void readMetadata(const std::string& path, BackendInfo& info) {
     const std::string declaredName = object->optValue<std::string>("name", "");
     info.abi = object->optValue<int>("abi", 0);
     info.description = object->optValue<std::string>("description", "");
+    info.prompts = object->optValue<std::string>("prompts", "");
     if (declaredName != info.name) {
       info.problem = "metadata names \"" + declaredName + "\"";
     } else if (info.abi != ANTIDRIFT_BACKEND_ABI_VERSION) {
@@ -154,6 +155,20 @@ LoadResult PluginLoader::load(const std::string& name, const std::string& plugin
       return failure("no plugin " + fileName + " in " + displayPath(directory));
     }
 
+    // Issue 18 item 3: where prompts go, from the metadata beside the library.
+    BackendInfo info;
+    info.name = name;
+    const Poco::File metadata(Poco::Path(directory, kPrefix + name + kMetadataSuffix));
+    if (metadata.exists()) readMetadata(metadata.path(), info);
+    const auto localOnly = settings.find("local_only");
+    if (localOnly != settings.end() && localOnly->second == "true" && info.prompts != "local") {
+      return failure("privacy.local_only is on and backend " + name +
+                     (info.prompts.empty()
+                          ? " declares no \"prompts\" in its plugin.json"
+                          : " sends prompts off this machine (plugin.json \"prompts\": \"" +
+                                info.prompts + "\")"));
+    }
+
     std::lock_guard<std::mutex> lock(mutex_);
     const ProbeResult probed = probe(path, fileName);
     if (!probed.error.empty()) {
@@ -182,6 +197,9 @@ LoadResult PluginLoader::load(const std::string& name, const std::string& plugin
       return failure(e.what());
     }
     LoadResult result;
+    result.prompts = info.prompts;
+    result.destination = backend->destination();
+    if (result.destination.empty()) result.destination = info.prompts;
     result.backend = std::move(backend);
     return result;
   } catch (const Poco::Exception& e) {

@@ -164,8 +164,11 @@ class Session {
       apply(applied, atMs);
     } else if (decision.judge && options_.backend) {
       ++report_.judgeCalls;
+      CallCost cost;  // issue 18 item 4
       ai::Expected<ai::Verdict> result =
-          ai::judge(*options_.backend, decision.judge->input, timeoutMs);
+          ai::judge(*options_.backend, decision.judge->input, timeoutMs, &cost);
+      report_.aiCost.add(cost);
+      report_.judgeLatenciesMs.push_back(cost.wallMs);
       std::optional<ai::Verdict> verdict;
       std::string failure;
       if (result) {
@@ -193,8 +196,10 @@ class Session {
       (void)engine_.applyNudge(oracleNudge(*options_.oracle, recent));
     } else if (decision.nudge && options_.backend) {
       ++report_.nudgeCalls;
+      CallCost cost;  // issue 18 item 4
       ai::Expected<std::string> result =
-          ai::nudge(*options_.backend, decision.nudge->input, timeoutMs);
+          ai::nudge(*options_.backend, decision.nudge->input, timeoutMs, &cost);
+      report_.aiCost.add(cost);
       if (result) (void)engine_.applyNudge(result.value());
     }
     if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;

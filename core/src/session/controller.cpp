@@ -77,6 +77,20 @@ void Controller::setWakeHook(WakeHook hook) {
   wakeHook_ = std::move(hook);
 }
 
+void Controller::addAiCostLocked(const CallCost& cost) {
+  // A judge or nudge answer that arrives after its session ended is not counted.
+  if (v_->runtime == RuntimeState::Active || v_->runtime == RuntimeState::Review) {
+    v_->session.stats.addAiCost(cost);
+  } else if (v_->runtime == RuntimeState::Planning) {
+    planningCost_.add(cost);  // the coach: counted with the session it plans
+  }
+}
+
+void Controller::setAiOrigin(AiOrigin origin) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  aiOrigin_ = std::move(origin);
+}
+
 void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason) {
   std::lock_guard<std::mutex> lock(mutex_);
   backend_ = std::move(backend);
@@ -300,6 +314,9 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   resetSessionLocked();
   v_->planning.reset();
+  // The coach's calls planned this session (issue 18 item 4).
+  v_->session.stats.addAiCost(planningCost_);
+  planningCost_ = AiCost{};
   v_->planning.lastAllowedApps = commitment.allowedApps;
   v_->session.commitment = std::move(commitment);
   v_->clock = session::SessionClock::startNow(clock_, timeboxMs);
@@ -547,7 +564,7 @@ ActionResult Controller::refocus() {
   return commitLocked(lock, std::move(before));
 }
 
-ActionResult Controller::markOnTask() {
+ActionResult Controller::markOnTask(drift::OnTaskScope scope) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("mark this on task");
   if (std::optional<std::string> refusal = v_->session.engine.onTaskRefusal()) {
@@ -555,9 +572,16 @@ ActionResult Controller::markOnTask() {
                        v_->runtime};
   }
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
+  drift::Engine& engine = v_->session.engine;
+  if (scope == drift::OnTaskScope::Site && engine.subjectSite().empty() &&
+      engine.view().status == drift::DriftStatus::Drifting) {
+    return ActionError{ErrorKind::IllegalTransition,
+                       "cannot mark the whole site on task: this window names no site",
+                       v_->runtime};
+  }
   drift::Decision decision;
   const std::optional<drift::OnTaskMark> mark =
-      v_->session.engine.markOnTask(*v_->session.commitment, sessionNowLocked(), decision);
+      engine.markOnTask(*v_->session.commitment, sessionNowLocked(), decision, scope);
   if (!mark) {
     return ActionError{ErrorKind::IllegalTransition,
                        "nothing to mark on task: no window was judged off task", v_->runtime};
@@ -565,8 +589,25 @@ ActionResult Controller::markOnTask() {
   v_->session.stats.addCorrection();
   applyDriftLocked(decision);
   logger().information("marked on task: %s%s", mark->app,
-                       mark->title.empty() ? std::string() : std::string(" (one page)"));
+                       !mark->site.empty()   ? " (all of " + mark->site + " this session)"
+                       : mark->title.empty() ? std::string()
+                                             : std::string(" (one page)"));
   return commitLocked(lock, std::move(before));  // the allowed lists are in the snapshot
+}
+
+ActionResult Controller::undoOnTask(const std::string& app, const std::string& mark, bool isSite) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (v_->runtime != RuntimeState::Active) return illegalLocked("undo an on-task mark");
+  Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
+  if (!v_->session.engine.unmarkOnTask(*v_->session.commitment, app, mark, isSite)) {
+    return ActionError{ErrorKind::NotFound,
+                       std::string("no such ") + (isSite ? "site" : "page") + " was marked on task",
+                       v_->runtime};
+  }
+  evaluateDriftLocked();  // the window in front is judged afresh (issue 17 item 4)
+  logger().information("undid an on-task mark: %s (%s)", app,
+                       std::string(isSite ? "site" : "page"));
+  return commitLocked(lock, std::move(before));
 }
 
 // ---- Time ----------------------------------------------------------------------------------
@@ -674,16 +715,31 @@ State Controller::stateLocked() const {
   state.evidence.away = v_->evidence.away;
   if (v_->runtime == RuntimeState::Active) {
     const drift::DriftView& view = v_->session.engine.view();
-    state.drift =
-        DriftView{view.status, view.reason, view.nudge, view.app, view.blocked, view.judgeAtMs};
+    state.drift = DriftView{view.status,
+                            view.reason,
+                            view.nudge,
+                            view.app,
+                            view.blocked,
+                            view.judgeAtMs,
+                            view.status == drift::DriftStatus::Drifting && !view.blocked
+                                ? v_->session.engine.subjectSite()
+                                : std::string()};
   }
   state.stats = v_->session.stats.stats();
-  if (v_->runtime == RuntimeState::Review) state.timeline = v_->session.timeline.spans();
+  if (v_->runtime == RuntimeState::Review) {
+    state.timeline = v_->session.timeline.spans();
+    const FocusTally& focus = v_->session.focus;
+    if (focus.state().complete) {  // issue 17 item 5
+      state.focus = FocusView{focus.topSites(kMaxSummarySites), focus.longest()};
+    }
+  }
   state.appSplit = v_->session.timeline.split();
   state.reflection = v_->review.reflection;
   state.review = v_->review.answer;
   state.lastCarryForward = v_->review.lastCarryForward;
-  state.ai = AiView{aiBackendName_, aiAvailable_, aiDetail_};
+  state.ai = AiView{
+      aiBackendName_, aiAvailable_, aiDetail_, aiOrigin_,
+      v_->runtime == RuntimeState::Planning ? planningCost_ : v_->session.stats.stats().aiCost};
   state.notify = notifyView_;
   if (v_->runtime == RuntimeState::Planning) {
     state.defaultAllowedApps = normalizeApps(settings_.defaultAllowedApps);

@@ -48,23 +48,32 @@ void Controller::launchCoachLocked(AsyncToken token, const std::string& intent) 
   std::shared_ptr<Backend> backend = backend_;
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   v_->session.stats.addAiCall("coach");
+  auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
       mutex_, executor_, v_->planning.coach, token,
-      [backend, intent, grounding, timeoutMs] {
-        auto result = ai::coach(*backend, intent, grounding, timeoutMs);
+      [backend, intent, grounding, timeoutMs, cost] {
+        auto result = ai::coach(*backend, intent, grounding, timeoutMs, cost.get());
         if (!result) {
           logger().warning("coach failed: %s", result.error().message);
         }
         return result;
       },
-      [this] { return changedLocked(Persist::No); },
+      [this, cost] {
+        addAiCostLocked(*cost);
+        return changedLocked(Persist::No);
+      },
       [this](const State& state) { notifyListener(state); });
 }
 
 void Controller::startReviewLocked() {
+  // The no-AI carry-forward (issue 17 item 5): the answer, the note and where
+  // the drift went, so the next Planning still says something without the AI.
+  v_->review.fallback =
+      ai::fallbackCarryForward(factsOf(session::summaryOf(v_->session, v_->review)));
   if (!backend_) {
     v_->review.reviewer.reset();
     v_->review.reflection = ReflectionRecord{"absent", "", ""};
+    if (!v_->review.fallback.empty()) v_->review.lastCarryForward = v_->review.fallback;
     return;
   }
   v_->review.reviewerToken = v_->review.reviewer.begin();
@@ -80,9 +89,10 @@ void Controller::startReviewLocked() {
   // The session is not in the audit log yet (End appends it): no double count.
   const std::string finished =
       ai::describeSession(factsOf(session::summaryOf(v_->session, v_->review)));
+  auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
       mutex_, executor_, v_->review.reviewer, v_->review.reviewerToken,
-      [backend, &audit, finished, timeoutMs] {
+      [backend, &audit, finished, timeoutMs, cost] {
         std::vector<ai::SessionFacts> prior;
         try {
           for (const SessionSummary& summary : audit.recent(ai::kReviewerHistorySessions)) {
@@ -91,11 +101,13 @@ void Controller::startReviewLocked() {
         } catch (const std::exception& e) {
           logger().warning("reviewer: no history (%s)", std::string(e.what()));
         }
-        auto result = ai::tryReview(*backend, finished, ai::describeHistory(prior), timeoutMs);
+        auto result =
+            ai::tryReview(*backend, finished, ai::describeHistory(prior), timeoutMs, cost.get());
         if (!result) logger().warning("reviewer failed: %s", result.error().message);
         return result;
       },
-      [this] {
+      [this, cost] {
+        addAiCostLocked(*cost);
         v_->review.applyReviewer(v_->runtime == RuntimeState::Review);
         return changedLocked(Persist::Yes);
       },
@@ -105,13 +117,15 @@ void Controller::startReviewLocked() {
 void Controller::launchJudgeLocked(drift::JudgeRequest request) {
   std::shared_ptr<Backend> backend = backend_;
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
       mutex_, executor_, v_->session.engine.judgeEpoch(), request.token,
-      [backend, input = std::move(request.input), timeoutMs] {
-        return ai::judge(*backend, input, timeoutMs);
+      [backend, input = std::move(request.input), timeoutMs, cost] {
+        return ai::judge(*backend, input, timeoutMs, cost.get());
       },
-      [this, key = request.key](
-          std::optional<ai::Expected<ai::Verdict>>&& result) -> std::optional<State> {
+      [this, key = request.key,
+       cost](std::optional<ai::Expected<ai::Verdict>>&& result) -> std::optional<State> {
+        addAiCostLocked(*cost);
         std::optional<ai::Verdict> verdict;
         std::string failure = std::string(kAsyncWorkFailed);
         if (result && result->hasValue()) {
@@ -135,12 +149,14 @@ void Controller::launchJudgeLocked(drift::JudgeRequest request) {
 void Controller::launchNudgeLocked(drift::NudgeRequest request) {
   std::shared_ptr<Backend> backend = backend_;
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
+  auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
       mutex_, executor_, v_->session.engine.nudgeEpoch(), request.token,
-      [backend, input = std::move(request.input), timeoutMs] {
-        return ai::nudge(*backend, input, timeoutMs);
+      [backend, input = std::move(request.input), timeoutMs, cost] {
+        return ai::nudge(*backend, input, timeoutMs, cost.get());
       },
-      [this](std::optional<ai::Expected<std::string>>&& result) -> std::optional<State> {
+      [this, cost](std::optional<ai::Expected<std::string>>&& result) -> std::optional<State> {
+        addAiCostLocked(*cost);
         std::optional<std::string> message;
         if (result && result->hasValue()) {
           message = result->value();

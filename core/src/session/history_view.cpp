@@ -58,15 +58,47 @@ std::vector<HistoryDay> historyDays(const std::vector<SessionSummary>& sessions,
     result[index].sessions += 1;
     if (summary.shape != SummaryShape::Detailed) continue;
     result[index].focusedSecs += summary.onTaskSecs;
+    result[index].driftSecs += summary.driftSecs;
     observed[index] += observedMs(summary);
+    if (sessionKept(summary)) result[index].kept += 1;
   }
   for (std::size_t index = 0; index < result.size(); ++index) {
+    result[index].observedSecs = observed[index] / 1000;
     if (observed[index] > 0) {
       result[index].onTaskShare =
           std::min(1.0, static_cast<double>(result[index].focusedSecs) * 1000.0 / observed[index]);
     }
   }
   return result;
+}
+
+bool sessionKept(const SessionSummary& summary) {
+  if (!summary.success.empty()) return summary.success == "yes";
+  return summary.outcome == Outcome::Completed;
+}
+
+WeekTrend weekTrend(const std::vector<HistoryDay>& days) {
+  WeekTrend trend;
+  std::int64_t drift[2] = {0, 0};
+  std::int64_t observed[2] = {0, 0};
+  const std::size_t count = days.size();
+  for (std::size_t back = 0; back < count && back < 14; ++back) {
+    const HistoryDay& day = days[count - 1 - back];
+    const int week = back < 7 ? 0 : 1;
+    WeekTotals& totals = week == 0 ? trend.thisWeek : trend.lastWeek;
+    totals.focusedSecs += day.focusedSecs;
+    totals.sessions += day.sessions;
+    totals.kept += day.kept;
+    drift[week] += day.driftSecs;
+    observed[week] += day.observedSecs;
+  }
+  for (int week = 0; week < 2; ++week) {
+    WeekTotals& totals = week == 0 ? trend.thisWeek : trend.lastWeek;
+    if (observed[week] > 0) {
+      totals.driftShare = std::min(1.0, static_cast<double>(drift[week]) / observed[week]);
+    }
+  }
+  return trend;
 }
 
 }  // namespace antidrift

@@ -68,6 +68,7 @@ void Review::applyReviewer(bool inReview) {
     reflection.status = "ready";  // the re-run failed: the earlier recap stands
   } else {
     reflection = ReflectionRecord{"absent", "", ""};
+    if (!fallback.empty()) lastCarryForward = fallback;  // issue 17 item 5
   }
 }
 
@@ -78,6 +79,7 @@ void Review::keepCarryForward() {
 void Review::clearSession() {
   reflection = ReflectionRecord{};
   answer = ReviewAnswer{};
+  fallback.clear();
 }
 
 // ---- Planning (seed 003) --------------------------------------------------------------------
@@ -193,6 +195,7 @@ Snapshot snapshotOf(const Values& values, std::int64_t savedAtMs) {
   snapshot.stats = values.session.stats.stats();
   snapshot.timeline = values.session.timeline.spans();
   snapshot.timelineSplit = values.session.timeline.split();
+  snapshot.focus = values.session.focus.state();
   snapshot.reflection = values.review.reflection;
   snapshot.review = values.review.answer;
   snapshot.lastCarryForward = values.review.lastCarryForward;
@@ -208,6 +211,7 @@ void restoreFrom(const Snapshot& snapshot, Values& values) {
   values.session.endedAtMs = snapshot.endedAtMs;
   values.session.stats.resume(snapshot.stats);
   values.session.timeline.restore(snapshot.timeline, snapshot.timelineSplit);
+  values.session.focus.restore(snapshot.focus);
   values.review.reflection = snapshot.reflection;
   values.review.answer = snapshot.review;
   values.review.lastCarryForward = snapshot.lastCarryForward;
@@ -236,6 +240,7 @@ SessionSummary summaryOf(const Session& session, const Review& review) {
   summary.awaySecs = stats.awayMs / 1000;
   summary.onTaskSecs = session.timeline.onTaskMs() / 1000;
   summary.corrections = stats.corrections;
+  summary.aiCost = stats.aiCost;  // issue 18 item 4
   summary.driftReasons = stats.driftReasons;
   summary.success = review.answer.success;
   summary.note = review.answer.note;
@@ -244,6 +249,10 @@ SessionSummary summaryOf(const Session& session, const Review& review) {
     summary.carryForward = review.reflection.carryForward;
   }
   summary.timeline = session.timeline.spans();
+  if (session.focus.state().complete) {  // issue 17 item 5; else unknown, not 0
+    summary.driftBySite = session.focus.topSites(kMaxSummarySites);
+    summary.longestStretch = session.focus.longest();
+  }
   return capSummary(std::move(summary));
 }
 
@@ -264,6 +273,12 @@ ai::SessionFacts factsOf(const SessionSummary& summary) {
   facts.driftReasons = summary.driftReasons;
   facts.success = summary.success;
   facts.note = summary.note;
+  if (summary.driftBySite) {  // issue 17 item 5
+    for (const SiteDrift& site : *summary.driftBySite) {
+      facts.driftBySite.push_back(ai::DriftPlace{site.where, site.driftMs / 1000, site.visits});
+    }
+  }
+  if (summary.longestStretch) facts.longestOnTaskSecs = summary.longestStretch->onTaskMs / 1000;
   return facts;
 }
 

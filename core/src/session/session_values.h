@@ -91,10 +91,15 @@ struct Review {
   AsyncSlot<ai::Reflection> reviewer;  ///< survives End: a late answer is still carried forward
   AsyncToken reviewerToken;            ///< the reviewer call in flight
   std::int64_t giveUpMono = 0;         ///< monotonic ms after which a pending call is absent
+  /// The no-AI carry-forward of the session in review (ai::fallbackCarryForward,
+  /// issue 17 item 5): the last carry-forward when the AI is off or the
+  /// Reviewer gives nothing. Computed when the Reviewer is asked.
+  std::string fallback;
 
   /// The reviewer's outcome applied: a ready answer becomes the last
   /// carry-forward; in review (`inReview`) it also becomes the reflection
-  /// (ready), or an earlier recap stands (ready), else it is absent.
+  /// (ready), or an earlier recap stands (ready), else it is absent and
+  /// `fallback` (when not empty) becomes the last carry-forward.
   void applyReviewer(bool inReview);
   /// The session ended: its carry-forward (if any) is the last one.
   void keepCarryForward();

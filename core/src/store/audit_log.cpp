@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "antidrift/store/ai_cost_json.h"
 #include "antidrift/text/utf8.h"
 #include "store/file_io.h"
 #include "store/json_fields.h"
@@ -30,6 +31,7 @@ namespace {
 
 using jsonfields::requireArray;
 using jsonfields::requireInt;
+using jsonfields::requireObject;
 using jsonfields::requireObjectAt;
 using jsonfields::requireString;
 using jsonfields::validUtf8;
@@ -73,6 +75,7 @@ Poco::JSON::Object summaryToObject(const SessionSummary& summary) {
   object.set("note", validUtf8(summary.note));
   object.set("recap", validUtf8(summary.recap));
   object.set("carry_forward", validUtf8(summary.carryForward));
+  if (summary.aiCost.calls > 0) object.set("ai_cost", *aiCostToJson(summary.aiCost));
   Poco::JSON::Array spans;
   for (const TimelineSpan& span : summary.timeline) {
     Poco::JSON::Object item;
@@ -83,6 +86,24 @@ Poco::JSON::Object summaryToObject(const SessionSummary& summary) {
     spans.add(item);
   }
   object.set("timeline", spans);
+  if (summary.driftBySite) {  // issue 17 item 5
+    Poco::JSON::Array sites;
+    for (const SiteDrift& site : *summary.driftBySite) {
+      Poco::JSON::Object item;
+      item.set("where", validUtf8(site.where));
+      item.set("drift_secs", Poco::Int64(site.driftMs / 1000));
+      item.set("visits", Poco::Int64(site.visits));
+      sites.add(item);
+    }
+    object.set("drift_by_site", sites);
+  }
+  if (summary.longestStretch) {
+    Poco::JSON::Object longest;
+    longest.set("secs", Poco::Int64(summary.longestStretch->onTaskMs / 1000));
+    longest.set("start", Poco::Int64(summary.longestStretch->startMs));
+    longest.set("end", Poco::Int64(summary.longestStretch->endMs));
+    object.set("longest_on_task", longest);
+  }
   return object;
 }
 
@@ -281,6 +302,9 @@ SessionSummary summaryFromJsonLine(const std::string& line) {
     summary.note = requireString(*object, "note", context);
     summary.recap = requireString(*object, "recap", context);
     summary.carryForward = requireString(*object, "carry_forward", context);
+    if (object->has("ai_cost")) {
+      summary.aiCost = aiCostFromJson(*jsonfields::requireObject(*object, "ai_cost", context));
+    }
     const Poco::JSON::Array::Ptr spans = requireArray(*object, "timeline", context);
     for (std::size_t index = 0; index < spans->size(); ++index) {
       const std::string field = "timeline[" + std::to_string(index) + "].";
@@ -297,6 +321,24 @@ SessionSummary summaryFromJsonLine(const std::string& line) {
       }
       span.status = *parsed;
       summary.timeline.push_back(std::move(span));
+    }
+    if (object->has("drift_by_site")) {  // issue 17 item 5; absent before it
+      const Poco::JSON::Array::Ptr sites = requireArray(*object, "drift_by_site", context);
+      summary.driftBySite.emplace();
+      for (std::size_t index = 0; index < sites->size(); ++index) {
+        const std::string field = "drift_by_site[" + std::to_string(index) + "].";
+        const Poco::JSON::Object::Ptr item = requireObjectAt(*sites, index, "drift_by_site");
+        summary.driftBySite->push_back(SiteDrift{requireString(*item, "where", field),
+                                                 requireInt(*item, "drift_secs", field) * 1000,
+                                                 requireInt(*item, "visits", field)});
+      }
+    }
+    if (object->has("longest_on_task")) {
+      const Poco::JSON::Object::Ptr longest = requireObject(*object, "longest_on_task", context);
+      const std::string field = "longest_on_task.";
+      summary.longestStretch =
+          OnTaskStretch{requireInt(*longest, "secs", field) * 1000,
+                        requireInt(*longest, "start", field), requireInt(*longest, "end", field)};
     }
   }
   summary.prev = requireString(*object, "prev", context);
@@ -321,6 +363,13 @@ SessionSummary capSummary(SessionSummary summary) {
   summary.note = capText(summary.note, kMaxSummaryTextChars);
   summary.recap = capText(summary.recap, kMaxSummaryTextChars);
   summary.carryForward = capText(summary.carryForward, kMaxSummaryTextChars);
+  if (summary.driftBySite) {
+    if (summary.driftBySite->size() > kMaxSummarySites)
+      summary.driftBySite->resize(kMaxSummarySites);
+    for (SiteDrift& site : *summary.driftBySite) {
+      site.where = capText(site.where, kMaxSummaryAppChars);
+    }
+  }
   return summary;
 }
 

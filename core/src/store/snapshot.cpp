@@ -17,6 +17,7 @@
 
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/timeline.h"
+#include "antidrift/store/ai_cost_json.h"
 #include "antidrift/text/utf8.h"
 #include "store/file_io.h"
 #include "store/json_fields.h"
@@ -56,6 +57,15 @@ Poco::JSON::Object commitmentToJson(const Commitment& commitment) {
     titles.add(title);
   }
   object.set("allowed_titles", titles);
+  Poco::JSON::Array sites;  // issue 17 item 4
+  for (const AllowedSite& allowed : commitment.allowedSites) {
+    Poco::JSON::Object site;
+    site.set("app", validUtf8(allowed.app));
+    site.set("site", validUtf8(allowed.site));
+    site.set("domain", allowed.domain);
+    sites.add(site);
+  }
+  object.set("allowed_sites", sites);
   object.set("extended_secs", Poco::Int64(commitment.extendedSecs));
   return object;
 }
@@ -81,6 +91,19 @@ Commitment commitmentFromJson(const Poco::JSON::Object& object) {
       const std::string where = "commitment.allowed_titles[" + std::to_string(index) + "].";
       commitment.allowedTitles.push_back(
           AllowedTitle{requireString(*title, "app", where), requireString(*title, "title", where)});
+    }
+  }
+  if (object.has("allowed_sites")) {  // absent in a snapshot written before issue 17 item 4
+    const Poco::JSON::Array::Ptr sites = requireArray(object, "allowed_sites", context);
+    for (std::size_t index = 0; index < sites->size(); ++index) {
+      const Poco::JSON::Object::Ptr site =
+          requireObjectAt(*sites, index, "commitment.allowed_sites");
+      const std::string where = "commitment.allowed_sites[" + std::to_string(index) + "].";
+      const Poco::Dynamic::Var domain = site->get("domain");
+      if (!domain.isBoolean()) throw std::runtime_error(where + "domain must be a boolean");
+      commitment.allowedSites.push_back(AllowedSite{requireString(*site, "app", where),
+                                                    requireString(*site, "site", where),
+                                                    domain.extract<bool>()});
     }
   }
   if (object.has("extended_secs")) {
@@ -113,6 +136,7 @@ Poco::JSON::Object statsToJson(const SessionStats& stats) {
   Poco::JSON::Object aiCalls;
   for (const auto& [role, count] : stats.aiCalls) aiCalls.set(validUtf8(role), Poco::Int64(count));
   object.set("ai_calls", aiCalls);
+  object.set("ai_cost", *aiCostToJson(stats.aiCost));
   return object;
 }
 
@@ -142,6 +166,9 @@ SessionStats statsFromJson(const Poco::JSON::Object& object) {
     for (const std::string& role : aiCalls->getNames()) {
       stats.aiCalls[role] = requireInt(*aiCalls, role, "stats.ai_calls.");
     }
+  }
+  if (object.has("ai_cost")) {
+    stats.aiCost = aiCostFromJson(*requireObject(object, "ai_cost", context));
   }
   return stats;
 }
@@ -209,6 +236,56 @@ void timelineFromJson(const Poco::JSON::Object& object, Snapshot& snapshot) {
   }
 }
 
+Poco::JSON::Object stretchToJson(const OnTaskStretch& stretch) {
+  Poco::JSON::Object object;
+  object.set("ontask_ms", Poco::Int64(stretch.onTaskMs));
+  object.set("start", Poco::Int64(stretch.startMs));
+  object.set("end", Poco::Int64(stretch.endMs));
+  return object;
+}
+
+OnTaskStretch stretchFromJson(const Poco::JSON::Object& object, const std::string& where) {
+  return OnTaskStretch{requireInt(object, "ontask_ms", where), requireInt(object, "start", where),
+                       requireInt(object, "end", where)};
+}
+
+Poco::JSON::Object focusToJson(const FocusState& focus) {
+  Poco::JSON::Object object;
+  Poco::JSON::Array sites;
+  for (const SiteDrift& site : focus.sites) {
+    Poco::JSON::Object item;
+    item.set("where", validUtf8(site.where));
+    item.set("drift_ms", Poco::Int64(site.driftMs));
+    item.set("visits", Poco::Int64(site.visits));
+    sites.add(item);
+  }
+  object.set("sites", sites);
+  object.set("longest", stretchToJson(focus.longest));
+  object.set("current", stretchToJson(focus.current));
+  object.set("complete", focus.complete);
+  return object;
+}
+
+FocusState focusFromJson(const Poco::JSON::Object& object) {
+  const std::string context = "focus.";
+  FocusState focus;
+  const Poco::JSON::Array::Ptr sites = requireArray(object, "sites", context);
+  if (sites->size() > FocusTally::kMaxSites + 1) throw std::runtime_error("focus.sites: too many");
+  for (std::size_t index = 0; index < sites->size(); ++index) {
+    const Poco::JSON::Object::Ptr item = requireObjectAt(*sites, index, "focus.sites");
+    const std::string where = "focus.sites[" + std::to_string(index) + "].";
+    focus.sites.push_back(SiteDrift{requireString(*item, "where", where),
+                                    requireInt(*item, "drift_ms", where),
+                                    requireInt(*item, "visits", where)});
+  }
+  focus.longest = stretchFromJson(*requireObject(object, "longest", context), "focus.longest.");
+  focus.current = stretchFromJson(*requireObject(object, "current", context), "focus.current.");
+  const Poco::Dynamic::Var complete = object.get("complete");
+  if (!complete.isBoolean()) throw std::runtime_error("field \"focus.complete\" must be a boolean");
+  focus.complete = complete.extract<bool>();
+  return focus;
+}
+
 Poco::JSON::Object reflectionToJson(const ReflectionRecord& reflection) {
   Poco::JSON::Object object;
   object.set("status", validUtf8(reflection.status));
@@ -244,6 +321,7 @@ std::string snapshotToJson(const Snapshot& snapshot) {
   object.set("ended_at", Poco::Int64(snapshot.endedAtMs));
   object.set("stats", statsToJson(snapshot.stats));
   object.set("timeline", timelineToJson(snapshot.timeline, snapshot.timelineSplit));
+  object.set("focus", focusToJson(snapshot.focus));
   object.set("reflection", reflectionToJson(snapshot.reflection));
   object.set("last_carry_forward", validUtf8(snapshot.lastCarryForward));
   Poco::JSON::Object review;
@@ -296,6 +374,11 @@ Snapshot snapshotFromJson(const std::string& json) {
   snapshot.stats = statsFromJson(*requireObject(*object, "stats", context));
   if (object->has("timeline")) {
     timelineFromJson(*requireObject(*object, "timeline", context), snapshot);
+  }
+  if (object->has("focus")) {  // issue 17 item 5
+    snapshot.focus = focusFromJson(*requireObject(*object, "focus", context));
+  } else {
+    snapshot.focus.complete = false;  // written before it: the figures are unknown
   }
   snapshot.reflection = reflectionFromJson(*requireObject(*object, "reflection", context));
   snapshot.lastCarryForward = requireString(*object, "last_carry_forward", context);
@@ -362,6 +445,13 @@ std::optional<std::string> snapshotInvariantProblem(const Snapshot& snapshot) {
     for (const AllowedTitle& title : c.allowedTitles) {
       if (auto problem = text(title.app, kMaxFieldChars, "an allowed title's app")) return problem;
       if (title.title.size() > kMaxTitleBytes) return "an allowed title is over 512 bytes";
+    }
+    if (c.allowedSites.size() > kMaxSnapshotAllowedTitles) {
+      return "allowed_sites has too many entries";
+    }
+    for (const AllowedSite& site : c.allowedSites) {
+      if (auto problem = text(site.app, kMaxFieldChars, "an allowed site's app")) return problem;
+      if (site.site.size() > kMaxTitleBytes) return "an allowed site is over 512 bytes";
     }
   }
   if (snapshot.lastAllowedApps.size() > kMaxAllowedApps) {

@@ -7,6 +7,8 @@
 #include <Poco/DateTimeFormatter.h>
 #include <Poco/Timestamp.h>
 
+#include "antidrift/store/ai_cost_json.h"
+
 namespace antidrift {
 namespace {
 
@@ -31,6 +33,15 @@ Poco::JSON::Object::Ptr commitmentJson(const Commitment& commitment, std::int64_
     titles->add(title);
   }
   json->set("allowed_titles", titles);
+  Poco::JSON::Array::Ptr sites = new Poco::JSON::Array;  // issue 17 item 4
+  for (const auto& allowed : commitment.allowedSites) {
+    Poco::JSON::Object::Ptr site = new Poco::JSON::Object;
+    site->set("app", allowed.app);
+    site->set("site", allowed.site);
+    site->set("domain", allowed.domain);
+    sites->add(site);
+  }
+  json->set("allowed_sites", sites);
   return json;
 }
 
@@ -66,6 +77,7 @@ Poco::JSON::Object::Ptr statsJson(const SessionStats& stats,
     aiCalls->set(role, it == stats.aiCalls.end() ? std::int64_t{0} : it->second);
   }
   json->set("ai_calls", aiCalls);
+  json->set("ai_cost", aiCostToJson(stats.aiCost));  // issue 18 item 4
   return json;
 }
 
@@ -83,6 +95,26 @@ Poco::JSON::Array::Ptr timelineJson(const std::vector<TimelineSpan>& spans) {
     array->add(item);
   }
   return array;
+}
+
+Poco::JSON::Array::Ptr driftBySiteJson(const std::vector<SiteDrift>& sites) {
+  Poco::JSON::Array::Ptr array = new Poco::JSON::Array;
+  for (const SiteDrift& site : sites) {
+    Poco::JSON::Object::Ptr item = new Poco::JSON::Object;
+    item->set("where", site.where);
+    item->set("drift_secs", site.driftMs / 1000);
+    item->set("visits", site.visits);
+    array->add(item);
+  }
+  return array;
+}
+
+Poco::JSON::Object::Ptr stretchJson(const OnTaskStretch& stretch) {
+  Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
+  json->set("secs", stretch.onTaskMs / 1000);
+  json->set("start", stretch.startMs);
+  json->set("end", stretch.endMs);
+  return json;
 }
 
 Poco::JSON::Object::Ptr toJson(const State& state) {
@@ -113,6 +145,10 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     review->set("success", state.review.success);
     review->set("note", state.review.note);
     json->set("review", review);
+    if (state.focus) {  // issue 17 item 5; absent when unknown
+      json->set("drift_by_site", driftBySiteJson(state.focus->driftBySite));
+      json->set("longest_on_task", stretchJson(state.focus->longest));
+    }
   }
 
   Poco::JSON::Object::Ptr evidence = new Poco::JSON::Object;
@@ -137,6 +173,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     drift->set("app", state.drift.app);
     drift->set("blocked", state.drift.blocked);
     if (state.drift.judgeAtMs > 0) drift->set("judge_at", state.drift.judgeAtMs);
+    drift->set("site", state.drift.site);  // issue 17 item 4
     json->set("drift", drift);
   }
   if (state.runtime == RuntimeState::Planning) {
@@ -191,6 +228,11 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
   ai->set("backend", state.ai.backend);
   ai->set("available", state.ai.available);
   ai->set("detail", state.ai.detail);
+  ai->set("auto", state.ai.origin.automatic);  // issue 18 items 2 and 3
+  ai->set("found", state.ai.origin.found);
+  ai->set("prompts", state.ai.origin.prompts);
+  ai->set("destination", state.ai.origin.destination);
+  ai->set("cost", aiCostToJson(state.ai.cost));
   json->set("ai", ai);
   Poco::JSON::Object::Ptr notify = new Poco::JSON::Object;
   notify->set("desktop", state.notify.desktop);
@@ -204,6 +246,10 @@ Poco::JSON::Object::Ptr healthJson(const State& state) {
   json->set("status", "ok");
   json->set("runtime", toString(state.runtime));
   json->set("evidence", toString(state.evidence.health));
+  // Issue 18 item 2: which AI, chosen how, and where titles go.
+  json->set("ai", state.ai.available ? state.ai.backend : std::string("none"));
+  json->set("ai_auto", state.ai.origin.automatic);
+  json->set("ai_prompts", state.ai.origin.prompts);
   return json;
 }
 
@@ -269,6 +315,19 @@ std::string topApps(const SessionSummary& summary) {
   return text;
 }
 
+/// "youtube.com 5 min over 6 visits; slack 1 min over 1 visit"; "" when
+/// none or unknown.
+std::string driftSites(const SessionSummary& summary) {
+  std::string text;
+  if (!summary.driftBySite) return text;
+  for (const SiteDrift& site : *summary.driftBySite) {
+    if (!text.empty()) text += "; ";
+    text += site.where + " " + minutesText(site.driftMs / 1000) + " over " +
+            std::to_string(site.visits) + (site.visits == 1 ? " visit" : " visits");
+  }
+  return text;
+}
+
 }  // namespace
 
 Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary) {
@@ -293,6 +352,7 @@ Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary) {
   json->set("note", summary.note);
   json->set("recap", summary.recap);
   json->set("carry_forward", summary.carryForward);
+  json->set("ai_cost", aiCostToJson(summary.aiCost));  // issue 18 item 4
   Poco::JSON::Array::Ptr buckets = new Poco::JSON::Array;
   for (const auto& [app, secs] : summary.topBuckets) {
     Poco::JSON::Object::Ptr bucket = new Poco::JSON::Object;
@@ -302,6 +362,13 @@ Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary) {
   }
   json->set("top_buckets", buckets);
   json->set("timeline", timelineJson(summary.timeline));
+  // Issue 17 item 5: null for a record written before it (unknown, not 0).
+  json->set("drift_by_site", summary.driftBySite
+                                 ? Poco::Dynamic::Var(driftBySiteJson(*summary.driftBySite))
+                                 : Poco::Dynamic::Var());
+  json->set("longest_on_task", summary.longestStretch
+                                   ? Poco::Dynamic::Var(stretchJson(*summary.longestStretch))
+                                   : Poco::Dynamic::Var());
   return json;
 }
 
@@ -319,9 +386,25 @@ Poco::JSON::Object::Ptr historyJson(const std::vector<SessionSummary>& sessions,
     item->set("on_task_share",
               day.onTaskShare ? Poco::Dynamic::Var(*day.onTaskShare) : Poco::Dynamic::Var());
     item->set("sessions", day.sessions);
+    item->set("drift_secs", day.driftSecs);
+    item->set("kept", day.kept);
     dayArray->add(item);
   }
   json->set("days", dayArray);
+  const WeekTrend trend = weekTrend(days);
+  const auto weekJson = [](const WeekTotals& totals) {
+    Poco::JSON::Object::Ptr week = new Poco::JSON::Object;
+    week->set("focused_secs", totals.focusedSecs);
+    week->set("drift_share",
+              totals.driftShare ? Poco::Dynamic::Var(*totals.driftShare) : Poco::Dynamic::Var());
+    week->set("sessions", totals.sessions);
+    week->set("kept", totals.kept);
+    return week;
+  };
+  Poco::JSON::Object::Ptr week = new Poco::JSON::Object;
+  week->set("this_week", weekJson(trend.thisWeek));
+  week->set("last_week", weekJson(trend.lastWeek));
+  json->set("week", week);
   return json;
 }
 
@@ -369,7 +452,8 @@ std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFor
     case ExportFormat::Csv:
       out << "id,started_at,ended_at,next_action,success_condition,outcome,planned_secs,"
              "actual_secs,on_task_secs,drift_secs,away_secs,on_task_share,switches,"
-             "drift_episodes,corrections,success,note,recap,carry_forward,top_buckets\r\n";
+             "drift_episodes,corrections,success,note,recap,carry_forward,top_buckets,"
+             "drift_by_site,longest_on_task_secs\r\n";
       for (const SessionSummary& summary : sessions) {
         const std::optional<double> share = onTaskShare(summary);
         std::ostringstream shareText;
@@ -382,7 +466,10 @@ std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFor
             << summary.switches << ',' << summary.driftEpisodes << ',' << summary.corrections << ','
             << csvCell(summary.success, true) << ',' << csvCell(summary.note, true) << ','
             << csvCell(summary.recap, true) << ',' << csvCell(summary.carryForward, true) << ','
-            << csvCell(topApps(summary), true) << "\r\n";
+            << csvCell(topApps(summary), true) << ',' << csvCell(driftSites(summary), true) << ','
+            << (summary.longestStretch ? std::to_string(summary.longestStretch->onTaskMs / 1000)
+                                       : std::string())
+            << "\r\n";
       }
       break;
     case ExportFormat::Markdown:
@@ -391,12 +478,20 @@ std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFor
         out << "No sessions yet.\n";
         break;
       }
-      out << "| Ended (UTC) | Next action | Outcome | Planned | Actual | On task | Met | Recap |\n"
-             "|---|---|---|---|---|---|---|---|\n";
+      out << "| Ended (UTC) | Next action | Outcome | Planned | Actual | On task | Longest "
+             "stretch | Drift went to | Met | Recap |\n"
+             "|---|---|---|---|---|---|---|---|---|---|\n";
       for (const SessionSummary& summary : sessions) {
         out << "| " << isoUtc(summary.endedAtMs) << " | " << markdownCell(summary.nextAction)
             << " | " << toString(summary.outcome) << " | " << minutesText(plannedSecs(summary))
             << " | " << minutesText(actualSecs(summary)) << " | " << shareText(onTaskShare(summary))
+            << " | "
+            << (summary.longestStretch ? minutesText(summary.longestStretch->onTaskMs / 1000)
+                                       : std::string("unknown"))
+            << " | "
+            << (!summary.driftBySite           ? std::string("unknown")
+                : summary.driftBySite->empty() ? std::string("none")
+                                               : markdownCell(driftSites(summary)))
             << " | " << markdownCell(summary.success) << " | " << markdownCell(summary.recap)
             << " |\n";
       }

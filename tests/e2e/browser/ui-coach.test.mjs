@@ -210,6 +210,11 @@ describe('AntiDrift UI with the fake AI backend', () => {
     await page.waitForSelector('#ai-on:not([hidden])');
     assert.equal(await page.textContent('#ai-backend'), 'fake');
     assert.equal(await page.isHidden('#ai-off'), true);
+    // Where the titles go (issue 18 item 3): the fake's plugin.json says "local".
+    await page.waitForSelector('#ai-where:not([hidden])');
+    assert.equal(await page.textContent('#ai-where'), 'Window titles stay on this machine.');
+    // Chosen in the config file, not by auto: no "— auto".
+    assert.equal(await page.textContent('#ai-found'), '');
     // The configured defaults fill the field, so there is nothing to warn about.
     assert.equal(await page.isHidden('#allowed-apps-empty'), true);
     await cancelPlanningAndClose(page);

@@ -95,10 +95,10 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await observe('firefox', 'Start Page — Mozilla Firefox');
     await observe('code', 'report.md - Visual Studio Code');
     const page = await openLockedPage(suite);
-    assert.equal(await page.title(), 'AntiDrift');
+    assert.match(await page.title(), /^AntiDrift [0-9a-f]{8}$/);  // the own-page tag (issue 19 item 3)
     await page.click('#plan-button');
     await waitForView(page, 'planning');
-    assert.match(await page.title(), /· AntiDrift$/);
+    assert.match(await page.title(), /· AntiDrift [0-9a-f]{8}$/);
     assert.equal(await page.textContent('#ai-backend'), 'fake');
 
     // Chips add and remove an app in the field; nothing is rebuilt under the fingers.
@@ -121,7 +121,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.fill('#success-condition', 'Three paragraphs written');
     await page.click('#start');
     await waitForView(page, 'active');
-    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
+    assert.match(await page.title(), /^\d+ min left · AntiDrift [0-9a-f]{8}$/);
     // Notifications are allowed already: no "Notify me" control, one quiet line.
     assert.equal(await page.isHidden('#notify-drift'), true);
     assert.equal(await page.textContent('#notify-status'), 'Browser notifications on: drift and time up');
@@ -143,7 +143,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     assert.match(await page.textContent('#drift-reason'), /games/);
     assert.equal(await page.evaluate(() => document.activeElement.id), 'drift-banner', 'focus moved to the banner');
     assert.equal(await page.getAttribute('#drift-banner', 'role'), 'alert');
-    assert.equal(await page.title(), 'Drifting · AntiDrift');
+    assert.match(await page.title(), /^Drifting · AntiDrift [0-9a-f]{8}$/);
     assert.notEqual(await page.getAttribute('link[rel="icon"]', 'href'), calmIcon, 'the favicon changed');
     assert.equal(await page.getAttribute('html', 'data-alarm'), 'true');
     // A hard rule is the config's to lift: no "This is on task" on this banner;
@@ -197,7 +197,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     assert.equal(await page.textContent('#heads-up-text'), kNudgeMessage);
     assert.equal(await page.isHidden('#drift-banner'), true);
     // The tab says so too, as it does for the banner (issue 17 item 2).
-    assert.equal(await page.title(), 'Heads up · AntiDrift');
+    assert.match(await page.title(), /^Heads up · AntiDrift [0-9a-f]{8}$/);
     assert.deepEqual(await page.$$eval('#heads-up button', (buttons) => buttons.map((b) => b.textContent)),
       ['Dismiss']);
     // Not grey on grey beside "On task": a tinted box, and the Focus line points at it (issue 17 item 4).
@@ -214,6 +214,8 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     screenshots.push(await screenshot(page, 'ui-drift-heads-up'));
     await page.click('#heads-up-dismiss');
     await page.waitForSelector('#heads-up', { state: 'hidden' });
+    // Dismissed, it no longer names the tab (issue 17 item 4, found by the walk).
+    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
     // The same message on a later State stays dismissed.
     const before = await renderedVersion(page);
     await observe('code', 'report.md - Visual Studio Code');
@@ -225,6 +227,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.waitForFunction(() => document.getElementById('window-app').textContent === 'code');
     assert.equal(await page.isHidden('#heads-up'), true);
     assert.equal(await page.getAttribute('#drift-status', 'data-heads-up'), 'false');
+    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
 
     // End session from the banner: review, abandoned, with the numbers.
     await observe('games', 'Solitaire');
@@ -237,7 +240,13 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.waitForSelector('#ai-calls:not([hidden])');
     assert.match(await page.textContent('#ai-calls'), /judge [1-9]/);
     assert.match(await page.textContent('#ai-calls'), /nudge [1-9]/);
-    assert.equal(await page.title(), 'Review · AntiDrift');
+    // What the AI cost (issue 18 item 4): the fake reports no usage, so an estimate.
+    await page.waitForSelector('#ai-cost:not([hidden])');
+    const aiCost = (await suite.daemon.getJson('/state')).body.stats.ai_cost;
+    assert.ok(aiCost.calls >= 2 && aiCost.estimated === true, JSON.stringify(aiCost));
+    assert.match(await page.textContent('#ai-cost'),
+      new RegExp(`^AI cost: \\d+ calls · [0-9,]+ tokens in · [0-9,]+ out \\(estimated\\) · \\d+ s waiting$`));
+    assert.match(await page.title(), /^Review · AntiDrift [0-9a-f]{8}$/);
     screenshots.push(await screenshot(page, 'ui-drift-review'));
 
     // The next planning starts from the list used last time.

@@ -239,7 +239,9 @@ describe('Reflection and history with AI off', () => {
     screenshots.push(await screenshot(page, 'ui-history-review-ai-off'));
     await page.click('#end');
     await waitForView(page, 'locked');
-    assert.equal(await page.isHidden('#locked-carry'), true, 'no carry-forward without AI');
+    // Without the AI the carry-forward comes from the answer (issue 17 item 5).
+    await page.waitForSelector('#locked-carry:not([hidden])');
+    assert.equal(await page.textContent('#locked-carry'), 'Last time: You met the success condition.');
 
     await page.waitForSelector('#history-list li.session svg.timeline-strip');
     assert.match(await page.textContent('#history-list li.session .session-numbers'),
@@ -247,7 +249,7 @@ describe('Reflection and history with AI off', () => {
     await page.waitForSelector('#history-days:not([hidden]) #focused-chart svg .chart-bar');
     await page.click('#plan-button');
     await waitForView(page, 'planning');
-    assert.equal(await page.isHidden('#planning-carry'), true);
+    assert.equal(await page.textContent('#planning-carry'), 'Last time: You met the success condition.');
     await page.click('#cancel');
     await waitForView(page, 'locked');
     assert.deepEqual(page.pageErrors, []);

@@ -258,6 +258,34 @@ describe('AntiDrift UI, AI off', () => {
     assert.deepEqual(page.pageErrors, []);
   });
 
+  test('a note saved from the CLI fills the open review and End keeps it', async () => {
+    const page = await openLockedPage(suite);
+    assert.equal((await suite.daemon.post('/planning')).status, 200);
+    await waitForView(page, 'planning');
+    const started = await suite.daemon.post('/commitment', {
+      next_action: 'Answer from the terminal', success_condition: 'A note', timebox_minutes: 5,
+    });
+    assert.equal(started.status, 200, started.text);
+    await waitForView(page, 'active');
+    assert.equal((await suite.daemon.post('/complete')).status, 200);
+    await waitForView(page, 'review');
+    assert.equal(await page.inputValue('#review-note'), '');
+    // What `antidrift review partly --note …` sends.
+    const saved = await suite.daemon.post('/review', { success: 'partly', note: 'typed in the terminal' });
+    assert.equal(saved.status, 200, saved.text);
+    await page.waitForFunction(
+      () => document.getElementById('review-note').value === 'typed in the terminal');
+    await page.click('#end');
+    await waitForView(page, 'locked');
+    const history = await suite.daemon.getJson('/history');
+    const sessions = history.body.sessions || [];
+    const mine = sessions.find((entry) => entry.next_action === 'Answer from the terminal');
+    assert.ok(mine, JSON.stringify(history.body).slice(0, 400));
+    assert.equal(mine.success, 'partly');
+    assert.equal(mine.note, 'typed in the terminal');
+    assert.deepEqual(page.pageErrors, []);
+  });
+
   test('the timebox running out notifies once and chimes when "Sound at the end" is on', async () => {
     // Stand-ins (this page only) that record what the page asks of the
     // browser: notification permission granted, every oscillator the chime starts.
@@ -462,7 +490,7 @@ describe('AntiDrift UI when the daemon goes away', () => {
     await page.waitForSelector('#health[data-health="ok"]');
     await page.waitForSelector('#drift-status[data-status="ontask"]');
     await page.waitForFunction(() => document.documentElement.dataset.connection === 'open');
-    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
+    assert.match(await page.title(), /^\d+ min left · AntiDrift [0-9a-f]{8}$/);
     const greyed = () => page.$eval('#health', (element) => getComputedStyle(element).filter);
     assert.equal(await greyed(), 'none');
 
@@ -475,7 +503,7 @@ describe('AntiDrift UI when the daemon goes away', () => {
     assert.equal(await page.getAttribute('html', 'data-connection'), 'lost');
     assert.match(await greyed(), /grayscale/);
     assert.match(await page.$eval('#drift-status', (element) => getComputedStyle(element).filter), /grayscale/);
-    assert.equal(await page.title(), 'Lost contact · AntiDrift');
+    assert.match(await page.title(), /^Lost contact · AntiDrift [0-9a-f]{8}$/);
     // A button whose request cannot reach the daemon says so.
     await page.click('#complete');
     await page.waitForSelector('#view .error:not([hidden])');
@@ -497,7 +525,7 @@ describe('AntiDrift UI when the daemon goes away', () => {
     await page.waitForSelector('#drift-status[data-status="neutral"]');
     assert.doesNotMatch(await page.textContent('#drift-status'), /Not judged|evidence is/);
     assert.equal(await greyed(), 'none');
-    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
+    assert.match(await page.title(), /^\d+ min left · AntiDrift [0-9a-f]{8}$/);
     assert.equal((await daemon.post('/evidence/window', { app: 'qterminal', title: 'make' })).status, 202);
     await page.waitForFunction(() => document.getElementById('window-app').textContent === 'qterminal');
     assert.deepEqual(page.pageErrors, []);

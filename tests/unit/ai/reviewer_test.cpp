@@ -167,5 +167,39 @@ TEST(Review, AnyFailureIsAnEmptyReflection) {
   }
 }
 
+// Issue 17 item 5: where the drift went and the longest stretch reach the
+// reviewer inside the data fence; the no-AI carry-forward uses the answer,
+// the note and the top drift site.
+TEST(ReviewerPrompt, SaysWhereTheDriftWentInsideTheFence) {
+  SessionFacts facts = finishedFacts();
+  facts.driftBySite = {DriftPlace{"youtube.com", 300, 6}, DriftPlace{"slack", 45, 1}};
+  facts.longestOnTaskSecs = 720;
+  const std::string prompt = buildReviewerPrompt(describeSession(facts), "");
+  const std::string fenced = fencedBody(prompt, "finished");
+  EXPECT_THAT(
+      fenced,
+      HasSubstr("Where the drift went: youtube.com 5 min over 6 visits, slack 1 min over 1 visit"));
+  EXPECT_THAT(fenced, HasSubstr("Longest on-task stretch: 12 min"));
+  EXPECT_THAT(describeSession(finishedFacts()), Not(HasSubstr("Longest on-task stretch")));
+}
+
+TEST(FallbackCarryForward, UsesTheAnswerTheNoteAndTheTopSite) {
+  SessionFacts facts;
+  EXPECT_EQ(fallbackCarryForward(facts), "");  // nothing to carry
+  facts.success = "no";
+  EXPECT_EQ(fallbackCarryForward(facts), "You did not meet the success condition.");
+  facts.success = "yes";
+  facts.note = "start with\nthe outline";
+  facts.driftBySite = {DriftPlace{"slack", 60, 2}, DriftPlace{"youtube.com", 300, 6}};
+  EXPECT_EQ(fallbackCarryForward(facts),
+            "You met the success condition — your note: start with the outline. Most drift went to "
+            "youtube.com 5 min over 6 visits: keep it closed next time.");
+  facts.success.clear();
+  facts.driftBySite.clear();
+  EXPECT_EQ(fallbackCarryForward(facts), "Your note: start with the outline.");
+  facts.note = std::string(400, 'x');
+  EXPECT_LE(fallbackCarryForward(facts).size(), kMaxReflectionChars * 3);
+}
+
 }  // namespace
 }  // namespace antidrift::ai

@@ -176,5 +176,59 @@ TEST(VerdictLineTest, KeysEscapeToOneLineAndBack) {
   EXPECT_EQ(unescapeVerdictKey("a\\tb"), "a\\tb");  // another backslash stays
 }
 
+// ---- The AI lines (issue 18 items 2–4) ---------------------------------------------------
+
+TEST(DescribeAi, SaysWhichAiHowItWasChosenWhereTitlesGoAndWhatItCost) {
+  const auto state = parse(R"({"runtime":"planning","ai":{"available":true,"backend":"openai",
+      "auto":true,"found":"Ollama at 127.0.0.1:11434, model qwen3:4b","prompts":"local",
+      "destination":"local 127.0.0.1:11434","detail":"",
+      "cost":{"calls":3,"input_tokens":2310,"output_tokens":95,"estimated":false,"wall_ms":4120}}})");
+  EXPECT_EQ(describeAi(*state),
+            "AI: openai (Ollama at 127.0.0.1:11434, model qwen3:4b) — auto\n"
+            "titles go: stay on this machine (local 127.0.0.1:11434)\n"
+            "AI cost: 3 calls, 2310 tokens in, 95 out, 00:04 waiting\n");
+  EXPECT_THAT(describeState(*state), HasSubstr("AI: openai (Ollama"));
+}
+
+TEST(DescribeAi, ARemoteCliAndAnEstimate) {
+  const auto state = parse(R"({"runtime":"active","ai":{"available":true,"backend":"claude",
+      "auto":false,"found":"","prompts":"remote","destination":"remote","detail":"",
+      "cost":{"calls":1,"input_tokens":400,"output_tokens":12,"estimated":true,"wall_ms":900}}})");
+  EXPECT_EQ(describeAi(*state),
+            "AI: claude\ntitles go: off this machine\n"
+            "AI cost: 1 call, 400 tokens in, 12 out (estimated), 00:00 waiting\n");
+}
+
+TEST(DescribeAi, AiOffSaysWhyAndThatTitlesGoNowhere) {
+  const auto state = parse(R"({"runtime":"locked","ai":{"available":false,"backend":"none",
+      "auto":true,"detail":"AI is off: ai.backend = auto found nothing.",
+      "cost":{"calls":0,"input_tokens":0,"output_tokens":0,"estimated":false,"wall_ms":0}}})");
+  EXPECT_EQ(describeAi(*state),
+            "AI: off — AI is off: ai.backend = auto found nothing.\n"
+            "titles go: nowhere (AI off)\n");
+  EXPECT_EQ(describeAi(*parse(R"({"runtime":"locked"})")), "");
+}
+
 }  // namespace
+// Issue 17 item 5: `antidrift history` says where the drift went, the longest
+// stretch and the week's trend; an old session's missing figures are unknown.
+TEST(HistoryText, WhereTheDriftWentAndTheWeek) {
+  EXPECT_EQ(
+      historyDetailLine(*parse(
+          R"({"drift_by_site":[{"where":"youtube.com","drift_secs":300,"visits":6},)"
+          R"({"where":"slack","drift_secs":40,"visits":1}],"longest_on_task":{"secs":720}})")),
+      "    drift went to: youtube.com 5 min over 6 visits, slack 40 s over 1 visit · "
+      "longest on-task stretch: 12 min");
+  EXPECT_EQ(historyDetailLine(*parse(R"({"drift_by_site":null,"longest_on_task":null})")),
+            "    drift went to: unknown · longest on-task stretch: unknown");
+  EXPECT_EQ(historyDetailLine(*parse(R"({"drift_by_site":[],"longest_on_task":{"secs":90}})")),
+            "    no drift · longest on-task stretch: 2 min");
+  EXPECT_EQ(weekLine(*parse(R"({"week":{"this_week":{"focused_secs":5400,"drift_share":0.12,)"
+                            R"("sessions":4,"kept":3},"last_week":{"focused_secs":0,)"
+                            R"("drift_share":null,"sessions":0,"kept":0}}})")),
+            "this week: 90 min focused, drift 12%, 3 of 4 kept · last week: 0 min focused, "
+            "drift —, 0 of 0 kept");
+  EXPECT_EQ(weekLine(*parse("{}")), "");
+}
+
 }  // namespace antidrift::cli

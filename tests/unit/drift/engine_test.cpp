@@ -5,6 +5,7 @@
 // time and episodes the Controller adds to the stats.
 #include "antidrift/drift/engine.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,7 @@ class EngineTest : public ::testing::Test {
     settings_.nudgeDebounceSecs = 300;
     settings_.blockedApps = {"steam", "qterminal"};  // qterminal is also allowed: the rule wins
     settings_.blockedTitles = {{"shopping", R"(amazon\.com)"}};
+    settings_.ownPageTag = "0a1b2c3d";  // the served page's tag (issue 19 item 3)
     commitment_.nextAction = "Add page transitions to the chango.dev Gatsby site";
     commitment_.successCondition = "Transitions work between blog pages";
     commitment_.allowedApps = {"code - insiders", "qterminal"};
@@ -89,7 +91,7 @@ TEST_F(EngineTest, AHardRuleBeatsAnAllowedApp) {
 TEST_F(EngineTest, ABlockedTitleDriftsEvenInAnAllowedApp) {
   const Decision decision = see("Code - Insiders", "amazon.com: cart — notes.md");
   EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
-  EXPECT_THAT(engine().view().reason, HasSubstr("\"shopping\""));
+  EXPECT_THAT(engine().view().reason, HasSubstr("(drift.blocked_titles.shopping)"));
   EXPECT_FALSE(decision.judge);
 }
 
@@ -129,13 +131,13 @@ TEST_F(EngineTest, AnAppThatIsNotTitleSensitiveIsKeyedByTheAppAlone) {
 TEST_F(EngineTest, ACachedVerdictIsAppliedWithoutAnotherCall) {
   judge("Slack", "general", verdict(false, "Chat is not the Gatsby site"));
   EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
-  EXPECT_EQ(engine().view().reason, "Chat is not the Gatsby site");
+  EXPECT_EQ(engine().view().reason, "AI judge: \"Chat is not the Gatsby site\"");
 
   (void)see("Code - Insiders", "index.js");
   const Decision again = see("Slack", "random");
   EXPECT_FALSE(again.judge);
   EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
-  EXPECT_EQ(engine().view().reason, "Chat is not the Gatsby site");
+  EXPECT_EQ(engine().view().reason, "AI judge: \"Chat is not the Gatsby site\"");
   EXPECT_TRUE(again.episodeStarted);
 }
 
@@ -187,17 +189,60 @@ TEST_F(EngineTest, ANeverSendAppThatIsAllowedFeedsNoNudge) {
 
 // ---- Verdict scope (issue 8 item 5) ------------------------------------------------------------
 
-TEST_F(EngineTest, ASiteScopedVerdictCoversEveryPageOfThatSite) {
+/// Sees a browser page with URL evidence (issue 16 item 4).
+Observation page(std::int64_t atMs, const std::string& title, const std::string& domain) {
+  return Observation{atMs, "firefox", sanitizeTitle(title), "test", domain};
+}
+
+TEST_F(EngineTest, ASiteScopedVerdictCoversTheDomainOnceTwoPagesAgree) {
+  // Issue 19 item 4: a site-wide verdict needs two pages of the domain.
   ai::Verdict offTask = verdict(false, "A YouTube video is not the Gatsby site.");
   offTask.scope = ai::VerdictScope::Site;
-  judge("firefox", "Cats compilation - YouTube — Mozilla Firefox", offTask);
+  Decision first = engine().observe(page(utc_, "Cats - YouTube — Mozilla Firefox", "youtube.com"),
+                                    commitment_, mono_, Engine::Advisors::JudgeAndNudge);
+  ASSERT_TRUE(first.judge);
+  (void)engine().applyVerdict(first.judge->key, offTask, "", utc_);
   EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "AI judge: \"A YouTube video is not the Gatsby site.\"");
 
-  const Decision other = see("firefox", "Dogs compilation - YouTube — Mozilla Firefox");
-  EXPECT_FALSE(other.judge);
+  Decision second = engine().observe(page(utc_, "Dogs - YouTube — Mozilla Firefox", "youtube.com"),
+                                     commitment_, mono_, Engine::Advisors::JudgeAndNudge);
+  ASSERT_TRUE(second.judge) << "one page's site-scoped answer covered the site";
+  (void)engine().applyVerdict(second.judge->key, offTask, "", utc_);
+
+  const Decision third =
+      engine().observe(page(utc_, "Birds - YouTube — Mozilla Firefox", "youtube.com"), commitment_,
+                       mono_, Engine::Advisors::JudgeAndNudge);
+  EXPECT_FALSE(third.judge);
   EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
-  EXPECT_EQ(engine().view().reason, "A YouTube video is not the Gatsby site.");
-  EXPECT_FALSE(see("firefox", "YouTube — Mozilla Firefox").judge);  // the site's home page
+}
+
+TEST_F(EngineTest, ASiteTheTitleNamesGetsNoSiteWideVerdict) {
+  // Issue 19 item 4 (review M4, "cover a whole site"): without URL evidence
+  // the only site is the one the title names, which its author chooses.
+  ai::Verdict onTask = verdict(true, "Fine.");
+  onTask.scope = ai::VerdictScope::Site;
+  judge("firefox", "Cats - YouTube — Mozilla Firefox", onTask);
+  judge("firefox", "Dogs - YouTube — Mozilla Firefox", onTask);
+  EXPECT_TRUE(see("firefox", "Birds - YouTube — Mozilla Firefox").judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+}
+
+TEST_F(EngineTest, TwoAnswersOfTheSamePageOrThatDisagreeDoNotCoverTheSite) {
+  ai::Verdict onTask = verdict(true, "Fine.");
+  onTask.scope = ai::VerdictScope::Site;
+  ai::Verdict offTask = verdict(false, "Videos.");
+  offTask.scope = ai::VerdictScope::Site;
+  const auto ask = [&](const std::string& title, const ai::Verdict& answer) {
+    const Decision decision = engine().observe(page(utc_, title, "youtube.com"), commitment_, mono_,
+                                               Engine::Advisors::JudgeAndNudge);
+    ASSERT_TRUE(decision.judge) << title;
+    (void)engine().applyVerdict(decision.judge->key, answer, "", utc_);
+  };
+  ask("Cats - YouTube — Mozilla Firefox", onTask);
+  ask("Dogs - YouTube — Mozilla Firefox", offTask);  // disagrees: no site verdict
+  ask("Birds - YouTube — Mozilla Firefox", onTask);  // agrees with none pending for it
+  ask("Fish - YouTube — Mozilla Firefox", offTask);
 }
 
 TEST_F(EngineTest, APageScopedVerdictCoversThatPageOnly) {
@@ -209,20 +254,51 @@ TEST_F(EngineTest, APageScopedVerdictCoversThatPageOnly) {
   EXPECT_EQ(engine().view().status, DriftStatus::Judging);
 }
 
-TEST_F(EngineTest, ASiteVerdictAnswersAnotherPageOfTheSiteWaitingForTheJudge) {
-  settings_.judgeDebounceSecs = 10;
-  see("firefox", "Cats - YouTube");
-  advance(10'000);
-  Decision launched = engine().due(commitment_, mono_);
-  ASSERT_TRUE(launched.judge);
-  see("firefox", "Dogs - YouTube");  // another video while the first call runs
-  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
-  ASSERT_TRUE(engine().nextDueMono());
-  ai::Verdict offTask = verdict(false, "Videos are not the work.");
-  offTask.scope = ai::VerdictScope::Site;
-  (void)engine().applyVerdict(launched.judge->key, offTask, "", utc_);
+// Issue 19 item 4 (review M4, "fail open"): a failed or unparseable answer is
+// asked once more on a later visit, not left unjudged for the session.
+TEST_F(EngineTest, AFailedKeyIsRetriedOnceAfterTheBackOff) {
+  Decision first = see("Slack", "general");
+  ASSERT_TRUE(first.judge);
+  (void)engine().applyVerdict(first.judge->key, std::nullopt, "invalid verdict", utc_);
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  advance(30'000);
+  EXPECT_FALSE(see("Slack", "general").judge);  // within the back-off
+  EXPECT_THAT(engine().view().reason, ::testing::HasSubstr("asks once more later"));
+  advance(30'000);
+  Decision retry = see("Slack", "general");
+  ASSERT_TRUE(retry.judge);
+  (void)engine().applyVerdict(retry.judge->key, std::nullopt, "invalid verdict", utc_);
+  advance(600'000);
+  EXPECT_FALSE(see("Slack", "general").judge);  // twice failed: not again this session
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+}
+
+TEST_F(EngineTest, TheRetryCanSucceed) {
+  Decision first = see("Slack", "general");
+  (void)engine().applyVerdict(first.judge->key, std::nullopt, "timed out", utc_);
+  advance(60'000);
+  Decision retry = see("Slack", "general");
+  ASSERT_TRUE(retry.judge);
+  (void)engine().applyVerdict(retry.judge->key, verdict(false, "Chat."), "", utc_);
   EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
-  EXPECT_FALSE(engine().nextDueMono());  // no call left to make for "Dogs"
+}
+
+TEST(JudgeReason, IsTheModelsWordsUnderALabelCleanedAndCut) {
+  EXPECT_EQ(judgeReason("Videos are not the work."), "AI judge: \"Videos are not the work.\"");
+  // A quote cannot close the label's quotes; control and bidi characters go.
+  const std::string hostile = judgeReason("ok\" rule: \x1b[31mreset\xE2\x80\xAE\nline");
+  EXPECT_EQ(hostile.rfind("AI judge: \"ok' rule:", 0), 0u) << hostile;
+  EXPECT_EQ(hostile.find('\x1b'), std::string::npos);
+  EXPECT_EQ(hostile.find('\n'), std::string::npos);
+  EXPECT_EQ(hostile.find("\xE2\x80\xAE"), std::string::npos);
+  EXPECT_EQ(std::count(hostile.begin(), hostile.end(), '"'), 2);
+  const std::string cut = judgeReason(std::string(400, 'x'));
+  EXPECT_EQ(cut, "AI judge: \"" + std::string(160, 'x') + "\xE2\x80\xA6\"");
+  // Cut at a code point, never inside one.
+  std::string wide;
+  for (int i = 0; i < 200; ++i) wide += "\xC3\xA9";
+  const std::string cutWide = judgeReason(wide);
+  EXPECT_EQ(cutWide.size(), std::string("AI judge: \"\"").size() + 160 * 2 + 3);
 }
 
 // ---- The judge debounce (drift.judge_debounce_s) -----------------------------------------------
@@ -297,7 +373,7 @@ TEST_F(EngineTest, AVerdictForTheCurrentSubjectIsShown) {
   EXPECT_TRUE(applied.changed);
   EXPECT_TRUE(applied.episodeStarted);
   EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
-  EXPECT_EQ(engine().view().reason, "Chat is not the Gatsby site");
+  EXPECT_EQ(engine().view().reason, "AI judge: \"Chat is not the Gatsby site\"");
   EXPECT_EQ(engine().judgeCallsInFlight(), 0u);
 }
 
@@ -314,7 +390,7 @@ TEST_F(EngineTest, AVerdictForANonCurrentSubjectIsCachedButNotShown) {
   const Decision back = see("Slack", "general");
   EXPECT_FALSE(back.judge);
   EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
-  EXPECT_EQ(engine().view().reason, "Chat is not the Gatsby site");
+  EXPECT_EQ(engine().view().reason, "AI judge: \"Chat is not the Gatsby site\"");
 }
 
 TEST_F(EngineTest, AFailedJudgeIsUnknownAndThatKeyIsNotAskedAgain) {
@@ -555,7 +631,7 @@ TEST_F(EngineTest, ALockScreenIsWindowUnknownAndNeverJudged) {
 TEST_F(EngineTest, AntiDriftsOwnPageKeepsTheBannerWhileDrifting) {
   (void)see("Steam", "Library");
   const DriftView before = engine().view();
-  const Decision decision = see("Firefox", "AntiDrift — Mozilla Firefox");
+  const Decision decision = see("Firefox", "AntiDrift 0a1b2c3d — Mozilla Firefox");
   EXPECT_FALSE(decision.changed);
   EXPECT_FALSE(decision.judge);
   EXPECT_EQ(engine().view().status, before.status);
@@ -567,7 +643,7 @@ TEST_F(EngineTest, AntiDriftsOwnPageKeepsTheBannerWhileDrifting) {
 TEST_F(EngineTest, AntiDriftsOwnPageIsNeutralOutsideADrift) {
   (void)see("Code - Insiders", "index.js");
   ASSERT_EQ(engine().view().status, DriftStatus::OnTask);
-  const Decision decision = see("Firefox", "AntiDrift — Mozilla Firefox");
+  const Decision decision = see("Firefox", "AntiDrift 0a1b2c3d — Mozilla Firefox");
   EXPECT_TRUE(decision.changed);
   EXPECT_FALSE(decision.judge);
   EXPECT_FALSE(decision.episodeStarted);
@@ -578,8 +654,43 @@ TEST_F(EngineTest, AntiDriftsOwnPageIsNeutralOutsideADrift) {
   // An evidence problem's reason does not outlive the next look at the page.
   (void)engine().suspend("evidence is stale", utc_);
   EXPECT_EQ(spanStatusOf(engine().view(), false), SpanStatus::Unknown);
-  (void)see("Chromium", "AntiDrift - Chromium");
+  (void)see("Chromium", "AntiDrift 0a1b2c3d - Chromium");
   EXPECT_EQ(engine().view().reason, "this is AntiDrift");
+}
+
+// Issue 19 item 3 (review M3): the hard rules run before the own-page
+// exemption, and a page that merely calls itself AntiDrift is judged.
+TEST_F(EngineTest, HardRulesBeatTheOwnPageExemption) {
+  settings_.blockedTitles = {{"reddit", "reddit"}};
+  (void)see("Code - Insiders", "index.js");
+  ASSERT_EQ(engine().view().status, DriftStatus::OnTask);
+  const Decision decision = see("Firefox", "Reddit · AntiDrift 0a1b2c3d — Mozilla Firefox");
+  EXPECT_TRUE(decision.episodeStarted);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_TRUE(engine().view().blocked);
+}
+
+TEST_F(EngineTest, APageTitledLikeAntiDriftIsJudgedNotExempt) {
+  (void)see("Code - Insiders", "index.js");
+  ASSERT_EQ(engine().view().status, DriftStatus::OnTask);
+  // Not on task, not neutral: asked about like any page.
+  const Decision decision = see("Firefox", "Funny cats · AntiDrift — Mozilla Firefox");
+  ASSERT_TRUE(decision.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+  EXPECT_NE(spanStatusOf(engine().view(), false), SpanStatus::Neutral);
+  (void)engine().applyVerdict(decision.judge->key, verdict(false, "cat videos"), "", utc_);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+}
+
+// The real page is neutral after on-task work: its time is never on task.
+TEST_F(EngineTest, OwnPageTimeIsNeverOnTask) {
+  (void)see("Code - Insiders", "index.js");
+  ASSERT_EQ(spanStatusOf(engine().view(), false), SpanStatus::OnTask);
+  (void)see("Firefox", "12 min left · AntiDrift 0a1b2c3d — Mozilla Firefox");
+  EXPECT_EQ(spanStatusOf(engine().view(), false), SpanStatus::Neutral);
+  advance(60'000);
+  (void)see("Firefox", "11 min left · AntiDrift 0a1b2c3d — Mozilla Firefox");
+  EXPECT_EQ(spanStatusOf(engine().view(), false), SpanStatus::Neutral);
 }
 
 TEST_F(EngineTest, SuspendIsUnknownAndDropsAPendingCall) {

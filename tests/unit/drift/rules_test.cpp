@@ -58,14 +58,17 @@ TEST(Rules, BlankListEntriesAreIgnoredNotReadAsUnknown) {
   EXPECT_FALSE(rules.neverSend("unknown"));
 }
 
-TEST(Rules, ABlockedTitleDriftsWithThePatternsName) {
+TEST(Rules, ABlockedTitleDriftsNamingWhatMatchedAndTheRule) {
+  // Issue 17 item 4: the reason says what matched, not only the rule's name.
   Settings settings;
   settings.blockedTitles = {{"social", "facebook|twitter"}, {"video", R"(\byoutube\b)"}};
   const Rules rules{settings};
-  EXPECT_THAT(rules.blockedReason(window("firefox", "(2) Facebook - Mozilla Firefox")),
-              Optional(std::string("the title matches the blocked pattern \"social\"")));
-  EXPECT_THAT(rules.blockedReason(window("chromium", "Cats - YOUTUBE")),
-              Optional(std::string("the title matches the blocked pattern \"video\"")));
+  EXPECT_THAT(
+      rules.blockedReason(window("firefox", "(2) Facebook - Mozilla Firefox")),
+      Optional(std::string("\"Facebook\" in the title is blocked (drift.blocked_titles.social)")));
+  EXPECT_THAT(
+      rules.blockedReason(window("chromium", "Cats - YOUTUBE")),
+      Optional(std::string("\"YOUTUBE\" in the title is blocked (drift.blocked_titles.video)")));
   EXPECT_EQ(rules.blockedReason(window("firefox", "YouTubers of note")), std::nullopt);
 }
 
@@ -76,8 +79,23 @@ TEST(Rules, TheBlockedAppRuleComesBeforeTitlesAndPatternsGoInNameOrder) {
   const Rules rules{settings};
   EXPECT_THAT(rules.blockedReason(window("steam", "game")),
               Optional(std::string("steam is blocked during focus")));
-  EXPECT_THAT(rules.blockedReason(window("firefox", "game")),
-              Optional(std::string("the title matches the blocked pattern \"a-first\"")));
+  EXPECT_THAT(
+      rules.blockedReason(window("firefox", "game")),
+      Optional(std::string("\"game\" in the title is blocked (drift.blocked_titles.a-first)")));
+}
+
+TEST(Rules, APrivateWindowOrAnEmptyOrLongMatchIsNamedByItsRuleOnly) {
+  Settings settings;
+  settings.blockedTitles = {{"a-long", "x{61}"}, {"b-empty", "^(?=quiet)"}, {"c-video", "youtube"}};
+  const Rules rules{settings};
+  EXPECT_THAT(rules.blockedReason(window("firefox", std::string(70, 'x'))),
+              Optional(std::string("the title matches the blocked pattern \"a-long\"")));
+  EXPECT_THAT(rules.blockedReason(window("firefox", "quiet room")),
+              Optional(std::string("the title matches the blocked pattern \"b-empty\"")));
+  Observation hidden = window("firefox", "Secret clip - YouTube");
+  hidden.privateWindow = true;
+  EXPECT_THAT(rules.blockedReason(hidden),
+              Optional(std::string("the title matches the blocked pattern \"c-video\"")));
 }
 
 TEST(Rules, BlockedTitlesMatchUnicodeCaseInsensitivelyOnTheNormalForm) {
@@ -138,17 +156,76 @@ TEST(Rules, LockScreensHaveDefaultsForX11AndWindows) {
   EXPECT_EQ(custom.classify(window("i3lock", "")), WindowKind::Normal);
 }
 
+// The tag of the served page in these tests (drift::ownPageTag of a token).
+Settings withPageTag() {
+  Settings settings;
+  settings.ownPageTag = ownPageTag("0123456789abcdef0123456789abcdef");
+  return settings;
+}
+
 TEST(Rules, AntiDriftsOwnPageInABrowserIsNeutral) {
-  const Rules rules{Settings{}};
-  EXPECT_EQ(rules.classify(window("firefox", "AntiDrift — Mozilla Firefox")), WindowKind::OwnPage);
-  EXPECT_EQ(rules.classify(window("Chromium", "AntiDrift - Chromium")), WindowKind::OwnPage);
-  EXPECT_EQ(rules.classify(window("firefox", "(1) Drifting · AntiDrift - Mozilla Firefox")),
+  const Settings settings = withPageTag();
+  const std::string tag = settings.ownPageTag;
+  const Rules rules{settings};
+  EXPECT_EQ(rules.classify(window("firefox", "AntiDrift " + tag + " — Mozilla Firefox")),
             WindowKind::OwnPage);
-  EXPECT_EQ(rules.classify(window("firefox", "NotAntiDrift - Mozilla Firefox")),
+  EXPECT_EQ(rules.classify(window("Chromium", "AntiDrift " + tag + " - Chromium")),
+            WindowKind::OwnPage);
+  EXPECT_EQ(
+      rules.classify(window("firefox", "(1) Drifting · AntiDrift " + tag + " - Mozilla Firefox")),
+      WindowKind::OwnPage);
+  EXPECT_EQ(rules.classify(window("firefox", "NotAntiDrift " + tag + " - Mozilla Firefox")),
             WindowKind::Normal);
   EXPECT_EQ(rules.classify(window("firefox", "AntiDrift issues - Mozilla Firefox")),
             WindowKind::Normal);
-  EXPECT_EQ(rules.classify(window("code", "antidrift")), WindowKind::Normal);  // not a browser
+  EXPECT_EQ(rules.classify(window("code", "antidrift " + tag)), WindowKind::Normal);  // no browser
+}
+
+// Issue 19 item 3 (review M3): any page can end its title in "AntiDrift"; only
+// the served page knows the tag.
+TEST(Rules, AForeignTitleEndingInAntiDriftIsNotTheOwnPage) {
+  const Settings settings = withPageTag();
+  const Rules rules{settings};
+  for (const char* title :
+       {"AntiDrift — Mozilla Firefox", "Funny cats · AntiDrift — Mozilla Firefox",
+        "Reddit · AntiDrift - Chromium", "Drifting · AntiDrift 00000000 — Mozilla Firefox",
+        "Drifting · AntiDrift deadbeef — Mozilla Firefox"}) {
+    EXPECT_EQ(rules.classify(window("firefox", title)), WindowKind::Normal) << title;
+  }
+  // Another token's tag is not this daemon's.
+  const std::string other = ownPageTag("another token of 32 or more characters");
+  ASSERT_NE(other, settings.ownPageTag);
+  EXPECT_EQ(rules.classify(window("firefox", "AntiDrift " + other + " — Mozilla Firefox")),
+            WindowKind::Normal);
+  // No tag (a replay, a test): no window is the own page.
+  const Rules untagged{Settings{}};
+  EXPECT_EQ(untagged.classify(window("firefox", "AntiDrift — Mozilla Firefox")),
+            WindowKind::Normal);
+}
+
+TEST(OwnPageTag, IsEightHexDigitsFixedPerToken) {
+  const std::string tag = ownPageTag("0123456789abcdef0123456789abcdef");
+  EXPECT_EQ(tag.size(), 8u);
+  EXPECT_EQ(tag.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(ownPageTag("0123456789abcdef0123456789abcdef"), tag);
+  EXPECT_NE(ownPageTag("0123456789abcdef0123456789abcdee"), tag);
+  EXPECT_EQ(ownPageTag(""), "");
+}
+
+// Issue 19 item 7 (review L5): a catastrophic pattern against a crafted title
+// gives up on its budget (counted, no match) instead of backtracking 10^7 steps.
+TEST(Rules, APathologicalPatternGivesUpOnItsBudget) {
+  Settings settings;
+  settings.blockedTitles = {{"nested", "(a+)+$"}, {"video", "youtube"}};
+  const Rules rules{settings};
+  ASSERT_EQ(rules.matchesGivenUp(), 0u);
+  const std::string crafted = std::string(300, 'a') + "!";  // under kMaxTitleBytes
+  EXPECT_EQ(rules.blockedReason(window("firefox", crafted)), std::nullopt);
+  EXPECT_EQ(rules.matchesGivenUp(), 1u);
+  // The budget leaves ordinary matches alone, the nested pattern's included.
+  EXPECT_TRUE(rules.blockedReason(window("firefox", "aaaa")));
+  EXPECT_TRUE(rules.blockedReason(window("firefox", "Cats - YouTube")));
+  EXPECT_EQ(rules.matchesGivenUp(), 1u);
 }
 
 TEST(Rules, TitleSensitiveAppsDefaultToBrowsers) {
@@ -173,8 +250,9 @@ TEST(Rules, NeverSendAppsDefaultToPasswordManagers) {
 }
 
 TEST(Rules, IsSafeForConcurrentConstUseAndCheapToCopy) {
-  Settings settings;
+  Settings settings = withPageTag();
   settings.blockedTitles = {{"social", "facebook"}};
+  const std::string ownTitle = "AntiDrift " + settings.ownPageTag;
   const Rules original{settings};
   const Rules rules = original;  // copies share the compiled patterns
   std::vector<int> wrong(4, 0);
@@ -183,7 +261,7 @@ TEST(Rules, IsSafeForConcurrentConstUseAndCheapToCopy) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 500; ++i) {
         if (!rules.blockedReason(window("firefox", "Facebook"))) ++wrong[t];
-        if (rules.classify(window("firefox", "AntiDrift")) != WindowKind::OwnPage) ++wrong[t];
+        if (rules.classify(window("firefox", ownTitle)) != WindowKind::OwnPage) ++wrong[t];
       }
     });
   }

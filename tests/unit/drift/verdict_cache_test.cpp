@@ -11,17 +11,14 @@ Observation window(const std::string& rawApp, const std::string& title) {
   return Observation{1'000, normalizeApp(rawApp), sanitizeTitle(title), "test", ""};
 }
 
-TEST(SiteVerdictKey, IsTheAppAndTheSiteTheTitleNames) {
-  // Issue 8 item 5: where a site-scoped verdict is cached.
+TEST(SiteVerdictKey, IsNeverASiteTheTitleNames) {
+  // Issue 19 item 4: a title names whatever site its author likes.
   const Rules rules{Settings{}};
   EXPECT_EQ(siteVerdictKey(rules, window("firefox",
                                          "Barba JS Page Transitions - YouTube — "
                                          "Mozilla Firefox")),
-            "firefox\nsite:youtube");
-  EXPECT_EQ(siteVerdictKey(rules, window("firefox", "YouTube - Mozilla Firefox")),
-            "firefox\nsite:youtube");
-  EXPECT_NE(siteVerdictKey(rules, window("firefox", "YouTube")),
-            verdictKey(rules, window("firefox", "YouTube")));
+            "");
+  EXPECT_EQ(siteVerdictKey(rules, window("firefox", "Anything - GitHub — Mozilla Firefox")), "");
   EXPECT_EQ(siteVerdictKey(rules, window("Code", "index.js - chango.dev")), "");  // not a browser
   EXPECT_EQ(siteVerdictKey(rules, window("firefox", "")), "");
 }

@@ -263,23 +263,32 @@ class EngineMemoryTest : public ::testing::Test {
 };
 
 TEST_F(EngineMemoryTest, ARememberedSiteVerdictAnswersANewSessionWithoutTheJudge) {
+  // A site verdict needs URL evidence and two agreeing pages (issue 19 item 4).
   newEngine();
-  const Decision first = see("firefox", "Cats - YouTube — Mozilla Firefox");
-  ASSERT_TRUE(first.judge);
+  const auto onYouTube = [&](const std::string& title) {
+    utc_ += 1000;
+    mono_ += 1000;
+    return engine_->observe(
+        Observation{utc_, "firefox", sanitizeTitle(title), "test", "youtube.com"}, commitment_,
+        mono_, Engine::Advisors::JudgeAndNudge);
+  };
   ai::Verdict offTask{false, "A cat video is not the Gatsby site.", ai::VerdictScope::Site};
+  const Decision first = onYouTube("Cats - YouTube — Mozilla Firefox");
+  ASSERT_TRUE(first.judge);
   (void)engine_->applyVerdict(first.judge->key, offTask, "", utc_);
-  EXPECT_EQ(memory_.size(), 2u);  // the page and its site
+  EXPECT_EQ(memory_.size(), 1u);  // the page only: one page's say is not its site's
+  const Decision second = onYouTube("More cats - YouTube — Mozilla Firefox");
+  ASSERT_TRUE(second.judge);
+  (void)engine_->applyVerdict(second.judge->key, offTask, "", utc_);
+  EXPECT_EQ(memory_.size(), 3u);  // two pages and their site
 
   newEngine();  // a restart: the session cache is gone, the memory is not
-  const Decision again = see("firefox", "Dogs - YouTube — Mozilla Firefox");
+  const Decision again = onYouTube("Dogs - YouTube — Mozilla Firefox");
   EXPECT_FALSE(again.judge);
   EXPECT_EQ(engine_->view().status, DriftStatus::Drifting);
-  EXPECT_EQ(engine_->view().reason, "remembered: A cat video is not the Gatsby site.");
+  EXPECT_EQ(engine_->view().reason,
+            "remembered: AI judge: \"A cat video is not the Gatsby site.\"");
   EXPECT_TRUE(again.episodeStarted);
-  // Also with the AI off: the memory comes before "not judged".
-  newEngine();
-  (void)see("firefox", "Birds - YouTube — Mozilla Firefox", Engine::Advisors::None);
-  EXPECT_EQ(engine_->view().status, DriftStatus::Drifting);
 }
 
 TEST_F(EngineMemoryTest, ACommitmentWithoutASharedWordAsksTheJudgeAgain) {

@@ -405,5 +405,62 @@ TEST(PluginLoaderTest, ListBackendsOfMissingDirectoryThrows) {
   }
 }
 
+// ---- privacy.local_only and where prompts go (issue 18 item 3) ------------------------------
+
+TEST(PluginLoaderTest, ReportsWherePromptsGoFromPluginJson) {
+  PluginLoader loader;
+  const LoadResult result = loader.load("fake", kFakeDir, fakeSettings(FAKE_EXAMPLE_RESPONSES));
+  ASSERT_TRUE(result.loaded()) << result.error;
+  EXPECT_EQ(result.prompts, "local");
+  EXPECT_EQ(result.destination, "local");  // the fake keeps the default destination()
+}
+
+TEST(PluginLoaderTest, LocalOnlyLoadsALocalPlugin) {
+  PluginLoader loader;
+  auto settings = fakeSettings(FAKE_EXAMPLE_RESPONSES);
+  settings["local_only"] = "true";
+  settings["local_hosts"] = "";
+  const LoadResult result = loader.load("fake", kFakeDir, settings);
+  EXPECT_TRUE(result.loaded()) << result.error;
+}
+
+TEST(PluginLoaderTest, LocalOnlyRefusesARemotePluginBeforeLoadingIt) {
+  PluginLoader loader;
+  const LoadResult result =
+      loader.load("claude", CLI_PLUGIN_DIR, {{"timeout_s", "30"}, {"local_only", "true"}});
+  EXPECT_FALSE(result.loaded());
+  EXPECT_EQ(result.error,
+            "privacy.local_only is on and backend claude sends prompts off this machine "
+            "(plugin.json \"prompts\": \"remote\")");
+  const LoadResult allowed =
+      loader.load("claude", CLI_PLUGIN_DIR,
+                  {{"timeout_s", "30"}, {"local_only", "false"}, {"command", "/bin/true"}});
+  EXPECT_TRUE(allowed.loaded()) << allowed.error;
+  EXPECT_EQ(allowed.prompts, "remote");
+}
+
+TEST(PluginLoaderTest, LocalOnlyRefusesAPluginThatDeclaresNoDestination) {
+  TempDirectory dir;
+  // A copy of the fake without "prompts" in its metadata.
+  Poco::File(kFakeDir + "/antidrift-fake.so").copyTo(dir.path());
+  writeWholeFile(dir.file("antidrift-fake.json"), R"({"name": "fake", "abi": 2})");
+  PluginLoader loader;
+  auto settings = fakeSettings(FAKE_EXAMPLE_RESPONSES);
+  settings["local_only"] = "true";
+  const LoadResult result = loader.load("fake", dir.path(), settings);
+  EXPECT_FALSE(result.loaded());
+  EXPECT_EQ(result.error,
+            "privacy.local_only is on and backend fake declares no \"prompts\" in its plugin.json");
+}
+
+TEST(PluginLoaderTest, ListBackendsReadsPrompts) {
+  const auto backends = PluginLoader::listBackends(kFakeDir);
+  std::map<std::string, std::string> prompts;
+  for (const auto& backend : backends) prompts[backend.name] = backend.prompts;
+  EXPECT_EQ(prompts["fake"], "local");
+  EXPECT_EQ(prompts["claude"], "remote");
+  EXPECT_EQ(prompts["codex"], "remote");
+}
+
 }  // namespace
 }  // namespace antidrift::plugin

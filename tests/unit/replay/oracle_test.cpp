@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "antidrift/ai/nudge.h"
+#include "antidrift/drift/engine.h"
 #include "antidrift/replay/replay.h"
 
 namespace antidrift::replay {
@@ -140,7 +141,7 @@ TEST(OracleReplay, TheJudgeAnswersFromTheLabelsOfTheRecordedWindow) {
   EXPECT_EQ(report.judgeFailures, 0);
   ASSERT_EQ(report.episodes.size(), 2u);
   EXPECT_EQ(report.episodes[0].atMs, 72'000);
-  EXPECT_EQ(report.episodes[0].reason, kOracleOffReason);
+  EXPECT_EQ(report.episodes[0].reason, drift::judgeReason(kOracleOffReason));  // issue 19 item 4
   EXPECT_EQ(report.episodes[1].atMs, 210'000);
   EXPECT_EQ(report.episodes[1].title, "Cat pictures");
 

@@ -51,7 +51,11 @@ TEST_F(ConfigTest, BuiltInDefaults) {
   EXPECT_EQ(config.sseKeepAliveSecs, 15);
   EXPECT_EQ(config.requestTimeoutSecs, 5);
   EXPECT_EQ(config.storeDir, "/home/person/.local/share/antidrift");
-  EXPECT_EQ(config.aiBackend, "claude");
+  EXPECT_EQ(config.aiBackend, "auto");  // issue 18 item 2
+  EXPECT_FALSE(config.localOnly);
+  EXPECT_EQ(config.localHosts, "");
+  EXPECT_EQ(config.aiBackendSettings.at("local_only"), "false");
+  EXPECT_EQ(config.aiBackendSettings.at("local_hosts"), "");
   EXPECT_EQ(config.wwwDir, defaultWwwDir(env_));
   EXPECT_EQ(config.pluginDir, defaultPluginDir(env_));
   EXPECT_TRUE(config.x11);
@@ -61,7 +65,9 @@ TEST_F(ConfigTest, BuiltInDefaults) {
   EXPECT_TRUE(config.settings.defaultAllowedApps.empty());
   EXPECT_EQ(config.settings.todoTxtPath, "");
   EXPECT_EQ(config.settings.profilePath, "");
-  EXPECT_THAT(config.aiBackendSettings, ElementsAre(Pair("timeout_s", "30")));
+  EXPECT_THAT(config.aiBackendSettings,
+              UnorderedElementsAre(Pair("timeout_s", "30"), Pair("local_only", "false"),
+                                   Pair("local_hosts", "")));
 }
 
 TEST_F(ConfigTest, ABackendsOwnTimeoutWinsOverTheDaemonWideOne) {
@@ -69,9 +75,13 @@ TEST_F(ConfigTest, ABackendsOwnTimeoutWinsOverTheDaemonWideOne) {
   config_->setString("ai.backend", "openai");
   config_->setString("ai.timeout_s", "40");
   config_->setString("ai.openai.timeout_s", "7.5");
-  EXPECT_THAT(read().aiBackendSettings, UnorderedElementsAre(Pair("timeout_s", "7.5")));
+  EXPECT_THAT(read().aiBackendSettings,
+              UnorderedElementsAre(Pair("timeout_s", "7.5"), Pair("local_only", "false"),
+                                   Pair("local_hosts", "")));
   config_->remove("ai.openai.timeout_s");
-  EXPECT_THAT(read().aiBackendSettings, UnorderedElementsAre(Pair("timeout_s", "40")));
+  EXPECT_THAT(read().aiBackendSettings,
+              UnorderedElementsAre(Pair("timeout_s", "40"), Pair("local_only", "false"),
+                                   Pair("local_hosts", "")));
 }
 
 TEST_F(ConfigTest, EvidenceSourceAutoPicksWhatTheSessionHas) {
@@ -150,7 +160,8 @@ TEST_F(ConfigTest, ReadsEveryKey) {
   EXPECT_EQ(config.settings.aiTimeoutSecs, 5);
   EXPECT_THAT(config.aiBackendSettings,
               UnorderedElementsAre(Pair("responses", "/x.json"), Pair("delay.ms", "20"),
-                                   Pair("timeout_s", "5")));
+                                   Pair("timeout_s", "5"), Pair("local_only", "false"),
+                                   Pair("local_hosts", "")));
   EXPECT_EQ(config.settings.heartbeatSecs, 3);
   EXPECT_EQ(config.settings.idleAfterSecs, 60);
   EXPECT_FALSE(config.x11);
@@ -435,6 +446,29 @@ TEST(DescribeConfig, EachValueSaysWhereItCameFrom) {
   EXPECT_EQ(byKey["ai.backend"].origin, ValueOrigin::Environment);
   EXPECT_EQ(byKey["server.threads"].origin, ValueOrigin::Default);
   EXPECT_EQ(originName(ValueOrigin::CommandLine), "-D");
+}
+
+TEST_F(ConfigTest, LocalOnlyAndLocalHostsReachEveryPluginsSettings) {
+  // Issue 18 item 3: privacy.local_only and privacy.local_hosts go into the
+  // configure map of whichever plugin loads.
+  config_->setString("ai.backend", "fake");
+  config_->setString("privacy.local_only", "true");
+  config_->setString("privacy.local_hosts", " gpu-box.lan, 10.0.0.5 ");
+  const DaemonConfig config = read();
+  EXPECT_TRUE(config.localOnly);
+  EXPECT_EQ(config.localHosts, "gpu-box.lan, 10.0.0.5");
+  EXPECT_EQ(config.aiBackendSettings.at("local_only"), "true");
+  EXPECT_EQ(config.aiBackendSettings.at("local_hosts"), "gpu-box.lan, 10.0.0.5");
+}
+
+TEST_F(ConfigTest, AutoCollectsTheSettingsOfEveryBackendItMayChoose) {
+  config_->setString("ai.openai.url", "http://127.0.0.1:9/v1");
+  config_->setString("ai.claude.command", "/opt/claude");
+  const DaemonConfig config = read();
+  EXPECT_EQ(config.aiBackend, "auto");
+  EXPECT_EQ(config.aiAutoSettings.at("openai").at("url"), "http://127.0.0.1:9/v1");
+  EXPECT_EQ(config.aiAutoSettings.at("claude").at("command"), "/opt/claude");
+  EXPECT_TRUE(config.aiAutoSettings.at("codex").empty());
 }
 
 }  // namespace

@@ -200,5 +200,57 @@ TEST(PeerUserCheckKernel, AClosedPeerIsNoOwner) {
   EXPECT_TRUE(PeerUserCheck().check(peer, daemon));
 }
 
+TEST(PeerUserCheckTable, TheServerEndOfAConnectionNotYetAcceptedCarriesTheListenersUid) {
+  // The server end of a connection still in the accept queue has inode 0
+  // and the listener's uid: the daemon's peer lookup ignores such rows, the
+  // CLI's server-end lookup (issue 19 item 2) counts them.
+  const std::string queued =
+      kTcp +
+      "   6: 0100007F:1E25 0100007F:A8D2 01 00000000:00000000 00:00000000 00000000  1001        0 "
+      "0 1 0000000000000000 20 4 30 10 -1\n";
+  const SocketAddress client("127.0.0.1", 43218);
+  EXPECT_FALSE(PeerUserCheck::findSocketOwner(queued, kServer4, client));
+  EXPECT_EQ(PeerUserCheck::findSocketOwner(queued, kServer4, client, true), 1001u);
+  // TIME_WAIT still counts as no one's.
+  EXPECT_FALSE(
+      PeerUserCheck::findSocketOwner(kTcp, SocketAddress("127.0.0.1", 43214), kServer4, true));
+  // An accepted server end (inode set) counts either way.
+  EXPECT_EQ(
+      PeerUserCheck::findSocketOwner(queued, kServer4, SocketAddress("127.0.0.1", 43210), true),
+      1000u);
+}
+
+TEST(PeerUserCheckTable, TheListenerOwnerIsTheUidOfTheListeningRow) {
+  const auto reader = [](const std::string& path) -> std::optional<std::string> {
+    return path == PeerUserCheck::kTcpTable ? std::optional<std::string>(kTcp)
+                                            : std::optional<std::string>(kTcp6);
+  };
+  EXPECT_EQ(PeerUserCheck::listenerOwner(kServer4, reader), 1000u);
+  EXPECT_FALSE(PeerUserCheck::listenerOwner(SocketAddress("127.0.0.1", 7718), reader));
+  EXPECT_FALSE(PeerUserCheck::listenerOwner(kServer6, reader));  // no listener row in kTcp6
+}
+
+TEST(PeerUserCheckKernel, TheServerEndOwnerIsTheListenersUserBeforeAndAfterAccept) {
+  Poco::Net::ServerSocket listener(SocketAddress("127.0.0.1", 0));
+  Poco::Net::StreamSocket client;
+  client.connect(listener.address());
+  // Not accepted yet: the server end is in the accept queue.
+  EXPECT_EQ(PeerUserCheck::serverEndOwner(client.peerAddress(), client.address()), ::geteuid());
+  Poco::Net::StreamSocket server = listener.acceptConnection();
+  EXPECT_EQ(PeerUserCheck::serverEndOwner(client.peerAddress(), client.address()), ::geteuid());
+  // The same through the tables alone.
+  const auto noKernelNeeded =
+      PeerUserCheck::findSocketOwner(*PeerUserCheck::readTableFile(PeerUserCheck::kTcpTable),
+                                     client.peerAddress(), client.address(), true);
+  EXPECT_EQ(noKernelNeeded, ::geteuid());
+  // Nothing listens on port 9 of this connection's client: no owner.
+  EXPECT_FALSE(PeerUserCheck::serverEndOwner(SocketAddress("127.0.0.1", 9), client.address()));
+}
+
+TEST(PeerUserCheckKernel, ListenerOwnerFindsThisProcesssListener) {
+  Poco::Net::ServerSocket listener(SocketAddress("127.0.0.1", 0));
+  EXPECT_EQ(PeerUserCheck::listenerOwner(listener.address()), ::geteuid());
+}
+
 }  // namespace
 }  // namespace antidrift

@@ -64,6 +64,29 @@ TEST_F(CoachFlowTest, ProposalGoesPendingThenReady) {
   EXPECT_EQ(json->getObject("coach")->getObject("proposal")->getValue<int>("timebox_secs"), 1500);
 }
 
+// Issue 18 item 4: the coach's call is counted while planning (State ai.cost)
+// and goes with the session it planned (stats.ai_cost).
+TEST_F(CoachFlowTest, TheCoachsCostIsShownInPlanningAndCountedWithTheSessionItPlans) {
+  auto backend = std::make_shared<NiceMock<MockBackend>>();
+  const std::string answer = std::string("Sure! ```json\n") + kProposal + "\n```";
+  ON_CALL(*backend, complete(_, _)).WillByDefault(Return(answer));
+  make(backend);
+  plan();
+  EXPECT_EQ(controller_->state().ai.cost.calls, 0);
+  ASSERT_FALSE(controller_->requestCoach("sharpen the report"));
+  ASSERT_EQ(executor_.runAll(), 1u);
+  const AiCost planning = controller_->state().ai.cost;
+  EXPECT_EQ(planning.calls, 1);
+  EXPECT_TRUE(planning.estimated);  // MockBackend keeps the ABI's estimating answer()
+  EXPECT_EQ(planning.outputTokens, static_cast<std::int64_t>((answer.size() + 3) / 4));
+  EXPECT_GT(planning.inputTokens, 0);
+  EXPECT_FALSE(controller_->startCommitment(commitmentRequest("Draft", "Done", 25)));
+  const State active = controller_->state();
+  EXPECT_EQ(active.stats.aiCost, planning);
+  EXPECT_EQ(active.ai.cost, planning);
+  EXPECT_EQ(toJson(active)->getObject("stats")->getObject("ai_cost")->getValue<int>("calls"), 1);
+}
+
 TEST_F(CoachFlowTest, BackendErrorBecomesAShortErrorStatus) {
   auto backend = std::make_shared<NiceMock<MockBackend>>();
   ON_CALL(*backend, complete(_, _)).WillByDefault(Throw(BackendError("claude not found")));

@@ -99,5 +99,62 @@ TEST(HistoryView, ExportFormats) {
   EXPECT_THAT(jsonl, Not(HasSubstr("\"prev\"")));
 }
 
+// Issue 17 item 5: this week against last week beside the 14-day charts.
+TEST(HistoryView, TheWeekTrendComparesTheLastSevenDaysWithTheSevenBefore) {
+  SessionSummary kept = session(kJuneFirst10h, 600, 1000);  // completed, unanswered: kept
+  kept.driftSecs = 100;
+  SessionSummary answeredNo = session(kJuneFirst10h - 2 * 86'400'000LL, 300, 1000);
+  answeredNo.success = "no";  // completed but the person said No: not kept
+  answeredNo.driftSecs = 400;
+  SessionSummary lastWeek = session(kJuneFirst10h - 9 * 86'400'000LL, 200, 400);
+  lastWeek.outcome = Outcome::Abandoned;
+  lastWeek.success = "yes";  // the answer decides
+  lastWeek.driftSecs = 100;
+  const std::vector<HistoryDay> days = historyDays({kept, answeredNo, lastWeek}, kJuneFirst10h, 0);
+  EXPECT_EQ(days.back().kept, 1);
+  EXPECT_EQ(days.back().driftSecs, 100);
+  const WeekTrend trend = weekTrend(days);
+  EXPECT_EQ(trend.thisWeek.focusedSecs, 900);
+  EXPECT_EQ(trend.thisWeek.sessions, 2);
+  EXPECT_EQ(trend.thisWeek.kept, 1);
+  ASSERT_TRUE(trend.thisWeek.driftShare);
+  EXPECT_DOUBLE_EQ(*trend.thisWeek.driftShare, 500.0 / 2000.0);
+  EXPECT_EQ(trend.lastWeek.focusedSecs, 200);
+  EXPECT_EQ(trend.lastWeek.kept, 1);
+  EXPECT_DOUBLE_EQ(*trend.lastWeek.driftShare, 0.25);
+  const auto json = historyJson({kept}, days);
+  const auto week = json->getObject("week");
+  EXPECT_EQ(week->getObject("this_week")->getValue<std::int64_t>("sessions"), 2);
+  EXPECT_EQ(week->getObject("last_week")->getValue<std::int64_t>("focused_secs"), 200);
+  // No evidence at all: no share, not 0.
+  const WeekTrend empty = weekTrend(historyDays({}, kJuneFirst10h, 0));
+  EXPECT_FALSE(empty.thisWeek.driftShare);
+  EXPECT_TRUE(historyJson({}, historyDays({}, kJuneFirst10h, 0))
+                  ->getObject("week")
+                  ->getObject("last_week")
+                  ->isNull("drift_share"));
+}
+
+// Issue 17 item 5: a record without the per-site drift and longest stretch
+// (written before them) still loads; the views say unknown, never 0.
+TEST(HistoryView, OldRecordsWithoutDriftBySiteAreUnknownNotZero) {
+  SessionSummary summary = session(kJuneFirst10h, 60, 120);
+  summary.prev = kGenesisHash;
+  summary.hash = computeHash(summary);
+  const SessionSummary reread = summaryFromJsonLine(toJsonLine(summary));
+  EXPECT_FALSE(reread.driftBySite);
+  EXPECT_FALSE(reread.longestStretch);
+  EXPECT_EQ(computeHash(reread), reread.hash);  // older lines still verify
+  const auto json = sessionViewJson(reread);
+  EXPECT_TRUE(json->isNull("drift_by_site"));
+  EXPECT_TRUE(json->isNull("longest_on_task"));
+  const std::string markdown = exportHistory({reread}, ExportFormat::Markdown);
+  EXPECT_THAT(markdown, HasSubstr("| unknown | unknown |"));
+  summary.driftBySite = std::vector<SiteDrift>{};  // known: no drift at all
+  summary.longestStretch = OnTaskStretch{60'000, summary.startedAtMs, summary.endedAtMs};
+  EXPECT_THAT(exportHistory({summary}, ExportFormat::Markdown), HasSubstr("| 1 min | none |"));
+  EXPECT_EQ(sessionViewJson(summary)->getArray("drift_by_site")->size(), 0u);
+}
+
 }  // namespace
 }  // namespace antidrift

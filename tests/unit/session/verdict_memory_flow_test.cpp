@@ -129,7 +129,7 @@ TEST_F(VerdictMemoryFlowTest, ARestartKeepsTheVerdictAndTheSamePageIsNotJudgedAg
   EXPECT_EQ(executor_.runAll(), 0u);
   EXPECT_EQ(backend_->calls("judge"), 1u);
   EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
-  EXPECT_EQ(drift().reason, "remembered: A cat video is not the Gatsby site");
+  EXPECT_EQ(drift().reason, "remembered: AI judge: \"A cat video is not the Gatsby site\"");
 
   // And in a later session for related work.
   ASSERT_FALSE(controller_->abandon());

@@ -141,6 +141,22 @@ TEST(AuditJson, JsonLineRoundTripsEveryField) {
   EXPECT_EQ(parsed.hash, summary.hash);
 }
 
+// Issue 18 item 4: a session's AI cost is kept in its record when a call was
+// made, and a session without one hashes as before (no "ai_cost" key).
+TEST(AuditJson, TheAiCostIsKeptOnlyWhenACallWasMade) {
+  SessionSummary summary = makeSummary(5);
+  summary.prev = kGenesisHash;
+  EXPECT_THAT(canonicalJson(summary), Not(HasSubstr("ai_cost")));
+  summary.aiCost = AiCost{4, 3900, 120, false, 5200};
+  summary.hash = computeHash(summary);
+  const std::string line = toJsonLine(summary);
+  EXPECT_THAT(line, HasSubstr(R"("ai_cost":{"calls":4,"estimated":false,"input_tokens":3900,)"
+                              R"("output_tokens":120,"wall_ms":5200})"));
+  const SessionSummary parsed = summaryFromJsonLine(line);
+  EXPECT_EQ(parsed.aiCost, summary.aiCost);
+  EXPECT_EQ(computeHash(parsed), summary.hash);
+}
+
 struct BadLineCase {
   const char* name;
   const char* from;

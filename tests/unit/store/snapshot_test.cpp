@@ -57,6 +57,7 @@ Snapshot fullSnapshot() {
   snapshot.stats.awayMs = 60000;
   snapshot.stats.corrections = 3;
   snapshot.stats.aiCalls = {{"judge", 4}, {"nudge", 1}};
+  snapshot.stats.aiCost = AiCost{5, 4100, 230, true, 6400};  // issue 18 item 4
   snapshot.lastAllowedApps = {"code", "qterminal"};
   snapshot.reflection.status = "ready";
   snapshot.reflection.recap = "Recap " + kUnicode;
@@ -94,6 +95,7 @@ void expectSameSnapshot(const Snapshot& actual, const Snapshot& expected) {
   EXPECT_EQ(actual.stats.awayMs, expected.stats.awayMs);
   EXPECT_EQ(actual.stats.corrections, expected.stats.corrections);
   EXPECT_EQ(actual.stats.aiCalls, expected.stats.aiCalls);
+  EXPECT_EQ(actual.stats.aiCost, expected.stats.aiCost);
   EXPECT_EQ(actual.lastAllowedApps, expected.lastAllowedApps);
   EXPECT_EQ(actual.reflection.status, expected.reflection.status);
   EXPECT_EQ(actual.reflection.recap, expected.reflection.recap);
@@ -159,6 +161,7 @@ TEST(SnapshotJson, ASnapshotWrittenBeforeTheDriftFieldsStillLoads) {
   EXPECT_TRUE(parsed.commitment->allowedTitles.empty());
   EXPECT_EQ(parsed.stats.corrections, 0);
   EXPECT_TRUE(parsed.stats.aiCalls.empty());
+  EXPECT_EQ(parsed.stats.aiCost, AiCost{});  // written before issue 18: no cost
   EXPECT_TRUE(parsed.lastAllowedApps.empty());
 }
 

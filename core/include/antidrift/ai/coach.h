@@ -10,6 +10,7 @@
 
 #include "antidrift/ai/errors.h"
 #include "antidrift/backend.h"
+#include "antidrift/domain/ai_cost.h"
 
 namespace antidrift::ai {
 
@@ -47,7 +48,7 @@ std::string buildCoachPrompt(std::string_view intent, const CoachGrounding& grou
 /// Pure; thread-safe; never throws.
 Expected<Proposal> parseProposal(std::string_view json);
 
-/// Runs the coach: builds the prompt, calls `backend.complete(prompt,
+/// Runs the coach: builds the prompt, calls `backend.answer()` (prompt,
 /// timeoutMs)` (timeoutMs in milliseconds), and takes the LAST JSON object in
 /// the answer that parseProposal accepts (lastValid).
 /// Errors: BackendFailed with the BackendError's message (any other exception
@@ -56,7 +57,9 @@ Expected<Proposal> parseProposal(std::string_view json);
 /// has no JSON object; InvalidProposal when objects exist but none is valid.
 /// Blocking (as long as the backend takes); call it off the controller's lock,
 /// e.g. from launchGuarded. Thread-safe if the backend is. Never throws.
+/// `cost`, when not null, receives the call's tokens and wall time (issue 18
+/// item 4; role_call: answer() with the role's answer schema, answer_schema.h).
 Expected<Proposal> coach(Backend& backend, std::string_view intent, const CoachGrounding& grounding,
-                         std::int64_t timeoutMs);
+                         std::int64_t timeoutMs, CallCost* cost = nullptr);
 
 }  // namespace antidrift::ai

@@ -11,6 +11,7 @@
 
 #include "antidrift/ai/errors.h"
 #include "antidrift/backend.h"
+#include "antidrift/domain/ai_cost.h"
 
 namespace antidrift::ai {
 
@@ -71,7 +72,7 @@ std::string buildJudgePrompt(const JudgeInput& input);
 /// with a short reason ("invalid verdict: …"). Pure; thread-safe; never throws.
 Expected<Verdict> parseVerdict(std::string_view json);
 
-/// Runs the judge: builds the prompt, calls `backend.complete(prompt,
+/// Runs the judge: builds the prompt, calls `backend.answer()` (prompt,
 /// timeoutMs)` (timeoutMs in milliseconds) and reads every JSON object of the
 /// answer (extractJsonCandidates) with parseVerdict.
 /// Result: the LAST valid Verdict when all valid verdicts agree on on_task
@@ -83,6 +84,9 @@ Expected<Verdict> parseVerdict(std::string_view json);
 /// answer has no JSON object; InvalidVerdict when objects exist but none is
 /// valid. Blocking (as long as the backend takes); call it off the
 /// controller's lock. Thread-safe if the backend is. Never throws.
-Expected<Verdict> judge(Backend& backend, const JudgeInput& input, std::int64_t timeoutMs);
+/// `cost`, when not null, receives the call's tokens and wall time (issue 18
+/// item 4; role_call: answer() with the role's answer schema, answer_schema.h).
+Expected<Verdict> judge(Backend& backend, const JudgeInput& input, std::int64_t timeoutMs,
+                        CallCost* cost = nullptr);
 
 }  // namespace antidrift::ai

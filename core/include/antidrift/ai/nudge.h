@@ -12,6 +12,7 @@
 
 #include "antidrift/ai/errors.h"
 #include "antidrift/backend.h"
+#include "antidrift/domain/ai_cost.h"
 
 namespace antidrift::ai {
 
@@ -49,7 +50,7 @@ std::string buildNudgePrompt(const NudgeInput& input);
 /// with a short reason ("invalid nudge: …"). Pure; thread-safe; never throws.
 Expected<std::string> parseNudge(std::string_view json);
 
-/// Runs the nudger: builds the prompt, calls `backend.complete(prompt,
+/// Runs the nudger: builds the prompt, calls `backend.answer()` (prompt,
 /// timeoutMs)` (timeoutMs in milliseconds), and takes the LAST JSON object in
 /// the answer that parseNudge accepts (lastValid).
 /// Errors: BackendFailed with the BackendError's message (a timeout included;
@@ -59,6 +60,9 @@ Expected<std::string> parseNudge(std::string_view json);
 /// caller leaves its advisory unchanged on any error (seed 000). Blocking (as
 /// long as the backend takes); call it off the controller's lock. Thread-safe
 /// if the backend is. Never throws.
-Expected<std::string> nudge(Backend& backend, const NudgeInput& input, std::int64_t timeoutMs);
+/// `cost`, when not null, receives the call's tokens and wall time (issue 18
+/// item 4; role_call: answer() with the role's answer schema, answer_schema.h).
+Expected<std::string> nudge(Backend& backend, const NudgeInput& input, std::int64_t timeoutMs,
+                            CallCost* cost = nullptr);
 
 }  // namespace antidrift::ai

@@ -15,6 +15,7 @@
 
 #include "antidrift/ai/errors.h"
 #include "antidrift/backend.h"
+#include "antidrift/domain/ai_cost.h"
 
 namespace antidrift::ai {
 
@@ -32,6 +33,14 @@ struct Reflection {
 
   /// True when both fields are empty (the graceful fallback of seed 004).
   bool empty() const { return recap.empty() && carryForward.empty(); }
+};
+
+/// Drift at one site or app, as the reviewer reads it (issue 17 item 5; the
+/// controller copies it from the session's FocusTally figures).
+struct DriftPlace {
+  std::string where;           ///< the site or, with none, the app
+  std::int64_t driftSecs = 0;  ///< seconds drifting there
+  std::int64_t visits = 0;     ///< times drifting arrived there
 };
 
 /// What one session was, as plain values (the controller builds it from the
@@ -52,13 +61,19 @@ struct SessionFacts {
   std::vector<std::string> driftReasons;  ///< the drift episodes' reasons, oldest first
   std::string success;                    ///< the person's answer: "" | "yes" | "partly" | "no"
   std::string note;                       ///< the person's one-line note, may be ""
+  /// Where the drift went, most drifting time first; empty when none or
+  /// unknown (issue 17 item 5).
+  std::vector<DriftPlace> driftBySite;
+  std::int64_t longestOnTaskSecs = -1;  ///< the longest on-task stretch, s; -1 unknown
 };
 
 /// A compact multi-line description of `facts` for the reviewer (the
 /// `finished` text of seed 004): next action, success condition, outcome,
 /// planned against actual minutes, switches, top buckets, drift episodes with
-/// their reasons, corrections, and the person's answer and note. Reasons are
-/// capped at 5 and each line at kMaxReflectionChars characters. Pure.
+/// their reasons, where the drift went per site or app and the longest
+/// on-task stretch (when known; issue 17 item 5), corrections, and the
+/// person's answer and note. Reasons and sites are capped at 5 and each line
+/// at kMaxReflectionChars characters. Pure.
 std::string describeSession(const SessionFacts& facts);
 
 /// A compact one-line-per-session description of prior sessions, newest first
@@ -81,18 +96,31 @@ std::string buildReviewerPrompt(std::string_view finished, std::string_view hist
 /// …"). Pure; thread-safe; never throws.
 Expected<Reflection> parseReflection(std::string_view json);
 
-/// Runs the reviewer: builds the prompt, calls `backend.complete(prompt,
+/// Runs the reviewer: builds the prompt, calls `backend.answer()` (prompt,
 /// timeoutMs)` (milliseconds) and takes the LAST JSON object in the answer
 /// that parseReflection accepts (lastValid). Errors: BackendFailed (a timeout
 /// included), EmptyResponse, NoJson, InvalidReflection — as the other roles.
 /// Blocking; call it off the controller's lock. Thread-safe if the backend
 /// is. Never throws.
+/// `cost`, when not null, receives the call's tokens and wall time (issue 18
+/// item 4; role_call: answer() with the role's answer schema, answer_schema.h).
 Expected<Reflection> tryReview(Backend& backend, std::string_view finished,
-                               std::string_view history, std::int64_t timeoutMs);
+                               std::string_view history, std::int64_t timeoutMs,
+                               CallCost* cost = nullptr);
+
+/// The carry-forward without the AI (issue 17 item 5: AI off, or the
+/// reviewer gave nothing): one line from the person's answer and note and the
+/// site or app that took the most drift, e.g. "You partly met the success
+/// condition — your note: the intro took longer. Most drift went to youtube.com (5 min over 6
+/// visits): keep it closed next time." "" when there is nothing to carry
+/// (no answer, no note, no drift). At most kMaxReflectionChars characters.
+/// Pure.
+std::string fallbackCarryForward(const SessionFacts& facts);
 
 /// Seed 004 `Review`: tryReview, with any error, empty or unusable output
 /// turned into an empty Reflection{} (both fields ""). Never throws.
+/// `cost` as tryReview's.
 Reflection review(Backend& backend, std::string_view finished, std::string_view history,
-                  std::int64_t timeoutMs);
+                  std::int64_t timeoutMs, CallCost* cost = nullptr);
 
 }  // namespace antidrift::ai

@@ -22,8 +22,20 @@ struct AllowedTitle {
   std::string title;  ///< the title's key form (drift::normalizeTitle)
 };
 
-/// One active commitment. Immutable once started except `allowedApps` and
-/// `allowedTitles`, which grow when the person says "This is on task".
+/// A whole site the person confirmed on task for this session in a
+/// title-sensitive app (DESIGN §4 "This is on task"; issue 17 item 4): every
+/// page of it is on task until the session ends or the mark is undone. The
+/// site is the one the drift engine derived (drift::siteVerdictKey): the
+/// domain of URL evidence, else the title's site suffix (drift::siteOf).
+struct AllowedSite {
+  std::string app;      ///< normalised window class (normalizeApp)
+  std::string site;     ///< "youtube.com" (a domain) or "youtube" (a title's site name)
+  bool domain = false;  ///< true: `site` is a domain from URL evidence; false: a title's site
+};
+
+/// One active commitment. Immutable once started except `allowedApps`,
+/// `allowedTitles` and `allowedSites`, which grow when the person says "This
+/// is on task" (and shrink when they undo a page or site mark).
 struct Commitment {
   std::string id;                 ///< UUID (Poco::UUIDGenerator), lower-case text
   std::string nextAction;         ///< what the person will do
@@ -34,6 +46,7 @@ struct Commitment {
   std::int64_t extendedSecs = 0;  ///< seconds added by Extend (issue 7), 0 if none
   std::vector<std::string> allowedApps;     ///< normalised window classes (lower-case)
   std::vector<AllowedTitle> allowedTitles;  ///< titles confirmed on task (title-sensitive apps)
+  std::vector<AllowedSite> allowedSites;    ///< whole sites confirmed on task this session
 };
 
 /// What `POST /commitment` asks for, already type-checked by the server.

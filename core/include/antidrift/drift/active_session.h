@@ -18,6 +18,7 @@
 #include "antidrift/domain/commitment.h"
 #include "antidrift/drift/engine.h"
 #include "antidrift/drift/rules.h"
+#include "antidrift/evidence/focus_tally.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
@@ -48,6 +49,7 @@ struct ActiveSession {
 
   StatsAccumulator stats;  ///< time per app, switches, drift, away (DESIGN §3)
   Timeline timeline;       ///< when and where the session was on task (issue 7)
+  FocusTally focus;        ///< where the drift went, the longest stretch (issue 17 item 5)
   Engine engine;           ///< what each observation means for drift (DESIGN §4, §5)
 
   /// An observation counted in the stats (a switch when the app changed).
@@ -72,11 +74,11 @@ struct ActiveSession {
   /// (recordDecision with the engine's view).
   void record(const Decision& decision) { recordDecision(decision, engine.view(), stats); }
   /// The timeline follows `app` (the window in front; "" none) and the
-  /// engine's status (away wins: spanStatusOf) from `atMs` on.
-  void track(std::int64_t atMs, const std::string& app, bool away) {
-    timeline.record(atMs, app, spanStatusOf(engine.view(), away), !engine.view().nudge.empty());
-  }
-  /// The session's time ends at `atMs`: the stats and the timeline are
+  /// engine's status (away wins: spanStatusOf) from `atMs` on; the focus
+  /// tally too, drifting at the site of the window judged off task
+  /// (Engine::subjectSite), else its app (issue 17 item 5).
+  void track(std::int64_t atMs, const std::string& app, bool away);
+  /// The session's time ends at `atMs`: the stats, the timeline and the focus tally are
   /// credited up to it and the open drifting time is closed into the stats.
   /// Returns that drifting time (ms).
   std::int64_t creditUntil(std::int64_t atMs);

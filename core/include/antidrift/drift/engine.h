@@ -87,7 +87,14 @@ struct Decision {
 /// What "This is on task" added to the commitment.
 struct OnTaskMark {
   std::string app;    ///< the app confirmed
-  std::string title;  ///< the normalised title, for a title-sensitive app; else ""
+  std::string title;  ///< the normalised title, for a title-sensitive app's page; else ""
+  std::string site;   ///< the site, when the whole site was marked (OnTaskScope::Site); else ""
+};
+
+/// How much "This is on task" covers (issue 17 item 4).
+enum class OnTaskScope {
+  Page,  ///< this page (its title key) in a title-sensitive app, else the whole app
+  Site,  ///< every page of the site the engine derived (siteVerdictKey) for this session
 };
 
 /// The drift decision for one active session at a time. Not synchronised:
@@ -140,12 +147,16 @@ class Engine {
   /// Launches the debounced judge call if it is due at `nowMono`.
   [[nodiscard]] Decision due(const Commitment& commitment, std::int64_t nowMono);
 
-  /// Applies the DriftJudge's answer for `key` (nullopt: it failed, `failure`
-  /// says why): cached for the session (a failure is not retried), and shown
-  /// if `key` is still what the person is looking at. A site-scoped verdict
-  /// (issue 8 item 5) is cached for the site too (siteVerdictKey), so every
-  /// other page of that site takes it without a call, and it is shown when
-  /// the page in front, waiting for the judge, is on that site. Call only for a
+  /// Applies the DriftJudge's answer for `key` (nullopt: it failed or did not
+  /// parse, `failure` says why): cached for the session with its reason
+  /// labelled (judgeReason), and shown if `key` is still what the person is
+  /// looking at. A failed key is asked once more on a visit at least 60 s
+  /// after the failure (`atMs`, UTC ms), then never again this session (issue
+  /// 19 item 4). A site-scoped verdict (issue 8 item 5) covers the site
+  /// (siteVerdictKey: the domain of URL evidence only) once a second page of
+  /// that site, under another key, got the same site-scoped answer (issue 19
+  /// item 4); then every other page of it takes the verdict without a call,
+  /// after the local tier (a known distraction stays one). Call only for a
   /// current token (launchGuarded checks the epoch).
   [[nodiscard]] Decision applyVerdict(const std::string& key,
                                       const std::optional<ai::Verdict>& verdict,
@@ -169,8 +180,26 @@ class Engine {
   /// title-sensitive app, its normalised title — to `commitment`'s allowed
   /// lists, caches it on task, status ontask. nullopt when there is no subject
   /// (nothing judged off task yet); `decision` receives the closed drift time.
+  /// `scope` Site (issue 17 item 4) adds the subject's site (the domain of
+  /// URL evidence, else the title's site suffix: siteVerdictKey) to
+  /// commitment.allowedSites instead and remembers nothing across sessions;
+  /// nullopt as well when the subject has no such site.
   std::optional<OnTaskMark> markOnTask(Commitment& commitment, std::int64_t atMs,
-                                       Decision& decision);
+                                       Decision& decision, OnTaskScope scope = OnTaskScope::Page);
+
+  /// Undoes a page or site mark (issue 17 item 4): removes `app`'s page
+  /// `title` (a normalizeTitle key) — or, with `isSite`, its site `title` —
+  /// from `commitment`'s allowed lists, and forgets what the mark cached
+  /// (the session's verdict, the judge attempt, and for a page the verdict
+  /// memory's entry), so the next observation is judged afresh. Returns false
+  /// when no such mark exists (nothing changes).
+  bool unmarkOnTask(Commitment& commitment, const std::string& app, const std::string& title,
+                    bool isSite);
+
+  /// The site a Site-scoped mark of the current subject would cover, as the
+  /// person reads it ("youtube.com" from URL evidence, else the title's site
+  /// name), or "" when there is no subject or it names no site. Pure.
+  std::string subjectSite() const;
 
   /// Why "This is on task" must be refused for the current subject (a hard
   /// rule fired: its reason), or nullopt when it may be marked.
@@ -205,12 +234,15 @@ class Engine {
   struct Subject {
     Observation obs;
     std::string key;
-    std::string siteKey;  ///< siteVerdictKey(); "" when the title names no site
+    std::string siteKey;      ///< siteVerdictKey(); "" without URL evidence
+    std::string markSiteKey;  ///< markSiteKey(): what a person's site mark names
   };
 
   void setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
                std::int64_t atMs);
-  bool isLocalMatch(const Observation& obs, const Commitment& commitment) const;
+  /// Why `obs` is on task by the commitment's own lists (an allowed app, a
+  /// marked page or a marked site), or nullopt when it is not.
+  std::optional<std::string> localMatch(const Observation& obs, const Commitment& commitment) const;
   void maybeNudge(Decision& decision, const Observation& obs, const Commitment& commitment,
                   std::int64_t nowMono, Advisors advisors);
   void launchJudge(Decision& decision, const Commitment& commitment);
@@ -245,7 +277,19 @@ class Engine {
   /// Keys whose judge call runs → their site key ("" when none), where a
   /// site-scoped answer is cached too.
   std::map<std::string, std::string> inFlight_;
-  std::set<std::string> attempted_;  ///< keys the judge was asked about this session
+  /// A key the judge was asked about this session, and how its calls went.
+  struct Attempt {
+    int failures = 0;            ///< calls that failed or did not parse
+    std::int64_t retryAtMs = 0;  ///< UTC ms from which the one retry may run
+  };
+  std::map<std::string, Attempt> attempted_;
+  /// A site-scoped answer waiting for a second page of its site (issue 19
+  /// item 4): the key that gave it and what it said.
+  struct SiteVote {
+    std::string key;
+    bool onTask = false;
+  };
+  std::map<std::string, SiteVote> siteVotes_;  ///< by site key
   /// A judge call waiting for its key to stay in front judgeDebounceSecs.
   std::optional<std::int64_t> pendingSinceMono_;
   std::optional<std::int64_t> driftingSinceMs_;  ///< UTC ms the current drift began
@@ -264,6 +308,16 @@ class Engine {
   };
   std::optional<Advice> advice_;
 };
+
+/// What the page shows for the judge's `reason` (issue 19 item 4): the
+/// model's words under a label, kJudgeLabel + '"' + reason + '"', with the
+/// reason made one line of valid UTF-8 (text::normalizeUnicode; control
+/// characters become spaces, '"' becomes '\''), cut to 160 code points with
+/// "…". Pure; thread-safe; never throws (bar std::bad_alloc).
+std::string judgeReason(std::string_view reason);
+
+/// The label before a reason the AI judge wrote (issue 19 item 4).
+inline constexpr std::string_view kJudgeLabel = "AI judge: ";
 
 /// Adds what `decision` means for the session's stats (DESIGN §3 "Stats"):
 /// a drift episode with `view`'s reason when one started, the drifting time it

@@ -3,6 +3,8 @@
 /// hard rules that need no AI (DESIGN §4 step 1; issue 6 items 3 and 5).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -44,19 +46,32 @@ class Rules {
   /// Unreadable: app "unknown" and an empty title (only white space or
   /// invisible characters counts as empty) — a window that cannot be read;
   /// LockScreen: app in lockScreenApps; OwnPage: AntiDrift's own page in a
-  /// browser tab (a title-sensitive app whose normalizeTitle() is "antidrift"
-  /// or ends with it after a non-alphanumeric character); else Normal. Checked
-  /// in that order. `obs.app` is already normalised (issue 6 items 3 and 8).
+  /// browser tab — a per-page window whose normalizeTitle() is "antidrift
+  /// <tag>" or ends with it after a non-alphanumeric character, where <tag>
+  /// is settings.ownPageTag (issue 19 item 3: a tag only the served page
+  /// knows, so no other page can title itself into the exemption; never with
+  /// an empty tag); else Normal. Checked in that order. The hard rules come
+  /// before the OwnPage exemption in Engine::observe. `obs.app` is already
+  /// normalised (issue 6 items 3 and 8).
   WindowKind classify(const Observation& obs) const;
 
   /// A hard rule that fires (DESIGN §4 step 1): "<app> is blocked during
   /// focus" for an app in blockedApps, else `obs.blockedTitle` (a private
-  /// window's raw title matched on entry, issue 19 item 3), else "the title
-  /// matches the blocked pattern \"<name>\"" for the first blockedTitles
-  /// pattern (in name order) found in the title (in text::normalizeUnicode
-  /// form); nullopt otherwise.
+  /// window's raw title matched on entry, issue 19 item 3), else, for the
+  /// first blockedTitles pattern (in name order) found in the title (in
+  /// text::normalizeUnicode form), what matched: "\"<match>\" in the title
+  /// is blocked (drift.blocked_titles.<name>)" (issue 17 item 4) — or "the
+  /// title matches the blocked pattern \"<name>\"" for a private window (its
+  /// text is never shown), an empty match or one over 60 bytes; nullopt
+  /// otherwise.
   /// `obs.app` is already normalised. Never throws for any title.
   std::optional<std::string> blockedReason(const Observation& obs) const;
+
+  /// How many blockedTitles matches gave up on their budget (issue 19 item 7,
+  /// review L5): each pattern runs with PCRE's (*LIMIT_MATCH=100000) and
+  /// (*LIMIT_RECURSION=10000), and a title that exhausts them counts as no
+  /// match. Shared by copies of these Rules. Thread-safe.
+  std::uint64_t matchesGivenUp() const;
 
   /// True when `app` (already normalised) is judged per normalised title
   /// (drift.title_sensitive_apps; DESIGN §4 step 3).
@@ -90,7 +105,22 @@ class Rules {
   AppSet titleSensitiveApps_;
   AppSet lockScreenApps_;
   AppSet neverSendApps_;
+  std::string ownPageKey_;  ///< "antidrift <tag>"; "" = no own page (no tag)
+  /// Matches that gave up on their budget (matchesGivenUp()).
+  std::shared_ptr<std::atomic<std::uint64_t>> gaveUp_ =
+      std::make_shared<std::atomic<std::uint64_t>>(0);
 };
+
+/// What every drift.blocked_titles pattern starts with: PCRE's own match
+/// budget (issue 19 item 7, review L5).
+inline constexpr std::string_view kMatchBudget = "(*LIMIT_MATCH=100000)(*LIMIT_RECURSION=10000)";
+
+/// The tag that marks AntiDrift's own page in a window title (issue 19 item
+/// 3): the first 8 hex digits (lower case) of HMAC-SHA256(`token`,
+/// "antidrift own page title"). Only a holder of the token (the served page,
+/// which has it injected) can know it; it reveals nothing usable about the
+/// token. "" for an empty token. Pure; thread-safe.
+std::string ownPageTag(std::string_view token);
 
 /// True for a private-browsing window, by each browser's own marker where only
 /// the browser writes it (issue 19 item 3; issue 6 item 5): the title (in

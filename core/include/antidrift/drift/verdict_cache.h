@@ -26,11 +26,20 @@ struct CachedVerdict {
 std::string verdictKey(const Rules& rules, const Observation& obs);
 
 /// The key a site-scoped verdict (ai::VerdictScope::Site) is cached under:
-/// app + "\ndomain:" + obs.domain when URL evidence gave the page's domain
-/// (issue 16 item 4), else app + "\nsite:" + siteOf(normalizeTitle(title)) for
-/// a title-sensitive app whose title names a site; "" otherwise (no site scope: a verdict about an
-/// app is about the whole app already). Issue 8 item 5. Pure; thread-safe.
+/// app + "\ndomain:" + obs.domain for a per-page window when URL evidence
+/// gave the page's domain (issue 16 item 4); "" otherwise — never a site the
+/// title names in its own text, which its author chooses (issue 19 item 4),
+/// and none for an app judged per app (a verdict about an app is about the
+/// whole app already). Issue 8 item 5. Pure; thread-safe.
 std::string siteVerdictKey(const Rules& rules, const Observation& obs);
+
+/// The site a person's "all of <site> this session" mark and the review's
+/// drift-by-site tally name (issue 17 items 4 and 5): siteVerdictKey() when
+/// URL evidence gave the domain, else app + "\nsite:" + the title's site
+/// suffix ("… - YouTube"), else "". Unlike siteVerdictKey() it may come from
+/// the title: it only ever widens what the person chose themselves, and a
+/// judge's answer never reaches it (issue 19 item 4). Pure; thread-safe.
+std::string markSiteKey(const Rules& rules, const Observation& obs);
 
 /// Verdicts by key for one session, at most kMaxEntries of them. Not
 /// synchronised: the owner's mutex guards it (the Controller's, docs/CONVENTIONS.md
@@ -47,6 +56,10 @@ class VerdictCache {
   /// Inserts or replaces the verdict for `key`. A replaced entry keeps its age;
   /// a new one past kMaxEntries evicts the oldest inserted.
   void put(const std::string& key, CachedVerdict verdict);
+
+  /// Forgets the verdict for `key` (an undone "This is on task", issue 17
+  /// item 4); false when there was none.
+  bool erase(const std::string& key);
 
   /// Forgets every verdict (a new session).
   void clear();

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "antidrift/domain/ai_cost.h"
 #include "antidrift/evidence/observation.h"
 
 namespace antidrift {
@@ -43,6 +44,8 @@ struct SessionStats {
   std::vector<std::string> driftReasons;
   /// AI calls made this session by role ("coach", "judge", "nudge", "reviewer").
   std::map<std::string, std::int64_t> aiCalls;
+  /// What those calls cost: tokens and wall time summed (issue 18 item 4).
+  AiCost aiCost;
 
   /// The `n` largest buckets, largest first, in whole seconds (ties by name).
   std::vector<std::pair<std::string, std::int64_t>> topBucketsSecs(std::size_t n) const;
@@ -108,6 +111,10 @@ class StatsAccumulator {
   void setSuspendedMs(std::int64_t ms) { stats_.suspendedMs = ms; }
   /// Counts one AI call of `role` (e.g. "judge").
   void addAiCall(const std::string& role) { stats_.aiCalls[role] += 1; }
+  /// Adds what one AI call cost (tokens, wall time; issue 18 item 4).
+  void addAiCost(const CallCost& call) { stats_.aiCost.add(call); }
+  /// Adds the sums of several calls (the coach's, made while planning).
+  void addAiCost(const AiCost& cost) { stats_.aiCost.add(cost); }
 
   const SessionStats& stats() const { return stats_; }
   bool away() const { return away_; }

@@ -27,6 +27,11 @@ struct LoadResult {
   std::shared_ptr<Backend> backend;
   /// Empty on success and when off; otherwise why loading failed.
   std::string error;
+  /// Where the loaded backend sends prompts (issue 18 item 3): plugin.json's
+  /// "prompts" ("local" | "remote"; "" when the metadata names none).
+  std::string prompts;
+  /// The loaded backend's destination() after configure(), else `prompts`.
+  std::string destination;
 
   /// True when a backend was loaded and configured.
   bool loaded() const { return backend != nullptr; }
@@ -41,6 +46,9 @@ struct BackendInfo {
   int abi = 0;
   /// The metadata's "description"; empty when unknown.
   std::string description;
+  /// The metadata's "prompts": "local" | "remote"; empty when unknown
+  /// (issue 18 item 3).
+  std::string prompts;
   /// True when `antidrift-<name>.so` exists beside the metadata.
   bool libraryPresent = false;
   /// Empty when the plugin looks loadable; otherwise a short note such as
@@ -81,16 +89,25 @@ class PluginLoader {
   ///    `antidrift-<name>.so does not export class <Class>`;
   ///  - the backend's `name()` must equal `name`:
   ///    `antidrift-<name>.so reports backend name "<other>"`;
+  ///  - with settings["local_only"] == "true" (privacy.local_only, issue 18
+  ///    item 3), the metadata `antidrift-<name>.json` must declare
+  ///    `"prompts": "local"`, checked before configure():
+  ///    `privacy.local_only is on and backend <name> sends prompts off this
+  ///    machine (plugin.json "prompts": "remote")` (or "declares no
+  ///    \"prompts\"" when it has none);
   ///  - `configure(settings)`: the BackendError text verbatim (plugins name
   ///    themselves in it, e.g. "fake: cannot read responses file /x.json: …").
   /// `settings` is the config section `ai.<name>.*` with the prefix stripped,
-  /// plus "timeout_s" (backend.h). Never throws.
+  /// plus "timeout_s" (backend.h) and "local_only", "local_hosts" (the
+  /// daemon passes them to every plugin). On success `prompts` and
+  /// `destination` say where prompts go. Never throws.
   LoadResult load(const std::string& name, const std::string& pluginDir,
                   const std::map<std::string, std::string>& settings);
 
   /// Lists the plugins in `pluginDir` (for `antidriftd --list-backends`): one
   /// entry per `antidrift-<name>.json` or `antidrift-<name>.so`, sorted by name,
-  /// read from the JSON metadata files {"name", "abi", "description"} only —
+  /// read from the JSON metadata files {"name", "abi", "description",
+  /// "prompts"} only —
   /// no library is opened. Throws std::runtime_error
   /// "plugin directory <dir> does not exist" when `pluginDir` is not a directory.
   static std::vector<BackendInfo> listBackends(const std::string& pluginDir);

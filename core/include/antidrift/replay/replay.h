@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "antidrift/backend.h"
+#include "antidrift/domain/ai_cost.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
@@ -116,6 +117,12 @@ struct ReplayReport {
   std::int64_t judgeFailures = 0;  ///< of which failed (no verdict)
   std::int64_t siteVerdicts = 0;   ///< of which came back scoped to the whole site
   std::int64_t nudgeCalls = 0;     ///< Nudger calls made
+  /// What the backend's judge and nudge calls cost, summed (issue 18 item
+  /// 4): tokens as the backend reported or estimated them, wall time. Oracle
+  /// runs call no backend: zero.
+  AiCost aiCost;
+  /// Wall time of each judge call through the backend, ms, in call order.
+  std::vector<std::int64_t> judgeLatenciesMs;
   /// Window events during which the banner was up at some point: the drifts
   /// found, comparable across settings (an episode count is not: a page
   /// change inside one drift that waits for the judge splits it in two).
@@ -148,8 +155,11 @@ struct LabelScore;
 std::string reportJson(const ReplayReport& report, const ReplayReport* baseline,
                        const LabelScore* score = nullptr);
 
-/// The report as text for a person: time per app, switches, away, drift episodes with reasons,
-/// on-task share, judge and nudge calls (and the baseline's), the timeline. Pure.
+/// The report as text for a person (issue 17 item 4; docs/API.md §7): the range in local time
+/// (and UTC), time per app, switches, away, on-task share, drift by site or app (one line each),
+/// judge and nudge calls, the timeline in local time with "nothing recorded" where the trace
+/// shows a gap of 10 min or more. Developer figures and `baseline` are for reportJson only
+/// (`baseline` is ignored here). Reads the process's time zone ($TZ); otherwise pure.
 std::string reportText(const ReplayReport& report, const ReplayReport* baseline);
 
 }  // namespace antidrift::replay

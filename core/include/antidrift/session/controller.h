@@ -133,6 +133,9 @@ class Controller {
   /// in Planning up front, issue 6 item 8). Call before other threads use the
   /// Controller.
   void setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason = "");
+  /// Sets how the backend was chosen and where its prompts go, shown in
+  /// State `ai` (issue 18 items 2 and 3). Call before start(), like setBackend.
+  void setAiOrigin(AiOrigin origin);
 
   /// What the daemon's notification sinks do (State::notify; issue 17 items
   /// 2 and 3), copied into every State from now on. Announces nothing; call
@@ -194,7 +197,19 @@ class Controller {
   /// counts a correction. With nothing judged off task yet → IllegalTransition
   /// "nothing to mark on task"; for a window a hard rule blocks (drift.blocked_*)
   /// → IllegalTransition naming the rule (the config, not a button, allows it).
-  [[nodiscard]] ActionResult markOnTask();
+  /// `scope` Site (issue 17 item 4) marks every page of the site the engine
+  /// derived (State drift.site) for this session instead; a window with no
+  /// such site → IllegalTransition.
+  [[nodiscard]] ActionResult markOnTask(drift::OnTaskScope scope = drift::OnTaskScope::Page);
+
+  /// Undoes a page mark (`isSite` false: `mark` is the page's title key as in
+  /// commitment.allowedTitles) or a site mark (`isSite` true: `mark` is the
+  /// site as in commitment.allowedSites) of `app` (issue 17 item 4): the page
+  /// or site is no longer on task, what the mark cached or remembered is
+  /// forgotten, and the window in front is judged afresh. Outside active →
+  /// IllegalTransition; no such mark → ErrorKind::NotFound.
+  [[nodiscard]] ActionResult undoOnTask(const std::string& app, const std::string& mark,
+                                        bool isSite);
 
   /// active: moves the deadline `minutes` later (5 or 15, else
   /// ErrorKind::Validation; past a 12 h total also Validation) and records it
@@ -413,7 +428,13 @@ class Controller {
   AuditSink& audit_;
   std::string aiBackendName_;
   bool aiAvailable_;
+  /// Adds one AI call's cost to the session's stats while a session is
+  /// active or in review (issue 18 item 4). Caller holds mutex_.
+  void addAiCostLocked(const CallCost& cost);
+
   std::string aiDetail_;
+  AiOrigin aiOrigin_;      ///< issue 18 items 2 and 3
+  AiCost planningCost_;    ///< the coach's calls in Planning, added to the next session at start
   NotifyView notifyView_;  // guarded by mutex_
   std::shared_ptr<Backend> backend_;
 

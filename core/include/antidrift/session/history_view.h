@@ -24,7 +24,33 @@ struct HistoryDay {
   std::int64_t focusedSecs = 0;       ///< on-task seconds of the sessions that ended that day
   std::optional<double> onTaskShare;  ///< on-task / observed seconds, 0..1; none without evidence
   std::int64_t sessions = 0;          ///< sessions that ended that day
+  std::int64_t driftSecs = 0;         ///< drifting seconds of those sessions (issue 17 item 5)
+  std::int64_t observedSecs = 0;      ///< seconds their timelines observed (away excluded)
+  std::int64_t kept = 0;              ///< of those, sessions kept (sessionKept)
 };
+
+/// Whether a session was kept (issue 17 item 5, DESIGN §7 "What the review
+/// shows"): the person answered Yes, or, unanswered, it ended completed.
+/// Pure.
+bool sessionKept(const SessionSummary& summary);
+
+/// One week of the trend beside the 14-day charts (issue 17 item 5).
+struct WeekTotals {
+  std::int64_t focusedSecs = 0;      ///< on-task seconds
+  std::optional<double> driftShare;  ///< drifting / observed seconds, 0..1; none without evidence
+  std::int64_t sessions = 0;         ///< sessions that ended in it
+  std::int64_t kept = 0;             ///< of those, kept (sessionKept)
+};
+
+/// This week against last week: the last 7 of `days` and the 7 before them
+/// (a shorter list gives what it has; fewer than 8 days leave last week empty).
+struct WeekTrend {
+  WeekTotals thisWeek;
+  WeekTotals lastWeek;
+};
+
+/// The week trend of historyDays()'s output (oldest first). Pure.
+WeekTrend weekTrend(const std::vector<HistoryDay>& days);
 
 /// On-task seconds over the seconds the timeline observed (ontask, drifting
 /// or unknown; away excluded), 0..1; nullopt for a record without a timeline

@@ -10,9 +10,11 @@
 #include <string>
 
 #include "antidrift/ai/coach.h"
+#include "antidrift/domain/ai_cost.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/drift/engine.h"
+#include "antidrift/evidence/focus_tally.h"
 #include "antidrift/evidence/observation.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
@@ -55,13 +57,42 @@ struct DriftView {
   /// judging, waiting for drift.judge_debounce_s: UTC ms the judge will be
   /// asked (issue 16 item 2); 0 otherwise.
   std::int64_t judgeAtMs = 0;
+  /// drifting (not blocked): the site "all of <site> this session" would
+  /// mark (issue 17 item 4) — the domain of URL evidence, else the title's
+  /// site suffix; "" when the window names none.
+  std::string site;
+};
+
+/// Where the drift went and the longest on-task stretch (issue 17 item 5).
+struct FocusView {
+  std::vector<SiteDrift> driftBySite;  ///< most drifting time first
+  OnTaskStretch longest;               ///< the longest on-task stretch
+};
+
+/// How the backend in use was chosen and where it sends prompts (issue 18
+/// items 2 and 3), fixed at start by the daemon (Controller::setAiOrigin).
+struct AiOrigin {
+  /// True when ai.backend = auto chose the backend (or chose none).
+  bool automatic = false;
+  /// What auto found, for the page ("Ollama at 127.0.0.1:11434, model qwen3"); "" otherwise.
+  std::string found;
+  /// Where prompts (and the titles in them) go for the backend in use: "local",
+  /// "remote", or "" when AI is off (the plugin's plugin.json "prompts").
+  std::string prompts;
+  /// The backend's own words on it (Backend::destination(), e.g. "local
+  /// 127.0.0.1:11434"), else `prompts`; "" when AI is off.
+  std::string destination;
 };
 
 /// The AI part of State.
 struct AiView {
-  std::string backend;     ///< configured ai.backend ("none" when off)
+  std::string backend;     ///< the ai.backend in use (auto's choice; "none" when off)
   bool available = false;  ///< a backend plugin is loaded and configured
   std::string detail;      ///< when not available: why, and what to do; else ""
+  AiOrigin origin{};       ///< how it was chosen, where titles go
+  /// What the AI cost so far (issue 18 item 4): in Planning, the coach's calls
+  /// (counted with the session they plan); active and review, stats.ai_cost.
+  AiCost cost{};
 };
 
 /// The daemon's notification sinks (issue 17 items 2 and 3), fixed at start.
@@ -111,6 +142,9 @@ struct State {
   std::vector<TimelineSpan> timeline;
   /// active and review: app → on-task and drifting ms (the review's split bars).
   std::map<std::string, AppSplit> appSplit;
+  /// review only, when known (a session restored from an older snapshot has
+  /// none): where the drift went, the longest stretch (issue 17 item 5).
+  std::optional<FocusView> focus;
   ReflectionRecord reflection;
   ReviewAnswer review;  ///< review only: what the person said (issue 7)
   std::string lastCarryForward;

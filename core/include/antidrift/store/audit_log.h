@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "antidrift/domain/ai_cost.h"
 #include "antidrift/domain/runtime.h"
+#include "antidrift/evidence/focus_tally.h"
 #include "antidrift/evidence/timeline.h"
 
 namespace antidrift {
@@ -30,6 +32,7 @@ inline constexpr std::size_t kMaxSummaryReasonChars = 200;  ///< per reason, cha
 inline constexpr std::size_t kMaxSummarySpans = 200;        ///< timeline spans kept
 inline constexpr std::size_t kMaxSummaryAppChars = 64;      ///< per span's app, characters
 inline constexpr std::size_t kMaxSummaryTextChars = 500;    ///< note, recap, carry-forward
+inline constexpr std::size_t kMaxSummarySites = 10;         ///< drift_by_site entries kept
 
 /// One ended session as recorded in audit.jsonl.
 struct SessionSummary {
@@ -58,8 +61,18 @@ struct SessionSummary {
   std::string recap;                      ///< the Reviewer's recap, "" when none
   std::string carryForward;               ///< the Reviewer's carry-forward, "" when none
   std::vector<TimelineSpan> timeline;     ///< oldest first, capped
-  std::string prev;                       ///< hash of the previous record; 64 '0' for the first
-  std::string hash;                       ///< SHA-256 hex of the canonical JSON without "hash"
+  // ---- Issue 17 item 5 (optional: records written before it have none, and
+  // the views show them as unknown, never as 0).
+  /// Where the drift went: most drifting time first, ≤ kMaxSummarySites;
+  /// driftMs in whole seconds × 1000 once read back.
+  std::optional<std::vector<SiteDrift>> driftBySite;
+  /// The longest on-task stretch (FocusTally's rule; onTaskMs whole seconds × 1000 once read back).
+  std::optional<OnTaskStretch> longestStretch;
+  /// What the AI cost (issue 18 item 4); written as "ai_cost" only when a
+  /// call was made, so older records and AI-less sessions hash as before.
+  AiCost aiCost;
+  std::string prev;  ///< hash of the previous record; 64 '0' for the first
+  std::string hash;  ///< SHA-256 hex of the canonical JSON without "hash"
 };
 
 /// The `prev` of the first record: 64 zeros.
@@ -72,14 +85,18 @@ extern const std::string kGenesisHash;
 /// ([{"app","secs"}] in order), drift_episodes, prev; a Detailed record adds
 /// planned_secs, extended_secs, drift_secs, away_secs, on_task_secs,
 /// corrections, drift_reasons, success, note, recap, carry_forward and
-/// timeline ([{"start","end","app","status"}]). The hash input. Pure.
+/// timeline ([{"start","end","app","status"}]); "drift_by_site"
+/// ([{"where","drift_secs","visits"}]) and "longest_on_task" ({"secs",
+/// "start","end"}) only when set (issue 17 item 5); and "ai_cost"
+/// (ai_cost_json.h) when aiCost.calls > 0. The hash input. Pure.
 std::string canonicalJson(const SessionSummary& summary);
 /// SHA-256 (Poco::SHA2Engine) hex of canonicalJson(summary). Pure.
 std::string computeHash(const SessionSummary& summary);
 /// The full JSON line (with "hash") as written to audit.jsonl, no newline.
 std::string toJsonLine(const SessionSummary& summary);
 /// Parses one audit line (every basic field required, "hash" included; the
-/// detail fields all present — shape Detailed — or none — shape Basic). Throws
+/// detail fields all present — shape Detailed — or none — shape Basic;
+/// "drift_by_site" and "longest_on_task" optional, absent → nullopt). Throws
 /// std::runtime_error starting "malformed JSON" when the text is not a JSON
 /// object, or naming the field that is missing or of the wrong type. Pure.
 SessionSummary summaryFromJsonLine(const std::string& line);

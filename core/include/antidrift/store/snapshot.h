@@ -9,6 +9,7 @@
 
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
+#include "antidrift/evidence/focus_tally.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
 
@@ -42,9 +43,12 @@ struct Snapshot {
   SessionStats stats;                    ///< of the current session
   std::vector<TimelineSpan> timeline;    ///< of the current session, oldest first (issue 7)
   std::map<std::string, AppSplit> timelineSplit;  ///< app → on-task/drifting ms (issue 7)
-  ReflectionRecord reflection;                    ///< of the current session (review)
-  ReviewAnswer review;                            ///< of the current session (review)
-  std::string lastCarryForward;                   ///< survives End; grounds the next coach (§7)
+  /// Where the current session's drift went and its stretches (issue 17 item
+  /// 5); complete false when read from a snapshot written before it.
+  FocusState focus;
+  ReflectionRecord reflection;   ///< of the current session (review)
+  ReviewAnswer review;           ///< of the current session (review)
+  std::string lastCarryForward;  ///< survives End; grounds the next coach (§7)
   /// The allowed apps of the last session started; survives End so Planning
   /// can offer the same list again (issue 6 item 8).
   std::vector<std::string> lastAllowedApps;
@@ -58,7 +62,8 @@ struct Snapshot {
 std::string snapshotToJson(const Snapshot& snapshot);
 /// Parses snapshotToJson's output ("commitment" may be absent or null;
 /// unknown keys are ignored; "allowed_titles", "corrections", "ai_calls",
-/// "last_allowed_apps", "timeline", "review", "drift_reasons" and "extended_secs", added after
+/// "last_allowed_apps", "timeline", "review", "drift_reasons", "extended_secs",
+/// "commitment.allowed_sites" and "focus" (issue 17 items 4, 5), added after
 /// version 1 shipped, may be absent). Throws std::runtime_error with a message naming the bad field
 /// on malformed or unsupported input, including a version newer than kSnapshotVersion. Pure;
 /// thread-safe.

@@ -26,12 +26,21 @@ namespace antidrift {
 /// the State and the history view. Pure; thread-safe.
 Poco::JSON::Array::Ptr timelineJson(const std::vector<TimelineSpan>& spans);
 
+/// Where the drift went as JSON: `[{"where", "drift_secs", "visits"}]` in
+/// the given order (issue 17 item 5). Used by the State and the history view.
+/// Pure; thread-safe.
+Poco::JSON::Array::Ptr driftBySiteJson(const std::vector<SiteDrift>& sites);
+/// An on-task stretch as JSON: `{"secs", "start", "end"}` (UTC ms; issue 17
+/// item 5). Pure; thread-safe.
+Poco::JSON::Object::Ptr stretchJson(const OnTaskStretch& stretch);
+
 /// The State JSON of DESIGN §10, documented field by field in docs/API.md.
 /// Keys absent for the current runtime are omitted. Pure; thread-safe.
 Poco::JSON::Object::Ptr toJson(const State& state);
 
 /// GET /healthz: {"status": "ok", "runtime": toString(runtime), "evidence":
-/// toString(evidence health)} of `state` (docs/API.md).
+/// toString(evidence health), "ai": the backend in use or "none", "ai_auto",
+/// "ai_prompts"} of `state` (docs/API.md; issue 18 item 2).
 Poco::JSON::Object::Ptr healthJson(const State& state);
 
 /// One session view: {"id", "started_at", "ended_at", "next_action",
@@ -39,14 +48,19 @@ Poco::JSON::Object::Ptr healthJson(const State& state);
 /// "on_task_secs", "drift_secs", "away_secs", "on_task_share" (number or
 /// null), "switches", "drift_episodes", "corrections", "success", "note",
 /// "recap", "carry_forward", "top_buckets": [{"app","secs"}], "timeline":
-/// [{"start","end","app","status"}]}. A record written before issue 7 has
+/// [{"start","end","app","status"}], "drift_by_site": [{"where",
+/// "drift_secs","visits"}] or null, "longest_on_task": {"secs","start",
+/// "end"} or null} — null for a record written before issue 17 item 5
+/// (unknown, not 0). A record written before issue 7 has
 /// planned_secs = timebox_secs and zeros/empty for what it did not record.
 /// Pure.
 Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary);
 
 /// GET /history: {"sessions": [view…] (as given, newest first), "days":
-/// [{"date", "focused_secs", "on_task_share", "sessions"}…] (oldest first)}.
-/// Pure.
+/// [{"date", "focused_secs", "on_task_share", "sessions", "drift_secs",
+/// "kept"}…] (oldest first), "week": {"this_week", "last_week"} each
+/// {"focused_secs", "drift_share" (number or null), "sessions", "kept"}
+/// (weekTrend of `days`)}. Pure.
 Poco::JSON::Object::Ptr historyJson(const std::vector<SessionSummary>& sessions,
                                     const std::vector<HistoryDay>& days);
 

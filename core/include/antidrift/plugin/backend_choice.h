@@ -1,0 +1,77 @@
+/// @file backend_choice.h
+/// `ai.backend = auto` (issue 18 item 2; DESIGN §8 "Choosing a backend"):
+/// which backend the daemon uses, from what its probes found. The probes
+/// themselves (an HTTP GET of `{url}/models`, the CLIs on the PATH and their
+/// login) live in the daemon (server/backend_probe.h); this is the pure rule.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace antidrift::plugin {
+
+/// One OpenAI-compatible server auto asks, in order: the configured
+/// ai.openai.url first (when set), then Ollama, llama.cpp's server and LM
+/// Studio on 127.0.0.1 (duplicates dropped).
+struct ServerCandidate {
+  std::string url;  ///< the base URL ending in "/v1", e.g. "http://127.0.0.1:11434/v1"
+  std::string
+      label;  ///< what a person calls it: "Ollama", "llama.cpp", "LM Studio", "ai.openai.url"
+};
+
+/// The URLs auto asks, in order (see ServerCandidate); `configuredUrl` is
+/// ai.openai.url ("" when not set), a trailing "/" dropped. Pure.
+std::vector<ServerCandidate> autoServerCandidates(const std::string& configuredUrl);
+
+/// What the daemon's GET `{url}/models` found at one candidate.
+struct ServerProbe {
+  ServerCandidate candidate;
+  bool answered = false;            ///< a 200 with an OpenAI model list
+  std::vector<std::string> models;  ///< the list's "id"s, in order
+  std::string problem;              ///< when not answered: "connection refused", "timed out", …
+};
+
+/// What the daemon found of one CLI (claude or codex).
+struct CliProbe {
+  bool onPath = false;    ///< an executable of that name on $PATH (or its ai.<name>.command)
+  bool loggedIn = false;  ///< logged in as far as can be checked without a paid call
+  std::string how;      ///< how login was checked: "credentials file", "`codex login status`", …
+  std::string problem;  ///< why not usable: "not on the PATH", "not logged in (…)"
+};
+
+/// Everything auto looks at.
+struct AutoProbes {
+  std::vector<ServerProbe> servers;  ///< in autoServerCandidates order
+  std::string configuredModel;       ///< ai.openai.model ("" = the server's first model)
+  CliProbe claude;
+  CliProbe codex;
+  bool localOnly = false;  ///< privacy.local_only: the CLIs (remote) are never chosen
+};
+
+/// Auto's decision.
+struct BackendChoice {
+  /// "openai", "claude", "codex", or "none" (AI off).
+  std::string backend = "none";
+  /// Settings to add to the chosen plugin's configure map ("url", "model"
+  /// for openai; empty otherwise).
+  std::map<std::string, std::string> settings;
+  /// What was found, for the page: "Ollama at 127.0.0.1:11434, model qwen3",
+  /// "claude on the PATH, logged in (credentials file)"; "" when none.
+  std::string found;
+  /// One line for the log: what was chosen and why, and what was passed over.
+  std::string reason;
+};
+
+/// The rule (issue 18 item 2): the first server that answered with at least
+/// one model (the configured model when it lists it, else its first; a
+/// configured model it does not list is used anyway, the plugin then says so),
+/// then claude, then codex when on the PATH and logged in (never with
+/// `localOnly`); else "none" with `reason` saying what each was missing. Pure.
+BackendChoice chooseBackend(const AutoProbes& probes);
+
+/// The page's plain sentence when auto found nothing (issue 18 item 2): AI is
+/// off, and what detection still does without it. Pure.
+std::string aiOffByAutoSentence(bool localOnly);
+
+}  // namespace antidrift::plugin

@@ -1,0 +1,95 @@
+#include "antidrift/plugin/backend_choice.h"
+
+#include <algorithm>
+
+namespace antidrift::plugin {
+namespace {
+
+/// "127.0.0.1:11434" from "http://127.0.0.1:11434/v1".
+std::string hostPortOf(const std::string& url) {
+  std::string rest = url;
+  const std::size_t scheme = rest.find("://");
+  if (scheme != std::string::npos) rest = rest.substr(scheme + 3);
+  return rest.substr(0, rest.find('/'));
+}
+
+std::string trimSlash(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
+}  // namespace
+
+std::vector<ServerCandidate> autoServerCandidates(const std::string& configuredUrl) {
+  std::vector<ServerCandidate> candidates;
+  const auto add = [&candidates](const std::string& url, const std::string& label) {
+    const bool seen = std::any_of(candidates.begin(), candidates.end(),
+                                  [&url](const ServerCandidate& c) { return c.url == url; });
+    if (!url.empty() && !seen) candidates.push_back(ServerCandidate{url, label});
+  };
+  add(trimSlash(configuredUrl), "ai.openai.url");
+  add("http://127.0.0.1:11434/v1", "Ollama");
+  add("http://127.0.0.1:8080/v1", "llama.cpp");
+  add("http://127.0.0.1:1234/v1", "LM Studio");
+  return candidates;
+}
+
+BackendChoice chooseBackend(const AutoProbes& probes) {
+  BackendChoice choice;
+  std::string passed;  // what was passed over, for the log line
+  const auto note = [&passed](const std::string& what) {
+    passed += (passed.empty() ? "" : "; ") + what;
+  };
+  for (const ServerProbe& server : probes.servers) {
+    const std::string where = server.candidate.label + " at " + hostPortOf(server.candidate.url);
+    if (!server.answered) {
+      note(where + ": " + (server.problem.empty() ? "no answer" : server.problem));
+      continue;
+    }
+    if (server.models.empty()) {
+      note(where + ": answered but lists no model");
+      continue;
+    }
+    std::string model = server.models.front();
+    if (!probes.configuredModel.empty()) model = probes.configuredModel;
+    choice.backend = "openai";
+    choice.settings = {{"url", server.candidate.url}, {"model", model}};
+    choice.found = where + ", model " + model;
+    choice.reason = "ai.backend = auto chose openai: " + choice.found + " answered GET " +
+                    server.candidate.url + "/models" + (passed.empty() ? "" : " (" + passed + ")");
+    return choice;
+  }
+  if (probes.servers.empty()) note("no local model server to ask");
+  for (const auto& [name, cli] : {std::pair<std::string, const CliProbe&>{"claude", probes.claude},
+                                  std::pair<std::string, const CliProbe&>{"codex", probes.codex}}) {
+    if (probes.localOnly) {
+      note(name + ": skipped, privacy.local_only and it sends prompts off the machine");
+      continue;
+    }
+    if (!cli.onPath || !cli.loggedIn) {
+      note(
+          name + ": " +
+          (cli.problem.empty() ? (cli.onPath ? "not logged in" : "not on the PATH") : cli.problem));
+      continue;
+    }
+    choice.backend = name;
+    choice.found = name + " on the PATH, logged in" + (cli.how.empty() ? "" : " (" + cli.how + ")");
+    choice.reason = "ai.backend = auto chose " + name + ": " + choice.found + " (" + passed + ")";
+    return choice;
+  }
+  choice.reason = "ai.backend = auto found no usable AI backend, AI is off (" + passed + ")";
+  return choice;
+}
+
+std::string aiOffByAutoSentence(bool localOnly) {
+  return std::string("AI is off: ai.backend = auto found no local model server") +
+         (localOnly ? "" : " and no logged-in claude or codex") +
+         ". Without AI, detection still works: known distractions (the drift.categories_file "
+         "list) and blocked apps and titles (the hard rules) raise the banner at once, the allowed "
+         "apps and pages whose titles share your commitment's words count as on task, and other "
+         "windows are not judged. Start Ollama or llama.cpp's server (or log in to a CLI) and "
+         "restart the "
+         "daemon to add the judge, the heads-up, the coach and the recap.";
+}
+
+}  // namespace antidrift::plugin
