@@ -6,7 +6,7 @@
  */
 
 import { byId, setHidden, setText, updateCarry } from './dom.js';
-import { formatClock, kOutcomeWords, siteDriftLine, stretchLine } from './format.js';
+import { formatAiCost, formatClock, kOutcomeWords, siteDriftLine, stretchLine } from './format.js';
 import { post } from './net.js';
 import { latestState } from './store.js';
 import { finiteOr } from './svg.js';
@@ -200,17 +200,9 @@ function updateAiCalls(calls) {
  * (stats.ai_cost; issue 18 item 4); hidden when no call was made.
  */
 function updateAiCost(cost) {
-  const calls = cost ? Number(cost.calls) || 0 : 0;
-  if (calls > 0) {
-    const number = (value) => (Number(value) || 0).toLocaleString('en');
-    const seconds = Math.round((Number(cost.wall_ms) || 0) / 1000);
-    setText('ai-cost', `AI cost: ${calls} ${calls === 1 ? 'call' : 'calls'} · `
-      + `${number(cost.input_tokens)} tokens in · ${number(cost.output_tokens)} out`
-      + `${cost.estimated ? ' (estimated)' : ''} · ${seconds} s waiting`);
-  } else {
-    setText('ai-cost', '');
-  }
-  setHidden(byId('ai-cost'), calls === 0);
+  const text = formatAiCost(cost);
+  setText('ai-cost', text ? `AI cost: ${text}` : '');
+  setHidden(byId('ai-cost'), text === '');
 }
 
 /**
