@@ -494,6 +494,18 @@ AiSetup Daemon::loadAi() {
   }
   log.information("AI backend \"" + name + "\" loaded from " + config_.pluginDir +
                   "; prompts go: " + (result.destination.empty() ? "unknown" : result.destination));
+  if (name == "openai" && !setup.origin.automatic) {
+    // Issue 18 item 1: say before the first call whether the configured
+    // server answers (a missing model was refused by configure already).
+    const auto url = settings.find("url");
+    const plugin::ServerCandidate candidate =
+        plugin::autoServerCandidates(url == settings.end() ? "" : url->second).front();
+    const auto model = settings.find("model");
+    setup.origin.found = plugin::describeConfiguredServer(
+        probeModelServer(candidate, std::chrono::milliseconds(300)),
+        model == settings.end() ? "" : model->second);
+    log.information("AI backend \"openai\": " + setup.origin.found);
+  }
   setup.origin.prompts = result.prompts;
   setup.origin.destination = result.destination;
   setup.backend = std::move(result.backend);

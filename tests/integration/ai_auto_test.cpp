@@ -245,6 +245,36 @@ TEST_F(AiAutoTest, ACoachCallThroughTheFakePluginIsCountedAsAnEstimatedCost) {
   EXPECT_EQ(daemon.stop(), 0);
 }
 
+// Issue 18 item 1: an explicitly named server's state is on the page before
+// the first call — answering with its model, or not answering.
+TEST_F(AiAutoTest, AnExplicitOpenAiServerIsDescribedBeforeTheFirstCall) {
+  testing::OpenAiStandIn server;
+  {
+    RunningDaemon daemon(ANTIDRIFTD_PATH,
+                         args({"-D", "ai.backend=openai", "-D", "ai.openai.url=" + server.url(),
+                               "-D", "ai.openai.model=stand-in"}),
+                         environment_);
+    ASSERT_NE(daemon.port(), 0) << daemon.firstLine() << daemon.err();
+    const auto ai = aiOf(daemon);
+    EXPECT_TRUE(ai->getValue<bool>("available")) << ai->getValue<std::string>("detail");
+    EXPECT_EQ(ai->getValue<std::string>("found"),
+              "ai.openai.url at 127.0.0.1:" + std::to_string(server.port()) + ", model stand-in");
+    EXPECT_EQ(daemon.stop(), 0);
+  }
+  const std::uint16_t nobody = closedPort();
+  RunningDaemon daemon(ANTIDRIFTD_PATH,
+                       args({"-D", "ai.backend=openai", "-D",
+                             "ai.openai.url=http://127.0.0.1:" + std::to_string(nobody) + "/v1",
+                             "-D", "ai.openai.model=stand-in"}),
+                       environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine() << daemon.err();
+  const auto ai = aiOf(daemon);
+  EXPECT_TRUE(ai->getValue<bool>("available"));  // each call tries again
+  EXPECT_THAT(ai->getValue<std::string>("found"),
+              HasSubstr("not answering at 127.0.0.1:" + std::to_string(nobody)));
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
 TEST_F(AiAutoTest, ACoachCallThroughTheStandInServerIsCountedWithTheServersUsage) {
   testing::OpenAiStandIn server;
   RunningDaemon daemon(ANTIDRIFTD_PATH, args({"-D", "ai.openai.url=" + server.url()}),

@@ -105,3 +105,18 @@ export function stretchLine(stretch) {
   if (!stretch || typeof stretch.secs !== 'number') return 'Longest on-task stretch: unknown';
   return `Longest on-task stretch: ${shortDuration(stretch.secs)}`;
 }
+
+/**
+ * "4 calls · 2,310 tokens in · 95 out (estimated) · 6 s waiting" from a
+ * stats.ai_cost / history ai_cost object (issue 18 item 4); "" when no call
+ * was made or the object is missing.
+ */
+export function formatAiCost(cost) {
+  const calls = cost && typeof cost === 'object' ? Number(cost.calls) || 0 : 0;
+  if (calls <= 0) return '';
+  const number = (value) => (Number(value) || 0).toLocaleString('en');
+  const seconds = Math.round((Number(cost.wall_ms) || 0) / 1000);
+  return `${calls} ${calls === 1 ? 'call' : 'calls'} · `
+    + `${number(cost.input_tokens)} tokens in · ${number(cost.output_tokens)} out`
+    + `${cost.estimated ? ' (estimated)' : ''} · ${seconds} s waiting`;
+}

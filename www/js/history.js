@@ -10,7 +10,8 @@
 import { focusedMinutesChart, onTaskShareChart, sanitizeDays } from './charts.js';
 import { byId, setHidden, setText } from './dom.js';
 import {
-  carryLine, formatDuration, formatMinutes, formatShare, formatWhen, kOutcomeWords, kSuccessWords,
+  carryLine, formatAiCost, formatDuration, formatMinutes, formatShare, formatWhen, kOutcomeWords,
+  kSuccessWords,
   siteDriftLine, stretchLine,
 } from './format.js';
 import { finiteOr } from './svg.js';
@@ -102,6 +103,8 @@ function historyItem(session) {
 
   item.append(sessionNumbers(session, actualSecs));
   item.append(driftWhere(session));
+  const cost = formatAiCost(session.ai_cost);  // issue 18 item 4
+  if (cost) item.append(paragraph('session-ai muted small', `AI: ${cost}`));
   const note = textOf(session.note);
   if (note) item.append(paragraph('session-note small', `Note: ${note}`));
   const recap = textOf(session.recap);

@@ -6,7 +6,7 @@
  */
 
 import { byId, setHidden, setText, updateCarry } from './dom.js';
-import { formatClock, kOutcomeWords, siteDriftLine, stretchLine } from './format.js';
+import { formatAiCost, formatClock, kOutcomeWords, siteDriftLine, stretchLine } from './format.js';
 import { post } from './net.js';
 import { latestState } from './store.js';
 import { finiteOr } from './svg.js';
@@ -97,11 +97,13 @@ export function update(state) {
 
   const stats = state.stats || {};
   const buckets = Array.isArray(stats.buckets) ? stats.buckets.filter((bucket) => bucket) : [];
-  const key = JSON.stringify(buckets);
+  const neutral = neutralSecsByApp(state.timeline);
+  const key = JSON.stringify([buckets, neutral]);
   if (key !== renderedBucketsKey) {
     renderedBucketsKey = key;
     const largest = buckets.reduce((max, bucket) => Math.max(max, finiteOr(bucket.secs, 0)), 0);
-    byId('buckets').replaceChildren(...buckets.map((bucket) => bucketItem(bucket, largest)));
+    byId('buckets').replaceChildren(
+      ...buckets.map((bucket) => bucketItem(bucket, largest, neutral[String(bucket.app || '')] || 0)));
   }
   setHidden(byId('buckets-empty'), buckets.length > 0);
   setText('switches', String(stats.switches || 0));
@@ -200,25 +202,35 @@ function updateAiCalls(calls) {
  * (stats.ai_cost; issue 18 item 4); hidden when no call was made.
  */
 function updateAiCost(cost) {
-  const calls = cost ? Number(cost.calls) || 0 : 0;
-  if (calls > 0) {
-    const number = (value) => (Number(value) || 0).toLocaleString('en');
-    const seconds = Math.round((Number(cost.wall_ms) || 0) / 1000);
-    setText('ai-cost', `AI cost: ${calls} ${calls === 1 ? 'call' : 'calls'} · `
-      + `${number(cost.input_tokens)} tokens in · ${number(cost.output_tokens)} out`
-      + `${cost.estimated ? ' (estimated)' : ''} · ${seconds} s waiting`);
-  } else {
-    setText('ai-cost', '');
+  const text = formatAiCost(cost);
+  setText('ai-cost', text ? `AI cost: ${text}` : '');
+  setHidden(byId('ai-cost'), text === '');
+}
+
+/**
+ * Seconds AntiDrift's own page was in front, by app, from the timeline's
+ * "neutral" spans (issue 17 item 4: looking at AntiDrift is neutral time,
+ * drawn as the timeline draws it, not as "not judged").
+ */
+function neutralSecsByApp(timeline) {
+  const byApp = {};
+  if (!Array.isArray(timeline)) return byApp;
+  for (const span of timeline) {
+    if (!span || span.status !== 'neutral') continue;
+    const secs = Math.max(0, (finiteOr(span.end, 0) - finiteOr(span.start, 0)) / 1000);
+    const app = String(span.app || '');
+    byApp[app] = (byApp[app] || 0) + secs;
   }
-  setHidden(byId('ai-cost'), calls === 0);
+  return byApp;
 }
 
 /**
  * One app's row: a bar as long as its time (relative to the largest),
- * split into on-task, drifting and the rest (not judged) when the daemon
- * sends ontask_secs and drifting_secs; the split in the tooltip.
+ * split into on-task, drifting, AntiDrift's own page (`neutralSecs`, from
+ * the timeline) and the rest (not judged) when the daemon sends ontask_secs
+ * and drifting_secs; the split in the tooltip.
  */
-function bucketItem(bucket, largest) {
+function bucketItem(bucket, largest, neutralSecs = 0) {
   const secs = Math.max(0, finiteOr(bucket.secs, 0));
   const appName = String(bucket.app || 'unknown');
   const item = document.createElement('li');
@@ -238,8 +250,11 @@ function bucketItem(bucket, largest) {
     bar.dataset.split = 'true';
     const onTask = Math.min(secs, Math.max(0, finiteOr(bucket.ontask_secs, 0)));
     const drifting = Math.min(secs - onTask, Math.max(0, finiteOr(bucket.drifting_secs, 0)));
-    bar.append(barPart('bar-ontask', onTask, secs), barPart('bar-drifting', drifting, secs));
+    const own = Math.min(secs - onTask - drifting, Math.max(0, Math.round(neutralSecs)));
+    bar.append(barPart('bar-ontask', onTask, secs), barPart('bar-drifting', drifting, secs),
+      barPart('bar-neutral', own, secs));
     tooltip += ` · on task ${formatClock(onTask)} · drifting ${formatClock(drifting)}`;
+    if (own > 0) tooltip += ` · AntiDrift itself ${formatClock(own)}`;
   }
   track.title = tooltip;
   track.append(bar);

@@ -34,6 +34,19 @@ std::vector<ServerCandidate> autoServerCandidates(const std::string& configuredU
   return candidates;
 }
 
+std::string describeConfiguredServer(const ServerProbe& probe, const std::string& model) {
+  const std::string where = hostPortOf(probe.candidate.url);
+  if (!probe.answered) {
+    return "not answering at " + where + " (" +
+           (probe.problem.empty() ? std::string("no answer") : probe.problem) +
+           "): each call tries again";
+  }
+  const std::string shown = !model.empty()         ? model
+                            : probe.models.empty() ? std::string("none listed")
+                                                   : probe.models.front();
+  return probe.candidate.label + " at " + where + ", model " + shown;
+}
+
 BackendChoice chooseBackend(const AutoProbes& probes) {
   BackendChoice choice;
   std::string passed;  // what was passed over, for the log line

@@ -31,7 +31,9 @@ std::int64_t plannedSecs(const SessionSummary& summary) {
 std::int64_t observedMs(const SessionSummary& summary) {
   std::int64_t total = 0;
   for (const TimelineSpan& span : summary.timeline) {
-    if (span.status != SpanStatus::Away)
+    // Away and AntiDrift's own page in front (neutral: issue 17 item 4) are
+    // neither focus nor drift, so not in the share's denominator.
+    if (span.status != SpanStatus::Away && span.status != SpanStatus::Neutral)
       total += std::max<std::int64_t>(0, span.endMs - span.startMs);
   }
   return total;

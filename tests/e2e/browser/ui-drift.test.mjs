@@ -254,6 +254,10 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     // The next planning starts from the list used last time.
     await page.click('#end');
     await waitForView(page, 'locked');
+    // The history says what the session's AI cost too (issue 18 item 4).
+    await page.waitForSelector('#history-list li .session-ai');
+    assert.match(await page.textContent('#history-list li .session-ai'),
+      /^AI: \d+ calls · [0-9,]+ tokens in · [0-9,]+ out \(estimated\) · \d+ s waiting$/);
     await page.click('#plan-button');
     await waitForView(page, 'planning');
     const last = (await suite.daemon.getJson('/state')).body.last_allowed_apps;

@@ -109,6 +109,12 @@ describe('Reflection and history with the fake AI backend', () => {
     await page.waitForSelector('#drift-banner:not([hidden])');
     await letTimePass(page);
     await page.click('#drift-refocus');
+    // AntiDrift's own tab in front, as a window source sees it: neutral time
+    // (issue 17 item 4), drawn in the review's bar as the timeline draws it.
+    const ownTitle = `${await page.title()} - Chromium`;
+    assert.equal((await suite.daemon.post('/evidence/window', { app: 'chromium', title: ownTitle })).status, 202);
+    await page.waitForFunction(() => /AntiDrift/.test(document.getElementById('drift-status').textContent));
+    await letTimePass(page);
     assert.equal((await suite.daemon.post('/evidence/window', { app: 'code', title: 'guide.md - code' })).status, 202);
     await letTimePass(page);
 
@@ -136,6 +142,11 @@ describe('Reflection and history with the fake AI backend', () => {
     const drifting = await page.$eval('#buckets li[data-app="firefox"] .bar-drifting',
       (bar) => bar.getBoundingClientRect().width);
     assert.ok(drifting > 0, `drifting part of the firefox bar: ${drifting}`);
+    const own = await page.$eval('#buckets li[data-app="chromium"] .bar-neutral',
+      (bar) => bar.getBoundingClientRect().width);
+    assert.ok(own > 0, `AntiDrift's own part of the chromium bar: ${own}`);
+    assert.match(await page.getAttribute('#buckets li[data-app="chromium"] .bar-track', 'title'),
+      / · AntiDrift itself \d/);
 
     // The success question and a note.
     await page.fill('#review-note', 'Headings done, intro missing');

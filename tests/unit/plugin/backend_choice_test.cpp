@@ -135,5 +135,19 @@ TEST(AiOffByAutoSentence, SaysAiIsOffAndWhatDetectionStillDoes) {
   EXPECT_THAT(aiOffByAutoSentence(true), ::testing::Not(HasSubstr("claude")));
 }
 
+TEST(DescribeConfiguredServer, NamesTheModelWhenTheServerAnswers) {
+  const ServerCandidate configured = autoServerCandidates("http://127.0.0.1:9999/v1/").front();
+  EXPECT_EQ(describeConfiguredServer(answering(configured, {"a", "b"}), "b"),
+            "ai.openai.url at 127.0.0.1:9999, model b");
+  EXPECT_EQ(describeConfiguredServer(answering(configured, {"a", "b"}), ""),
+            "ai.openai.url at 127.0.0.1:9999, model a");
+}
+
+TEST(DescribeConfiguredServer, SaysPlainlyWhenTheServerDoesNotAnswer) {
+  const ServerCandidate ollama = autoServerCandidates("").front();
+  EXPECT_EQ(describeConfiguredServer(refused(ollama), "qwen3"),
+            "not answering at 127.0.0.1:11434 (connection refused): each call tries again");
+}
+
 }  // namespace
 }  // namespace antidrift::plugin

@@ -37,6 +37,9 @@ TEST(HistoryView, OnTaskShareIsNullWithoutEvidenceOrForOldRecords) {
   summary = session(kJuneFirst10h, 60, 120);
   summary.timeline.push_back({kJuneFirst10h, kJuneFirst10h + 60'000, "", SpanStatus::Away});
   EXPECT_DOUBLE_EQ(*onTaskShare(summary), 0.5);  // away time is not observed time
+  summary.timeline.push_back(
+      {kJuneFirst10h + 60'000, kJuneFirst10h + 180'000, "chromium", SpanStatus::Neutral});
+  EXPECT_DOUBLE_EQ(*onTaskShare(summary), 0.5);  // nor is AntiDrift's own page (issue 17 item 4)
   summary.shape = SummaryShape::Basic;
   EXPECT_FALSE(onTaskShare(summary));
   const auto json = sessionViewJson(summary);

@@ -32,6 +32,15 @@ struct ServerProbe {
   std::string problem;              ///< when not answered: "connection refused", "timed out", …
 };
 
+/// What the page and `antidrift status` say, before the first call, of an
+/// OpenAI-compatible server named explicitly (`ai.backend = openai`; issue 18
+/// item 1): "ai.openai.url at 127.0.0.1:11434, model qwen3" when it answered
+/// GET /models ("model" the configured one, else the first listed; a model
+/// the server does not list is refused earlier, at configure time), or
+/// "not answering at 127.0.0.1:11434 (connection refused): each call tries
+/// again" when it did not. Pure.
+std::string describeConfiguredServer(const ServerProbe& probe, const std::string& model);
+
 /// What the daemon found of one CLI (claude or codex).
 struct CliProbe {
   bool onPath = false;    ///< an executable of that name on $PATH (or its ai.<name>.command)
