@@ -379,7 +379,8 @@ TEST_F(DriftOnX11Test, AJudgedOffTaskWindowDriftsWithTheReasonAndThisIsOnTaskAll
       events,
       [](const Object::Ptr& state) {
         return activeIn(kChatApp, kChatTitle, "drifting")(state) &&
-               text(state, "drift.reason") == kChatReason;
+               // The model's words under their label (issue 19 item 4).
+               text(state, "drift.reason") == "AI judge: \"" + kChatReason + "\"";
       },
       "drifting with the judge's reason"));
   Object::Ptr state = get(port, "/state").json();

@@ -169,8 +169,10 @@ TEST_F(OpenAiOnX11Test, CoachNudgeJudgeAndReviewerAnswerThroughThePluginOnRealWi
       events,
       [](const Object::Ptr& state) {
         return inWindow(kChatApp, kChatTitle)(state) && text(state, "drift.status") == "drifting" &&
-               text(state, "drift.reason") == "Stand-in rule: \"" + kChatTitle +
-                                                  "\" is about Cat videos, not the next action.";
+               // The model's words under their label, its quotes made single
+               // (issue 19 item 4).
+               text(state, "drift.reason") == "AI judge: \"Stand-in rule: '" + kChatTitle +
+                                                  "' is about Cat videos, not the next action.\"";
       },
       "drifting with the stand-in judge's reason"));
 

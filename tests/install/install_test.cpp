@@ -80,8 +80,10 @@ TEST_F(InstallTest, TheInstalledDaemonFindsItsPageAndPluginsBesideItself) {
       run(prefix + "/bin/antidriftd", {"--list-backends", "-D", "store.dir=" + directory_.path()});
   EXPECT_EQ(backends.exitCode, 0) << backends.err;
   EXPECT_THAT(backends.out, HasSubstr("AI backends in " + prefix + "/lib/antidrift/plugins"));
-  EXPECT_THAT(backends.out, HasSubstr("claude *  Claude Code CLI"));
+  EXPECT_THAT(backends.out, HasSubstr("claude  Claude Code CLI"));
   EXPECT_THAT(backends.out, HasSubstr("fake  Canned answers"));
+  EXPECT_THAT(backends.out, HasSubstr("openai  An OpenAI-compatible"));
+  EXPECT_THAT(backends.out, HasSubstr("auto *  chosen at start"));  // the default (issue 18 item 2)
   EXPECT_THAT(backends.out, ::testing::Not(HasSubstr("[no antidrift-")));
 
   expectServesThePage(prefix);

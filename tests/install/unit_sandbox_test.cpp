@@ -218,8 +218,12 @@ TEST_F(UnitSandboxTest, TheCoachAnswersThroughClaudeOnThePathAndThePeerCheckUses
   ASSERT_EQ(::chmod(store.c_str(), 0755), 0);
   prepareAsSystemdDoes();
 
-  test::RunningDaemon daemon(
-      UNIT_SANDBOX_PATH, sandboxedCommand({"-D", "server.port=0", "-D", "evidence.x11=false"}), {});
+  test::RunningDaemon daemon(UNIT_SANDBOX_PATH,
+                             // claude named explicitly: the stand-in has no login for auto to find
+                             // (issue 18 item 2); this test is about the sandbox.
+                             sandboxedCommand({"-D", "server.port=0", "-D", "evidence.x11=false",
+                                               "-D", "ai.backend=claude"}),
+                             {});
   ASSERT_NE(daemon.port(), 0) << daemon.firstLine() << daemon.stop() << daemon.err();
   std::string token = test::readWholeFile(store + "/token");
   token.erase(token.find_last_not_of('\n') + 1);

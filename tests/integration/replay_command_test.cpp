@@ -235,7 +235,8 @@ TEST_F(ReplayCommandTest, TheTextReportIsForAPerson) {
                                  "09:00 to 2026-05-20 05:10 UTC), 1 session."));
   // Two YouTube episodes, one line, and no title of theirs.
   EXPECT_THAT(run.out, HasSubstr("Drift episodes: 2, by site or app:\n  youtube "));
-  EXPECT_THAT(run.out, HasSubstr(" over 2 episodes  firefox — Videos are not the site.\n\n"));
+  EXPECT_THAT(run.out,
+              HasSubstr(" over 2 episodes  firefox — AI judge: \"Videos are not the site.\"\n\n"));
   EXPECT_THAT(run.out, ::testing::Not(HasSubstr("Cats")));
   for (const char* developerFigure :
        {"window events", "observations", "timer", "Judging every stable title", "1/"}) {

@@ -23,6 +23,8 @@ import {
 } from './harness.mjs';
 
 const kJudgeReason = 'Cat videos have nothing to do with the quarterly report.';
+/** How the page shows it: the model's words under their label (issue 19 item 4). */
+const kShownReason = `AI judge: "${kJudgeReason}"`;
 const kNudgeMessage = 'These titles are about holiday photos, not the quarterly report.';
 // Not a known distraction (data/distractions.txt), so the fake judge is asked.
 const kOffTaskTitle = 'Cat videos compilation - Kittens Daily — Mozilla Firefox';
@@ -167,10 +169,10 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     // A judged-off-task window: the banner with the fake judge's reason, verbatim.
     await observe('firefox', kOffTaskTitle);
     await page.waitForSelector('#drift-banner:not([hidden])');
-    assert.equal(await page.textContent('#drift-reason'), kJudgeReason);
+    assert.equal(await page.textContent('#drift-reason'), kShownReason);
     assert.equal(await page.isHidden('#drift-ontask'), false, 'a judged drift can be corrected');
     await page.waitForFunction(() => window.__notifications.length === 2);
-    assert.equal(await page.evaluate(() => window.__notifications[1].body), kJudgeReason);
+    assert.equal(await page.evaluate(() => window.__notifications[1].body), kShownReason);
     assert.deepEqual(await horizontalOverflow(page), []);
     screenshots.push(await screenshot(page, 'ui-drift-banner'));
 
@@ -215,7 +217,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.click('#heads-up-dismiss');
     await page.waitForSelector('#heads-up', { state: 'hidden' });
     // Dismissed, it no longer names the tab (issue 17 item 4, found by the walk).
-    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
+    assert.match(await page.title(), /^\d+ min left · AntiDrift [0-9a-f]{8}$/);
     // The same message on a later State stays dismissed.
     const before = await renderedVersion(page);
     await observe('code', 'report.md - Visual Studio Code');
@@ -227,7 +229,7 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.waitForFunction(() => document.getElementById('window-app').textContent === 'code');
     assert.equal(await page.isHidden('#heads-up'), true);
     assert.equal(await page.getAttribute('#drift-status', 'data-heads-up'), 'false');
-    assert.match(await page.title(), /^\d+ min left · AntiDrift$/);
+    assert.match(await page.title(), /^\d+ min left · AntiDrift [0-9a-f]{8}$/);
 
     // End session from the banner: review, abandoned, with the numbers.
     await observe('games', 'Solitaire');

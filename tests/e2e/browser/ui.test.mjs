@@ -520,7 +520,9 @@ describe('AntiDrift UI when the daemon goes away', () => {
     // The person is looking at this very page: evidence is OK, and the Focus
     // line says so — neutral, not the restart's "Not judged · evidence is
     // unavailable" beside "OK · seeing your windows" (issue 17 item 4).
-    assert.equal((await daemon.post('/evidence/window', { app: 'chromium', title: 'AntiDrift - Chromium' })).status, 202);
+    // The page's own title carries its tag (issue 19 item 3), as a window source sees it.
+    const ownTitle = `${await page.title()} - Chromium`;
+    assert.equal((await daemon.post('/evidence/window', { app: 'chromium', title: ownTitle })).status, 202);
     await page.waitForSelector('#health[data-health="ok"]');
     await page.waitForSelector('#drift-status[data-status="neutral"]');
     assert.doesNotMatch(await page.textContent('#drift-status'), /Not judged|evidence is/);
