@@ -242,7 +242,7 @@ class FakeBackend : public antidrift::Backend {
         if (!response.match.empty() && prompt.find(response.match) == std::string::npos) {
           continue;
         }
-        return answer(response, timeoutMs);
+        return cannedAnswer(response, timeoutMs);
       }
       throw antidrift::BackendError("fake: no canned response for role " +
                                     (role.empty() ? std::string("(none)") : role));
@@ -254,7 +254,7 @@ class FakeBackend : public antidrift::Backend {
   }
 
  private:
-  static std::string answer(const CannedResponse& response, std::int64_t timeoutMs) {
+  static std::string cannedAnswer(const CannedResponse& response, std::int64_t timeoutMs) {
     const std::int64_t limit = std::max<std::int64_t>(timeoutMs, 0);
     if (response.delayMs > limit) {
       std::this_thread::sleep_for(std::chrono::milliseconds(limit));

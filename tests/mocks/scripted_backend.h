@@ -35,6 +35,10 @@ class ScriptedBackend final : public Backend {
     return answer(prompt);
   }
 
+  // ABI 2's answer(Request) stays the Backend's default (complete() plus the
+  // estimate); the overloads below script the answers by role.
+  using Backend::answer;
+
   void answer(const std::string& role, std::string text) {
     std::lock_guard<std::mutex> lock(mutex_);
     answers_[role] = [text](const std::string&) { return text; };
