@@ -478,7 +478,7 @@ int CliApplication::start(DaemonClient& client) {
     std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
     return EXIT_NOPERM;
   }
-  // A session starts from planning (DESIGN §2); enter it when locked, and
+  // A session starts from planning (docs/DESIGN.md §2); enter it when locked, and
   // leave it again if the commitment is refused, so nothing changes.
   const Reply state = client.get("/state");
   if (state.status != 200) {

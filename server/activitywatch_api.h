@@ -1,5 +1,5 @@
 /// @file activitywatch_api.h
-/// The ActivityWatch-compatible heartbeat API (`/api/0/...`, DESIGN §3,
+/// The ActivityWatch-compatible heartbeat API (`/api/0/...`, docs/DESIGN.md §3,
 /// docs/API.md "ActivityWatch-compatible API"): lets unchanged aw-client
 /// based watchers (aw-watcher-window, aw-watcher-afk, …) feed evidence to the
 /// Controller. A compatibility façade, not a store: buckets live in memory

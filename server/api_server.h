@@ -1,7 +1,7 @@
 /// @file api_server.h
 /// The listening HTTP server of antidriftd: Poco's HTTP connection handling
 /// on its own thread pool and limits, behind an accept thread of our own that
-/// sleeps until a connection or stop() (DESIGN §10, docs/TECH-NOTES.md §2.3, §2.4;
+/// sleeps until a connection or stop() (docs/DESIGN.md §10, docs/TECH-NOTES.md §2.3, §2.4;
 /// issue 8: no wake-up while nothing happens).
 #pragma once
 

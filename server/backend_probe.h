@@ -1,5 +1,5 @@
 /// @file backend_probe.h
-/// The probes behind `ai.backend = auto` (issue 18 item 2; DESIGN §8
+/// The probes behind `ai.backend = auto` (issue 18 item 2; docs/DESIGN.md §8
 /// "Choosing a backend"): what answers on this machine, read at start. The
 /// rule that picks from them is pure and lives in core
 /// (antidrift/plugin/backend_choice.h); the I/O is here, outside core

@@ -1,5 +1,5 @@
 /// @file config.h
-/// The daemon's configuration (DESIGN §12): every key read from a layered
+/// The daemon's configuration (docs/DESIGN.md §12): every key read from a layered
 /// Poco::Util configuration, validated, with the built-in defaults.
 #pragma once
 
@@ -26,7 +26,7 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The parts of the process environment the defaults depend on (DESIGN §9,
+/// The parts of the process environment the defaults depend on (docs/DESIGN.md §9,
 /// §12). A plain value so tests can pass any environment.
 struct ConfigEnvironment {
   std::string home;           ///< $HOME, "" when unset
@@ -45,7 +45,8 @@ struct ConfigEnvironment {
   static ConfigEnvironment fromProcess();
 };
 
-/// The window evidence source the daemon runs (evidence.source; DESIGN §3, issue 10 item 1).
+/// The window evidence source the daemon runs (evidence.source; docs/DESIGN.md §3, issue 10 item
+/// 1).
 enum class EvidenceSource {
   None,  ///< no built-in source: evidence only through POST /evidence/window and /api/0
   X11,   ///< Xlib on $DISPLAY (server/x11)
@@ -57,7 +58,7 @@ enum class EvidenceSource {
 std::string toString(EvidenceSource source);
 
 /// Everything antidriftd reads from its configuration, validated.
-/// Defaults are the built-in defaults of DESIGN §12; see
+/// Defaults are the built-in defaults of docs/DESIGN.md §12; see
 /// antidrift.properties.example for every key.
 struct DaemonConfig {
   std::string address = "127.0.0.1";   ///< server.address: an IP address to bind
@@ -105,7 +106,7 @@ struct DaemonConfig {
   EvidenceSource evidenceSource = EvidenceSource::None;
   /// Why that source, one phrase for the log: "evidence.source = auto and $SWAYSOCK is set".
   std::string evidenceSourceReason;
-  /// notify.desktop: call notifyCommand when a new drift starts (DESIGN §4).
+  /// notify.desktop: call notifyCommand when a new drift starts (docs/DESIGN.md §4).
   /// nullopt = `auto` (the default, issue 17 item 2): on when a notification
   /// server owns org.freedesktop.Notifications on the session bus at start.
   std::optional<bool> notifyDesktop;
@@ -128,7 +129,7 @@ struct DaemonConfig {
   Settings settings;
 };
 
-/// Reads and validates every daemon key of `config` (DESIGN §12). Relative
+/// Reads and validates every daemon key of `config` (docs/DESIGN.md §12). Relative
 /// and `~` paths are expanded with Poco::Path::expand. `$ANTIDRIFT_AI_BACKEND`
 /// (in `env`) overrides ai.backend unless "ai.backend" is in
 /// `commandLineKeys` (keys given with `-D`, which always win).
@@ -145,19 +146,19 @@ DaemonConfig readDaemonConfig(const Poco::Util::AbstractConfiguration& config,
                               const ConfigEnvironment& env,
                               const std::set<std::string>& commandLineKeys = {});
 
-/// The default configuration file (DESIGN §12):
+/// The default configuration file (docs/DESIGN.md §12):
 /// `$XDG_CONFIG_HOME/antidrift/antidrift.properties`, else
 /// `~/.config/antidrift/antidrift.properties`; nullopt when that file does
 /// not exist. Reads the file system only.
 std::optional<std::string> defaultConfigFile(const ConfigEnvironment& env);
 
-/// Reads the configuration file at `path` (DESIGN §12): `.ini`, `.xml` and
+/// Reads the configuration file at `path` (docs/DESIGN.md §12): `.ini`, `.xml` and
 /// `.json` by extension, anything else as a `.properties` file. Throws
 /// ConfigError "cannot read the configuration file <path>: <reason>" when it
 /// is missing or malformed. Reads the file system only; thread-safe.
 Poco::AutoPtr<Poco::Util::AbstractConfiguration> loadConfigurationFile(const std::string& path);
 
-/// The default store.dir (DESIGN §9): `$XDG_DATA_HOME/antidrift`, else
+/// The default store.dir (docs/DESIGN.md §9): `$XDG_DATA_HOME/antidrift`, else
 /// `~/.local/share/antidrift`. Throws ConfigError when neither
 /// $XDG_DATA_HOME (absolute) nor $HOME is set. Pure.
 std::string defaultStoreDir(const ConfigEnvironment& env);

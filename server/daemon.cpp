@@ -63,7 +63,7 @@ using Poco::Util::OptionCallback;
 /// Priority of the built-in logging defaults: below files (0) and the
 /// system layer (100), so anything configured wins.
 constexpr int kDefaultsPriority = 1000;
-/// Threads of the core's executor (DESIGN §1).
+/// Threads of the core's executor (docs/DESIGN.md §1).
 constexpr unsigned kExecutorThreads = 4;
 /// At shutdown, how long a child process group has between SIGTERM and
 /// SIGKILL (issue 9 item 7: the daemon exits within 2 s).
@@ -488,7 +488,7 @@ AiSetup Daemon::loadAi() {
   plugin::PluginLoader loader;
   plugin::LoadResult result = loader.load(name, config_.pluginDir, settings);
   if (!result.loaded()) {
-    // DESIGN §12: an unknown backend or a plugin that fails to load is a
+    // docs/DESIGN.md §12: an unknown backend or a plugin that fails to load is a
     // warning, and the daemon runs without AI.
     log.warning("AI backend \"" + name + "\" not loaded: " + result.error + "; running without AI");
     setup.detail = result.error + " — the daemon runs without AI";

@@ -1,7 +1,7 @@
 /// @file daemon.h
 /// antidriftd as a Poco::Util::ServerApplication: command line, layered
-/// configuration (DESIGN §12, docs/TECH-NOTES.md §4) and the wiring of core, HTTP
-/// server, evidence sources (X11, sway/i3), notifier and timers (DESIGN §1,
+/// configuration (docs/DESIGN.md §12, docs/TECH-NOTES.md §4) and the wiring of core, HTTP
+/// server, evidence sources (X11, sway/i3), notifier and timers (docs/DESIGN.md §1,
 /// §10; docs/ARCHITECTURE.md).
 #pragma once
 
@@ -111,7 +111,7 @@ class Daemon : public Poco::Util::ServerApplication {
   int serve();
   /// Loads the configured AI backend plugin through plugin::PluginLoader —
   /// the single place where the loader is called. Never throws; a failure is
-  /// a warning and AI stays off (DESIGN §12).
+  /// a warning and AI stays off (docs/DESIGN.md §12).
   AiSetup loadAi();
 
   bool helpRequested_ = false;

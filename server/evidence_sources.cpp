@@ -1,5 +1,5 @@
 /// @file evidence_sources.cpp
-/// Wiring of the evidence sources (DESIGN §3).
+/// Wiring of the evidence sources (docs/DESIGN.md §3).
 
 #include "server/evidence_sources.h"
 

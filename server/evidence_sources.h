@@ -1,5 +1,5 @@
 /// @file evidence_sources.h
-/// The daemon's long-running evidence sources (DESIGN §3; issue 10 item 1): which one runs
+/// The daemon's long-running evidence sources (docs/DESIGN.md §3; issue 10 item 1): which one runs
 /// (evidence.source), how it feeds the Controller, and stopping it.
 #pragma once
 
@@ -17,8 +17,9 @@ namespace antidrift {
 /// observations into WindowJoin::recordWindow, then Controller::recordWindow (source "x11", "sway"
 /// or "i3"), away state into Controller::setAway, running state into Controller::setSourceRunning.
 /// A source that cannot start is a warning on "antidrift.daemon"; the daemon then runs with
-/// evidence "unavailable" (DESIGN §3). Sway and i3: see server/sway/sway_source.h; under i3 the X11
-/// source runs too, for its idle time only (SYNC alarms, else XScreenSaver), when $DISPLAY is set.
+/// evidence "unavailable" (docs/DESIGN.md §3). Sway and i3: see server/sway/sway_source.h; under i3
+/// the X11 source runs too, for its idle time only (SYNC alarms, else XScreenSaver), when $DISPLAY
+/// is set.
 ///
 /// Owned by the daemon's main thread; the sources' own threads call the Controller, which
 /// must outlive this object (stop() or the destructor joins them).

@@ -1,5 +1,5 @@
 /// @file http_api.h
-/// The HTTP API of antidriftd: route table and handlers (DESIGN §10,
+/// The HTTP API of antidriftd: route table and handlers (docs/DESIGN.md §10,
 /// docs/API.md). Translates requests into Controller calls; knows nothing of
 /// sockets, threads or prompts.
 #pragma once
@@ -31,7 +31,7 @@ class HTTPServerResponse;
 
 namespace antidrift {
 
-/// Largest request body accepted, bytes (DESIGN §10); larger → 413.
+/// Largest request body accepted, bytes (docs/DESIGN.md §10); larger → 413.
 using http::kMaxBodyBytes;
 
 /// Every route of docs/API.md. One instance serves all connections: handle()
@@ -101,7 +101,7 @@ class HttpApi {
   /// Thread-safe.
   const PeerUserCheck& peerCheck() const { return peerCheck_; }
 
-  /// The State JSON text of DESIGN §10: toJson(state) stringified compact
+  /// The State JSON text of docs/DESIGN.md §10: toJson(state) stringified compact
   /// (one line; keys sorted by Poco). Pure.
   static std::string serializeState(const State& state);
 
@@ -139,8 +139,8 @@ class HttpApi {
   void postCommitment(Exchange& exchange);
   void postComplete(Exchange& exchange);
   void postAbandon(Exchange& exchange);
-  void postDriftRefocus(Exchange& exchange);  ///< "Back to task" (DESIGN §4)
-  void postDriftOnTask(Exchange& exchange);   ///< "This is on task" (DESIGN §4)
+  void postDriftRefocus(Exchange& exchange);  ///< "Back to task" (docs/DESIGN.md §4)
+  void postDriftOnTask(Exchange& exchange);   ///< "This is on task" (docs/DESIGN.md §4)
   /// Undo a page or site marked on task this session (issue 17 item 4).
   void postDriftOnTaskUndo(Exchange& exchange);
   void postEnd(Exchange& exchange);

@@ -1,5 +1,5 @@
 /// @file main.cpp
-/// Entry point of antidriftd (DESIGN §10, §12). Everything else is in the
+/// Entry point of antidriftd (docs/DESIGN.md §10, §12). Everything else is in the
 /// antidrift_server library so tests can link it.
 #include <csignal>
 #include <iostream>

@@ -1,5 +1,5 @@
 /// @file request_guard.h
-/// The request security rules of DESIGN §10: loopback Host (DNS rebinding),
+/// The request security rules of docs/DESIGN.md §10: loopback Host (DNS rebinding),
 /// and for mutating requests a same-origin Origin, the token header and a
 /// JSON content type.
 #pragma once
@@ -48,7 +48,7 @@ struct GuardRejection {
   std::string message;  ///< human sentence, safe to show
 };
 
-/// Checks requests against the rules of DESIGN §10. Immutable after
+/// Checks requests against the rules of docs/DESIGN.md §10. Immutable after
 /// construction, so every method is thread-safe.
 class RequestGuard {
  public:

@@ -1,5 +1,5 @@
 /// @file sse_broadcaster.h
-/// Server-Sent Events fan-out of State snapshots (DESIGN §10 "SSE",
+/// Server-Sent Events fan-out of State snapshots (docs/DESIGN.md §10 "SSE",
 /// docs/TECH-NOTES.md §2).
 #pragma once
 

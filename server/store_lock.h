@@ -1,5 +1,5 @@
 /// @file store_lock.h
-/// <store.dir>/lock: one antidriftd per data directory (DESIGN §9). Two
+/// <store.dir>/lock: one antidriftd per data directory (docs/DESIGN.md §9). Two
 /// daemons on one store would overwrite each other's snapshot and fork the
 /// audit chain.
 #pragma once

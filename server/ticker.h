@@ -1,5 +1,5 @@
 /// @file ticker.h
-/// Drives the Controller's timers (DESIGN §2 "timebox reached", §3 health):
+/// Drives the Controller's timers (docs/DESIGN.md §2 "timebox reached", §3 health):
 /// sleeps until the next due time, then calls tick().
 #pragma once
 

@@ -1,6 +1,6 @@
 /// @file token_file.h
 /// <store.dir>/token: the secret the served page carries and every mutating
-/// request must send (DESIGN §10).
+/// request must send (docs/DESIGN.md §10).
 #pragma once
 
 #include <cstddef>

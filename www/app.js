@@ -1,9 +1,9 @@
 /*
- * AntiDrift browser UI (DESIGN §11): the entry module. Plain JavaScript ES
+ * AntiDrift browser UI (docs/DESIGN.md §11): the entry module. Plain JavaScript ES
  * modules, no build step, no framework, nothing loaded from elsewhere.
  *
  * One event stream per browser (js/stream-worker.js, a SharedWorker that all
- * tabs share; js/net.js) brings the whole State on every change (DESIGN §10,
+ * tabs share; js/net.js) brings the whole State on every change (docs/DESIGN.md §10,
  * §11; issue 8 item 3). Each runtime state has a <template> in index.html and a module in
  * js/ (locked, planning, active, review; history under locked). A view is
  * mounted (cloned) only when the runtime changes, or for active/review when

@@ -1,6 +1,6 @@
 /// @file claude_backend.cpp
 /// The claude backend: runs Claude Code in print mode with the prompt on stdin
-/// and reads the answer from its JSON result envelope (DESIGN §8,
+/// and reads the answer from its JSON result envelope (docs/DESIGN.md §8,
 /// docs/TECH-NOTES.md §5.1, docs/PLUGINS.md for the flags and the --help lines behind them).
 
 #include <unistd.h>

@@ -1,6 +1,6 @@
 /// @file codex_backend.cpp
 /// The codex backend: runs `codex exec` with the prompt on stdin and reads the
-/// agent's last message from the file named by `-o` (DESIGN §8,
+/// agent's last message from the file named by `-o` (docs/DESIGN.md §8,
 /// docs/TECH-NOTES.md §5.2, docs/PLUGINS.md for the flags and the --help lines behind them).
 
 #include <cstdint>

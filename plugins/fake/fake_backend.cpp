@@ -1,6 +1,6 @@
 /// @file fake_backend.cpp
 /// The fake backend: answers with canned text from a JSON file, chosen by the
-/// prompt's role line and an optional substring (DESIGN §8, README.md here).
+/// prompt's role line and an optional substring (docs/DESIGN.md §8, README.md here).
 /// A real plugin like the others, so tests and demos swap backends through
 /// the config file (docs/CONVENTIONS.md "The fake is a real plugin").
 

@@ -1,5 +1,5 @@
 /// @file body.h
-/// Request bodies of the HTTP routes (DESIGN §10): reading with the 64 KiB
+/// Request bodies of the HTTP routes (docs/DESIGN.md §10): reading with the 64 KiB
 /// cap and the cut-off check, JSON parsing that answers malformed input with
 /// a sentence fit for the client, and readers for the fields of a parsed
 /// body. Shared by HttpApi and ActivityWatchApi.
@@ -22,7 +22,7 @@ class HTTPServerRequest;
 
 namespace antidrift::http {
 
-/// Largest request body accepted, bytes (DESIGN §10); larger → 413.
+/// Largest request body accepted, bytes (docs/DESIGN.md §10); larger → 413.
 inline constexpr std::size_t kMaxBodyBytes = 64 * 1024;
 
 /// Bytes of an oversized body read and thrown away after the 413 answer is

@@ -1,7 +1,7 @@
 /// @file peer_hangup.h
 /// Whether the client of a connection has gone away, asked of the socket
 /// without reading or writing (issue 9 item 6: a killed SSE client must not
-/// hold its slot and thread until the next keep-alive; DESIGN §10 "SSE").
+/// hold its slot and thread until the next keep-alive; docs/DESIGN.md §10 "SSE").
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,5 @@
 /// @file responses.h
-/// Answers of the HTTP routes (DESIGN §10, docs/API.md "Errors"): the
+/// Answers of the HTTP routes (docs/DESIGN.md §10, docs/API.md "Errors"): the
 /// headers every answer carries, JSON answers with an explicit length, and
 /// the error body `{"error": "<sentence>"}` (with `"state"` for refused
 /// transitions). Shared by HttpApi and ActivityWatchApi.

@@ -1,5 +1,5 @@
 /// @file static_files.h
-/// The page's files (DESIGN §10, §11): GET of anything under server.www_dir
+/// The page's files (docs/DESIGN.md §10, §11): GET of anything under server.www_dir
 /// that is not a route, with safe paths only, the token injected into
 /// index.html and a Content-Security-Policy on HTML.
 #pragma once

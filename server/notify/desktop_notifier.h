@@ -1,7 +1,7 @@
 /// @file desktop_notifier.h
 /// The daemon's desktop notifications (`notify.desktop`, `notify.command`):
 /// `notify-send -a AntiDrift -- "AntiDrift: you drifted" "<reason>"` once per
-/// drift episode (DESIGN §4, last paragraph), a reminder while the drift lasts
+/// drift episode (docs/DESIGN.md §4, last paragraph), a reminder while the drift lasts
 /// (`notify.repeat_s`, issue 17 item 2), the heads-up when `notify.heads_up`
 /// is on, and `notify-send -a AntiDrift -- "AntiDrift: time is up" "<next
 /// action>"` when a timebox runs out (issue 7 item 5), off the caller's

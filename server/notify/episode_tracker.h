@@ -1,5 +1,5 @@
 /// @file episode_tracker.h
-/// When a drift deserves a desktop notification (DESIGN §4, last
+/// When a drift deserves a desktop notification (docs/DESIGN.md §4, last
 /// paragraph): once per new drift episode of a session. Pure decision, no
 /// I/O, so DesktopNotifier's rule is tested on its own.
 #pragma once

@@ -1,5 +1,5 @@
 /// @file sway_source.h
-/// The i3/sway IPC evidence source (DESIGN §3, issue 10 item 1; docs/TECH-NOTES.md §7): one
+/// The i3/sway IPC evidence source (docs/DESIGN.md §3, issue 10 item 1; docs/TECH-NOTES.md §7): one
 /// protocol serves sway on Wayland and i3 on X11. Event-driven: a thread blocked in poll(2) on the
 /// IPC socket, no polling loop.
 #pragma once

@@ -1,5 +1,5 @@
 /// @file x11_source.cpp
-/// The X11 evidence source (DESIGN §3; docs/TECH-NOTES.md §6).
+/// The X11 evidence source (docs/DESIGN.md §3; docs/TECH-NOTES.md §6).
 ///
 /// One thread owns one Display and is the only thread that touches it after start() opened it
 /// (and set up idle detection), so XInitThreads() is not needed. The thread waits in poll(2) on

@@ -1,5 +1,5 @@
 /// @file x11_source.h
-/// The X11 evidence source (DESIGN §3): event-driven through Xlib, no polling.
+/// The X11 evidence source (docs/DESIGN.md §3): event-driven through Xlib, no polling.
 #pragma once
 
 #include <atomic>

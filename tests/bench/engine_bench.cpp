@@ -66,7 +66,7 @@ void setTitlesPerSecond(benchmark::State& state, std::size_t perPass) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(perPass));
 }
 
-// sanitizeTitle on every raw title (DESIGN §3): what the X11 source does first.
+// sanitizeTitle on every raw title (docs/DESIGN.md §3): what the X11 source does first.
 void BM_SanitizeTitle(benchmark::State& state) {
   const auto& events = awWindowEvents();
   for (auto _ : state) {
@@ -118,7 +118,7 @@ void BM_RedactTitle(benchmark::State& state) {
 BENCHMARK(BM_RedactTitle);
 
 // drift::verdictKey then a VerdictCache lookup, filled as the judge would
-// (every key once): the cached-verdict step of DESIGN §4.
+// (every key once): the cached-verdict step of docs/DESIGN.md §4.
 void BM_VerdictCacheLookup(benchmark::State& state) {
   const auto& obs = observations();
   const Settings settings;

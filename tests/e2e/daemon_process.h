@@ -1,6 +1,6 @@
 /// @file daemon_process.h
-/// The real antidriftd binary as a child of an end-to-end test (DESIGN §9, §10, §12): started
-/// on an ephemeral port with its own store directory, stopped with SIGTERM, and always
+/// The real antidriftd binary as a child of an end-to-end test (docs/DESIGN.md §9, §10, §12):
+/// started on an ephemeral port with its own store directory, stopped with SIGTERM, and always
 /// cleaned up — even when the test fails or the test process dies.
 ///
 /// It includes support/xvfb_session.h, which pulls in Xlib: include this header after every

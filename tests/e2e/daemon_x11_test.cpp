@@ -1,5 +1,5 @@
 /// @file daemon_x11_test.cpp
-/// End to end: the real antidriftd binary on real X11 windows (DESIGN §2, §3, §9, §10).
+/// End to end: the real antidriftd binary on real X11 windows (docs/DESIGN.md §2, §3, §9, §10).
 /// Xvfb with openbox (the shared fixture in tests/support/xvfb_session.h), two
 /// antidrift_testwin windows, focus switched with xdotool; everything observed over the
 /// daemon's own HTTP API and SSE stream, then its audit log checked with --verify-audit.
@@ -21,7 +21,6 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
-#include <chrono>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -140,7 +139,7 @@ Reply post(std::uint16_t port, const std::string& token, const std::string& path
   return sendRequest(port, "POST", path, body, options);
 }
 
-/// The token the daemon made in its store directory (DESIGN §10).
+/// The token the daemon made in its store directory (docs/DESIGN.md §10).
 std::string readToken(const std::string& storeDir) {
   std::string token = readWholeFile(storeDir + "/token");
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) {
@@ -246,7 +245,7 @@ TEST_F(DaemonOnX11Test, ASessionOverRealWindowsLeavesOneAuditRecordThatVerifies)
   ASSERT_NE(id, "<absent>");
 
   // Editor → browser → editor while active: on task only in the allowed app; with AI off
-  // the browser is "unknown", never a fabricated drift (DESIGN §4).
+  // the browser is "unknown", never a fabricated drift (docs/DESIGN.md §4).
   ASSERT_EQ(activate(editor), "");
   ASSERT_TRUE(waitForState(events, activeIn(kEditorApp, kEditorTitle, "ontask"), "editor ontask"));
   EXPECT_EQ(text(get(port, "/state").json(), "drift.status"), "ontask");
@@ -300,7 +299,8 @@ TEST_F(DaemonOnX11Test, ASessionOverRealWindowsLeavesOneAuditRecordThatVerifies)
   EXPECT_EQ(text(record, "prev"), std::string(64, '0'));
 }
 
-// ---- Drift (DESIGN §4; issue 6 item 9) ------------------------------------------------------
+// ---- Drift (docs/DESIGN.md §4; issue 6 item 9)
+// ------------------------------------------------------
 
 /// A window no commitment here allows: a chat app, judged per app (not title-sensitive), and
 /// not a known distraction (data/distractions.txt), so the judge is asked.
@@ -609,7 +609,7 @@ TEST_P(DaemonWithoutDisplayTest, ServesWithEvidenceUnavailableUntilAWatcherPosts
   EXPECT_EQ(text(state, "evidence.source"), "");
   EXPECT_EQ(text(state, "evidence.current"), "<absent>");
 
-  // An outside watcher (DESIGN §3): the observation is recorded before the 202.
+  // An outside watcher (docs/DESIGN.md §3): the observation is recorded before the 202.
   const Reply posted = post(port, readToken(storeDir()), "/evidence/window",
                             R"({"app": "Code-Insiders", "title": ")" + kEditorTitle + R"("})");
   ASSERT_EQ(posted.status, 202) << posted.body;

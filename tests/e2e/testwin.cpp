@@ -1,5 +1,5 @@
 /// @file testwin.cpp
-/// antidrift_testwin: a tiny Xlib window for tests of the X11 evidence source (DESIGN §3,
+/// antidrift_testwin: a tiny Xlib window for tests of the X11 evidence source (docs/DESIGN.md §3,
 /// docs/TECH-NOTES.md §6). It sets WM_CLASS (instance, class), _NET_WM_NAME (UTF8_STRING) and
 /// WM_NAME, maps the window, prints its id (decimal) on stdout once it is mapped, and then
 /// sets the title to every line it reads from stdin. It exits on end of input, when the

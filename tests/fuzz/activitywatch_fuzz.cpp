@@ -1,5 +1,5 @@
 // Fuzz target: the ActivityWatch-compatible ingest (server/activitywatch_api.cpp,
-// DESIGN §3, docs/API.md §8) driven directly, past the HTTP layer, so the
+// docs/DESIGN.md §3, docs/API.md §8) driven directly, past the HTTP layer, so the
 // fuzzer spends its time on bucket ids, query parameters, event JSON and
 // timestamps. The input is up to kMaxRequests records separated by a line
 // "---"; each record is "METHOD PATH[?QUERY]\n" and then the body. Every

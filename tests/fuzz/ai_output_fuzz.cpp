@@ -1,5 +1,5 @@
 // Fuzz target: a CLI's raw output through JSON extraction and every role's
-// answer reader (core/src/ai/json_extract.cpp; DESIGN §8, seed 003
+// answer reader (core/src/ai/json_extract.cpp; docs/DESIGN.md §8, seed 003
 // "extractJSON"). Properties: normalizeCliOutput and extractJsonCandidates
 // never throw; every candidate is one JSON object Poco parses; lastValid with
 // each role parser never throws and what it accepts keeps that role's limits.

@@ -1,5 +1,5 @@
 // Fuzz target: every role parser on one JSON text (parseProposal,
-// parseVerdict, parseNudge; DESIGN §4, §6, §8). Properties: none throws on
+// parseVerdict, parseNudge; docs/DESIGN.md §4, §6, §8). Properties: none throws on
 // any input; an accepted answer keeps the limits its header promises (valid
 // UTF-8, one line, non-empty where required, bounded length and timebox).
 #include <cstddef>

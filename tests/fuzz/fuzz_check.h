@@ -19,7 +19,7 @@ inline std::string_view asText(const std::uint8_t* data, std::size_t size) {
 
 /// Stops the process with `rule` on stderr when `holds` is false, so
 /// libFuzzer (or the replay driver) records the input as a crash. `rule`
-/// quotes the documented promise that broke (a header comment or DESIGN).
+/// quotes the documented promise that broke (a header comment or docs/DESIGN.md).
 inline void check(bool holds, const char* rule) {
   if (!holds) {
     std::fprintf(stderr, "fuzz property broken: %s\n", rule);

@@ -1,4 +1,4 @@
-// Fuzz target: the HTTP request handling of every route (DESIGN §10,
+// Fuzz target: the HTTP request handling of every route (docs/DESIGN.md §10,
 // docs/API.md): the input is raw HTTP/1.1 — up to kMaxRequests pipelined
 // requests, each a request line, headers and a body of its Content-Length
 // (a chunked request takes the rest of the input) — parsed by Poco's own

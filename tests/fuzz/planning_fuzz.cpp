@@ -1,4 +1,4 @@
-// Fuzz target: the planning readers (DESIGN §6): parseTodoTxt on todo.txt
+// Fuzz target: the planning readers (docs/DESIGN.md §6): parseTodoTxt on todo.txt
 // text and parseProfile on a profile file's bytes. Properties: neither throws;
 // at most kMaxTasks tasks, each with clean, non-empty, valid UTF-8 text of at
 // most kMaxFieldChars characters, a priority in A..Z and a due date

@@ -1,4 +1,4 @@
-// Fuzz target: the on-disk formats read back at start (DESIGN §9):
+// Fuzz target: the on-disk formats read back at start (docs/DESIGN.md §9):
 // snapshotFromJson (snapshot.json) and summaryFromJsonLine (one audit.jsonl
 // line). Properties: bad input throws std::runtime_error and nothing else (the
 // daemon turns it into a clear start-up error); what parses serialises and

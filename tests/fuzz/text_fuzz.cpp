@@ -1,4 +1,4 @@
-// Fuzz target: the title sanitiser and the normalisers (DESIGN §3; issue 6
+// Fuzz target: the title sanitiser and the normalisers (docs/DESIGN.md §3; issue 6
 // items 2 and 3): sanitizeTitle, normalizeApp, text::normalizeUnicode,
 // text::foldCase and drift::normalizeTitle. Properties: none throws; every
 // result is valid UTF-8; sanitizeTitle keeps no control character and at most

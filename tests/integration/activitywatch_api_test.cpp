@@ -1,4 +1,4 @@
-// The ActivityWatch-compatible API (/api/0/..., DESIGN §3, docs/API.md
+// The ActivityWatch-compatible API (/api/0/..., docs/DESIGN.md §3, docs/API.md
 // "ActivityWatch-compatible API") on the real HTTP server on an ephemeral
 // port, with a real Controller and real stores: the request sequences of
 // aw-client based watchers, then the State they produce.

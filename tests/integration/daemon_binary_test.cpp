@@ -1,6 +1,6 @@
 // The antidriftd binary as a real child process (Poco::Process): the audit
 // check, configuration errors, and a real start, request, restart and
-// shutdown on a signal (DESIGN §9, §10, §12).
+// shutdown on a signal (docs/DESIGN.md §9, §10, §12).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

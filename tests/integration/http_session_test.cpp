@@ -1,6 +1,6 @@
 // The real HTTP server on an ephemeral port, in-process, with a real
 // Controller, real file stores in a temp directory, a FakeClock and a
-// ManualExecutor (DESIGN §10, docs/API.md).
+// ManualExecutor (docs/DESIGN.md §10, docs/API.md).
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -381,7 +381,7 @@ TEST_F(HttpSessionTest, WrongTypesAndInvalidValuesAre400NamingTheField) {
     EXPECT_EQ(reply.status, 400) << body;
     EXPECT_THAT(reply.field("error"), HasSubstr(field)) << body;
   }
-  // Values the core refuses (DESIGN §2): empty next action, timebox 0, over 12 h.
+  // Values the core refuses (docs/DESIGN.md §2): empty next action, timebox 0, over 12 h.
   for (const char* body :
        {R"({"next_action":"  ","success_condition":"s","timebox_minutes":10})",
         R"({"next_action":"a","success_condition":"s","timebox_minutes":0})",
@@ -630,7 +630,7 @@ TEST_F(HttpSessionTest, WrongMethodIs405WithAllow) {
   EXPECT_EQ(post("/state").status, 405);
 }
 
-// ---- Security (DESIGN §10) --------------------------------------------------------------
+// ---- Security (docs/DESIGN.md §10) --------------------------------------------------------------
 
 TEST_F(HttpSessionTest, ForeignHostIs403ForReadsAndWrites) {
   RequestOptions rebinding;

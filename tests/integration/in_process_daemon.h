@@ -30,11 +30,11 @@
 namespace antidrift::test {
 
 /// The API token every in-process daemon of these tests accepts
-/// (X-AntiDrift-Token, DESIGN §10).
+/// (X-AntiDrift-Token, docs/DESIGN.md §10).
 inline const std::string kToken =
     "5f3c9a0e7b2d41c8a6e0f19d3b7c5a2e5f3c9a0e7b2d41c8a6e0f19d3b7c5a2e";
 
-/// The daemon's HTTP stack assembled in-process (DESIGN §10, docs/API.md):
+/// The daemon's HTTP stack assembled in-process (docs/DESIGN.md §10, docs/API.md):
 /// a temp directory with the file stores, a FakeClock, a ManualExecutor, a
 /// real Controller, SseBroadcaster, RequestGuard(kToken), WindowJoin, HttpApi and an
 /// ApiServer on 127.0.0.1 with an ephemeral port, wired as antidriftd wires

@@ -2,7 +2,7 @@
 /// The event-stream clients of the load tool (issue 9 item 6): a reading
 /// client on its own thread that keeps the newest state version it saw, and
 /// a raw socket that asks for /events and then stalls or is killed without
-/// reading (DESIGN §10 "SSE").
+/// reading (docs/DESIGN.md §10 "SSE").
 #pragma once
 
 #include <atomic>

@@ -1,5 +1,5 @@
 /// @file mock_backend.h
-/// A GoogleMock Backend (DESIGN §8 ABI) for role and controller tests.
+/// A GoogleMock Backend (docs/DESIGN.md §8 ABI) for role and controller tests.
 #pragma once
 
 #include <cstdint>

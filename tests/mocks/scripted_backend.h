@@ -1,6 +1,6 @@
 /// @file scripted_backend.h
 /// A Backend for controller tests that answers by role from a script and
-/// records every prompt it was sent (DESIGN §8 "ROLE:" line).
+/// records every prompt it was sent (docs/DESIGN.md §8 "ROLE:" line).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 /// @file xvfb_session.h
-/// A real X display for tests (DESIGN §3, docs/TECH-NOTES.md §6): Xvfb on a display number it picks
-/// itself (-displayfd), optionally openbox as the EWMH window manager, antidrift_testwin
+/// A real X display for tests (docs/DESIGN.md §3, docs/TECH-NOTES.md §6): Xvfb on a display number
+/// it picks itself (-displayfd), optionally openbox as the EWMH window manager, antidrift_testwin
 /// windows, xdotool, and the child-process handling they all share (Poco::Process, pipes,
 /// deadlines, no sleeps). Used by tests/unit/x11 and tests/e2e.
 ///

@@ -1,5 +1,5 @@
 /*
- * The active view (DESIGN §4, §11): next action, success condition, a
+ * The active view (docs/DESIGN.md §4, §11): next action, success condition, a
  * countdown with a progress bar, +5 / +15 min (POST /extend, issue 7), the
  * current window and evidence health, the drift tiers, Complete and Abandon,
  * and the end signals (notifications, "Sound at the end").
@@ -183,7 +183,7 @@ function updateMarks(commitment) {
   setHidden(byId('active-marks'), marks.length === 0);
 }
 
-/** The banner's three actions (DESIGN §4) and the heads-up's Dismiss. */
+/** The banner's three actions (docs/DESIGN.md §4) and the heads-up's Dismiss. */
 function wireDriftTiers() {
   const action = (id, route) => {
     byId(id).addEventListener('click', async (event) => {
@@ -222,7 +222,7 @@ function wireDriftTiers() {
 }
 
 /**
- * The hard tier (DESIGN §4): status "drifting" shows the banner with the
+ * The hard tier (docs/DESIGN.md §4): status "drifting" shows the banner with the
  * daemon's reason verbatim and three actions. When it appears, focus moves
  * to it (keyboard users land on its buttons); a new drift after the view
  * mounted also raises a Web Notification when the person allowed them.
@@ -248,7 +248,7 @@ function updateDriftBanner(drift) {
 }
 
 /**
- * The soft tier (DESIGN §5, seed 000 "Surfacing"): when not drifting and
+ * The soft tier (docs/DESIGN.md §5, seed 000 "Surfacing"): when not drifting and
  * drift.nudge is non-empty, a muted "Heads up" line with Dismiss only.
  * Dismissal is client-side and keyed on the message text, kept in
  * sessionStorage over a reload: a different message, or the same one after

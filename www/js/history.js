@@ -1,5 +1,5 @@
 /*
- * History (DESIGN §11, issue 7), shown under the locked view: over the last
+ * History (docs/DESIGN.md §11, issue 7), shown under the locked view: over the last
  * 14 days the focused minutes and the on-task share per day (js/charts.js),
  * and the recent sessions, each with its outcome, planned against actual
  * time, on-task share, the person's answer and note, the recap and its

@@ -1,5 +1,5 @@
 /*
- * The locked view (DESIGN §11): "Plan next session", the last carry-forward
+ * The locked view (docs/DESIGN.md §11): "Plan next session", the last carry-forward
  * and the history.
  */
 

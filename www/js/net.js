@@ -1,5 +1,5 @@
 /*
- * The page's two ways to the daemon (DESIGN §10): POSTs as JSON with the
+ * The page's two ways to the daemon (docs/DESIGN.md §10): POSTs as JSON with the
  * page's token, and one EventSource per browser (held by a SharedWorker,
  * js/stream-worker.js; a tab's own where SharedWorker is missing) that brings
  * the whole State on every change. Every State received goes to the handler

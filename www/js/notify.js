@@ -1,5 +1,5 @@
 /*
- * Web Notifications on a new drift (DESIGN §4: the banner is in a tab the
+ * Web Notifications on a new drift (docs/DESIGN.md §4: the banner is in a tab the
  * person has just left) and when the timebox runs out (issue 7). The page
  * never asks unprompted: a small "Notify me" control asks for permission
  * when clicked.

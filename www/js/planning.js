@@ -1,5 +1,5 @@
 /*
- * The planning view (DESIGN §6, §11; seed 003): open tasks, the profile
+ * The planning view (docs/DESIGN.md §6, §11; seed 003): open tasks, the profile
  * indicator, "Last time: …", the intent box with Sharpen, the three inputs
  * and the allowed apps, Start. The inputs are filled once on mount and
  * afterwards only by a new coach proposal: a State never rebuilds them under
@@ -13,7 +13,7 @@ import { latestState } from './store.js';
 import { mountVerdicts } from './verdicts.js';
 
 const kDefaultMinutes = 25;
-const kMaxMinutes = 720;  // 12 h, DESIGN §2
+const kMaxMinutes = 720;  // 12 h, docs/DESIGN.md §2
 const kCoachErrorLead = 'The coach could not help this time:';
 
 /** Content key of the coach proposal already written into the inputs. */

@@ -1,5 +1,5 @@
 /*
- * The review view (DESIGN §11, issue 7): outcome, the recap (DESIGN §7),
+ * The review view (docs/DESIGN.md §11, issue 7): outcome, the recap (docs/DESIGN.md §7),
  * "Was the success condition met?" with an optional note (POST /review),
  * the session's timeline strip, time per app split into on-task and
  * drifting time, the numbers, End. End never waits for the recap.

@@ -1,5 +1,5 @@
 /// @file backend.h
-/// The Backend ABI: the one header an AntiDrift AI plugin includes (DESIGN §8,
+/// The Backend ABI: the one header an AntiDrift AI plugin includes (docs/DESIGN.md §8,
 /// docs/TECH-NOTES.md §1, docs/CONVENTIONS.md "The plugin boundary").
 ///
 /// A plugin is a shared object `antidrift-<name>.so` built as a CMake MODULE with

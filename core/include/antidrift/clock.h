@@ -1,5 +1,5 @@
 /// @file clock.h
-/// The injected clock port (DESIGN §1 "Rules of the house"): all time in the
+/// The injected clock port (docs/DESIGN.md §1 "Rules of the house"): all time in the
 /// core comes through a Clock so tests never sleep.
 #pragma once
 
@@ -16,7 +16,7 @@ class Clock {
   virtual std::int64_t nowUtcMs() const = 0;
   /// Monotonic time in milliseconds from an arbitrary origin; never goes
   /// backwards and stops while the machine is suspended (CLOCK_MONOTONIC).
-  /// Used for session durations (issue 9 item 2), health age (DESIGN §3) and
+  /// Used for session durations (issue 9 item 2), health age (docs/DESIGN.md §3) and
   /// debounces.
   virtual std::int64_t monotonicMs() const = 0;
   /// Like monotonicMs() but also counting time the machine was suspended

@@ -1,5 +1,5 @@
 /// @file epoch.h
-/// The generation guard of every asynchronous call (DESIGN §6, issue 15
+/// The generation guard of every asynchronous call (docs/DESIGN.md §6, issue 15
 /// item 4): a counter whose advance makes results launched earlier stale. It
 /// lives at the top of core so that the drift engine and the session layer can
 /// both use it without the drift engine depending on session/ (the launch

@@ -1,5 +1,5 @@
 /// @file executor.h
-/// The injected executor port (DESIGN §1): all background work in the core is
+/// The injected executor port (docs/DESIGN.md §1): all background work in the core is
 /// posted to an Executor so tests can run it deterministically.
 #pragma once
 

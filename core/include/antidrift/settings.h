@@ -1,5 +1,5 @@
 /// @file settings.h
-/// The core's view of the configuration (DESIGN §12). The daemon reads the
+/// The core's view of the configuration (docs/DESIGN.md §12). The daemon reads the
 /// properties file through Poco::Util and fills this plain struct, so the core
 /// never links Poco::Util.
 #pragma once
@@ -20,7 +20,7 @@ struct DistractionSite {
   std::vector<std::string> names;    ///< as titles and window classes name it ("YouTube")
 };
 
-/// Settings the core uses. Defaults are the built-in defaults of DESIGN §12.
+/// Settings the core uses. Defaults are the built-in defaults of docs/DESIGN.md §12.
 struct Settings {
   /// evidence.heartbeat_s: a source re-emits the current window this often,
   /// seconds; health is "ok" while the last observation is < 3 × this old.
@@ -37,7 +37,7 @@ struct Settings {
   /// tasks.todo_txt: path of a todo.txt file; "" = none.
   std::string todoTxtPath;
 
-  // ---- Drift interceptor (DESIGN §4) ----
+  // ---- Drift interceptor (docs/DESIGN.md §4) ----
 
   /// drift.blocked_apps: window classes that are drift whenever they are in
   /// front during a session, judged by no AI ("<app> is blocked during focus").
@@ -111,12 +111,12 @@ struct Settings {
   std::vector<std::string> distractionCategories = {"video",    "social", "news", "adult",
                                                     "shopping", "games",  "chat"};
 
-  // ---- Nudge (DESIGN §5, seed 000) ----
+  // ---- Nudge (docs/DESIGN.md §5, seed 000) ----
 
   /// nudge.debounce_s: at most one Nudger call per this many seconds.
   std::int64_t nudgeDebounceSecs = 300;
 
-  // ---- Privacy (DESIGN §8) ----
+  // ---- Privacy (docs/DESIGN.md §8) ----
 
   /// privacy.redact.<name> = <regex>: applied to every title before it goes
   /// into a prompt; each match becomes "[redacted]". Name → pattern (PCRE).

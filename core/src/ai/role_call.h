@@ -1,5 +1,5 @@
 /// @file role_call.h
-/// Private helpers shared by the AI roles (coach, judge, nudge; DESIGN §8):
+/// Private helpers shared by the AI roles (coach, judge, nudge; docs/DESIGN.md §8):
 /// the backend call that never throws, and reading one JSON object.
 #pragma once
 

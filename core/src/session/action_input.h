@@ -19,7 +19,7 @@ namespace antidrift::session {
 /// Longest coach intent accepted, in characters (seed 003).
 inline constexpr std::size_t kMaxIntentChars = 2000;
 
-/// Start's request made a Commitment (DESIGN §2): next action and success
+/// Start's request made a Commitment (docs/DESIGN.md §2): next action and success
 /// condition made one line of plain text (invalid UTF-8 replaced, control
 /// characters dropped, trimmed) before validation, so the limits apply to
 /// what is stored; the allowed apps normalised (else `defaultAllowedApps`);

@@ -527,7 +527,8 @@ Health Controller::healthLocked() const {
                              3 * settings_.heartbeatSecs * 1000);
 }
 
-// ---- Drift (DESIGN §4, §5) ------------------------------------------------------------------
+// ---- Drift (docs/DESIGN.md §4, §5)
+// ------------------------------------------------------------------
 
 bool Controller::evaluateDriftLocked() {
   const Health health = healthLocked();

@@ -110,7 +110,8 @@ void Planning::show(State& state) const {
   if (loaded) state.profile.bytes = loaded->bytes;
 }
 
-// ---- Evidence (DESIGN §3) -------------------------------------------------------------------
+// ---- Evidence (docs/DESIGN.md §3)
+// -------------------------------------------------------------------
 
 bool Evidence::currentFromRunningSource() const {
   return current && std::find(runningSources.begin(), runningSources.end(), current->source) !=

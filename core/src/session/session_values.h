@@ -135,7 +135,7 @@ struct Evidence {
   bool away = false;
   Health lastHealth = Health::Unavailable;  ///< the health last announced
 
-  /// The health at monotonic `nowMono` (DESIGN §3): a window from a stopped
+  /// The health at monotonic `nowMono` (docs/DESIGN.md §3): a window from a stopped
   /// source is unavailable; outside a session (`active` false) a running
   /// source's window is ok however old; else ok within `freshMs` of the last
   /// observation, stale after, unavailable when nothing ever ran or arrived.

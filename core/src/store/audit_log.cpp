@@ -37,7 +37,7 @@ using jsonfields::requireString;
 using jsonfields::validUtf8;
 
 constexpr const char* kFileName = "audit.jsonl";
-/// verify()'s problem for a last line that open() would move aside (DESIGN §9).
+/// verify()'s problem for a last line that open() would move aside (docs/DESIGN.md §9).
 constexpr const char* kTornLineProblem =
     "torn last line (a crash mid-append; the daemon moves it aside on its next start)";
 

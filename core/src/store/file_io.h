@@ -1,5 +1,5 @@
 /// @file file_io.h
-/// Private helpers of the file stores (DESIGN §9): directory creation, durable
+/// Private helpers of the file stores (docs/DESIGN.md §9): directory creation, durable
 /// writes and whole-file reads. Poco has no fsync, so the durable paths use
 /// POSIX open/write/fsync directly; everything else goes through Poco::File.
 #pragma once
@@ -10,7 +10,7 @@
 namespace antidrift::fileio {
 
 /// Creates `directory` (and missing parents) if absent; the directory itself
-/// is created with mode 0700 (DESIGN §9: the data directory is private).
+/// is created with mode 0700 (docs/DESIGN.md §9: the data directory is private).
 /// Throws std::runtime_error naming the path on failure. Thread-safe.
 void ensureDirectory(const std::string& directory);
 
@@ -35,7 +35,7 @@ void writeNewFileDurably(const std::string& path, const std::string& data, unsig
 /// new temp file `path` + `tempInfix` + pid + "-" + counter written with
 /// writeNewFileDurably (`mode`), renamed over `path`, then the directory
 /// fsynced — a crash leaves the old file or the new one, never half of
-/// either (the snapshot's and the verdict memory's write, DESIGN §9).
+/// either (the snapshot's and the verdict memory's write, docs/DESIGN.md §9).
 /// Creates `directory` when missing. Throws std::runtime_error naming the
 /// path; the temp file is removed when the rename fails. Thread-safe.
 void replaceFileDurably(const std::string& directory, const std::string& path,

@@ -1,6 +1,6 @@
 /// @file json_fields.h
 /// Private helpers of the stores: typed, named access to Poco::JSON fields so
-/// a parse error says which field is wrong (DESIGN §9).
+/// a parse error says which field is wrong (docs/DESIGN.md §9).
 #pragma once
 
 #include <Poco/JSON/Array.h>

@@ -8,7 +8,7 @@ namespace antidrift::text {
 // consumes the *claimed* length of an invalid sequence (so "\xE2A" loses the
 // "A") and accepts overlong forms and surrogates. Titles come from arbitrary
 // programs, so every invalid sequence must become exactly one U+FFFD and no
-// valid byte after it may be lost (DESIGN §3).
+// valid byte after it may be lost (docs/DESIGN.md §3).
 char32_t decodeOne(std::string_view raw, std::size_t& pos) {
   const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(raw[i]); };
   const unsigned char lead = byte(pos);

@@ -1,4 +1,4 @@
-// Browser test of planning with AI (DESIGN §6, seed 003): the coach, open
+// Browser test of planning with AI (docs/DESIGN.md §6, seed 003): the coach, open
 // tasks and the profile indicator, with the real fake plugin: the real
 // antidriftd with ai.backend=fake, canned answers from a responses file,
 // tasks.todo_txt and knowledge.profile files, the real chromium.

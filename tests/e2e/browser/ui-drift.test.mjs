@@ -1,5 +1,5 @@
 // Browser test of the drift interceptor and the nudge in the page (issue 6;
-// DESIGN §4 hard tier, §5 / seed 000 soft tier): the real antidriftd with the
+// docs/DESIGN.md §4 hard tier, §5 / seed 000 soft tier): the real antidriftd with the
 // fake AI plugin (canned judge and nudge answers), window evidence posted
 // with POST /evidence/window, the real chromium.
 //

@@ -217,7 +217,7 @@ describe('AntiDrift UI, AI off', () => {
   test('a 400 from Start is shown inline and the typed plan stays', async () => {
     const page = await openPlanningPage(suite);
 
-    // The daemon limits fields to 500 characters (DESIGN §2); the page leaves
+    // The daemon limits fields to 500 characters (docs/DESIGN.md §2); the page leaves
     // that check to it.
     const tooLong = 'x'.repeat(501);
     await page.fill('#next-action', tooLong);

@@ -1,5 +1,5 @@
 // Tests for AsyncSlot and launchGuarded (core/include/antidrift/session/async_slot.h;
-// DESIGN §6, docs/CONVENTIONS.md "Concurrency"). Driven by a ManualExecutor: the test
+// docs/DESIGN.md §6, docs/CONVENTIONS.md "Concurrency"). Driven by a ManualExecutor: the test
 // decides when each posted task runs.
 #include "antidrift/session/async_slot.h"
 

@@ -1,4 +1,4 @@
-// Tests for the Coach role (core/include/antidrift/ai/coach.h; DESIGN §6, §8; seed 003).
+// Tests for the Coach role (core/include/antidrift/ai/coach.h; docs/DESIGN.md §6, §8; seed 003).
 #include "antidrift/ai/coach.h"
 
 #include <string>

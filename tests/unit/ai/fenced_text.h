@@ -1,6 +1,6 @@
 /// @file fenced_text.h
 /// Test helper of the AI role tests: reads a fenced data block back out of a
-/// prompt, independently of the production fencing code (DESIGN §8).
+/// prompt, independently of the production fencing code (docs/DESIGN.md §8).
 #pragma once
 
 #include <string>

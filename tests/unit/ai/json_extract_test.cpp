@@ -1,5 +1,5 @@
 // Tests for extractJsonCandidates / normalizeCliOutput / lastValid
-// (core/include/antidrift/ai/json_extract.h; DESIGN §8, seed 003).
+// (core/include/antidrift/ai/json_extract.h; docs/DESIGN.md §8, seed 003).
 #include "antidrift/ai/json_extract.h"
 
 #include <algorithm>

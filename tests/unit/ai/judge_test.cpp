@@ -1,4 +1,4 @@
-// Tests for the DriftJudge role (core/include/antidrift/ai/judge.h; DESIGN §4, §8;
+// Tests for the DriftJudge role (core/include/antidrift/ai/judge.h; docs/DESIGN.md §4, §8;
 // issue 6 item 4; seed 000 on why the judge is strict where the nudge is lenient).
 #include "antidrift/ai/judge.h"
 

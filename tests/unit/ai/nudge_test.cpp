@@ -1,4 +1,4 @@
-// Tests for the Nudger role (core/include/antidrift/ai/nudge.h; DESIGN §5, §8;
+// Tests for the Nudger role (core/include/antidrift/ai/nudge.h; docs/DESIGN.md §5, §8;
 // seed 000 "Testing": internal/ai/nudge_test.go carried over to GoogleTest).
 #include "antidrift/ai/nudge.h"
 

@@ -1,4 +1,4 @@
-// Tests for the shared prompt blocks (core/include/antidrift/ai/prompt.h; DESIGN §8).
+// Tests for the shared prompt blocks (core/include/antidrift/ai/prompt.h; docs/DESIGN.md §8).
 #include "antidrift/ai/prompt.h"
 
 #include <stdexcept>

@@ -1,4 +1,4 @@
-// Tests for privacy.redact (core/include/antidrift/ai/redact.h; DESIGN §8;
+// Tests for privacy.redact (core/include/antidrift/ai/redact.h; docs/DESIGN.md §8;
 // issue 6 item 5), with the defaults of core/include/antidrift/settings.h.
 #include "antidrift/ai/redact.h"
 

@@ -1,4 +1,4 @@
-// Tests for the Reviewer role (core/include/antidrift/ai/reviewer.h; DESIGN §7,
+// Tests for the Reviewer role (core/include/antidrift/ai/reviewer.h; docs/DESIGN.md §7,
 // §8; seed 004 "Testing", the ai list, carried over to GoogleTest).
 #include "antidrift/ai/reviewer.h"
 

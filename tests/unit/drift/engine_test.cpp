@@ -1,4 +1,4 @@
-// drift::Engine on its own, without a Controller (DESIGN §4, §5; seed 000;
+// drift::Engine on its own, without a Controller (docs/DESIGN.md §4, §5; seed 000;
 // issue 6): each branch of §4 in order, the judge debounce, one call in
 // flight per key, verdicts for the current and a non-current subject, the
 // banner actions, the nudge gating, windows that say nothing, and the drift
@@ -75,7 +75,8 @@ class EngineTest : public ::testing::Test {
   std::int64_t utc_ = kStartUtc;
 };
 
-// ---- DESIGN §4, branch by branch -------------------------------------------------------------
+// ---- docs/DESIGN.md §4, branch by branch
+// -------------------------------------------------------------
 
 TEST_F(EngineTest, AHardRuleBeatsAnAllowedApp) {
   const Decision decision = see("qterminal", "bash");

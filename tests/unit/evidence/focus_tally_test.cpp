@@ -1,4 +1,4 @@
-// FocusTally (issue 17 item 5; DESIGN §7 "What the review shows"): drift per
+// FocusTally (issue 17 item 5; docs/DESIGN.md §7 "What the review shows"): drift per
 // site or app aggregated over spans with the same site, visits, and the
 // longest on-task stretch — ended by drift and by being away, paused (not
 // ended) by neutral and unknown time.

@@ -1,4 +1,4 @@
-// Tests for the profile grounding (core/include/antidrift/planning/profile.h; DESIGN §6).
+// Tests for the profile grounding (core/include/antidrift/planning/profile.h; docs/DESIGN.md §6).
 #include "antidrift/planning/profile.h"
 
 #include <string>

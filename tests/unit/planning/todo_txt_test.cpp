@@ -1,4 +1,4 @@
-// Tests for the todo.txt grounding (core/include/antidrift/planning/todo_txt.h; DESIGN §6).
+// Tests for the todo.txt grounding (core/include/antidrift/planning/todo_txt.h; docs/DESIGN.md §6).
 #include "antidrift/planning/todo_txt.h"
 
 #include <string>

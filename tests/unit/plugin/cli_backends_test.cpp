@@ -1,4 +1,4 @@
-// Tests for the real claude and codex plugins (DESIGN §8, docs/TECH-NOTES.md §5),
+// Tests for the real claude and codex plugins (docs/DESIGN.md §8, docs/TECH-NOTES.md §5),
 // loaded through PluginLoader and run against stand-in executables named
 // `claude` and `codex` put first on PATH. The stand-ins record their argv,
 // stdin and environment and answer as the test's "mode" file says.

@@ -1,5 +1,5 @@
 // Tests for antidrift::plugin::PluginLoader against the real fake plugin and
-// the broken test plugins in tests/plugins (DESIGN §8, docs/TECH-NOTES.md §1).
+// the broken test plugins in tests/plugins (docs/DESIGN.md §8, docs/TECH-NOTES.md §1).
 
 #include "antidrift/plugin/loader.h"
 

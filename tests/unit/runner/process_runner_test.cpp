@@ -1,4 +1,4 @@
-// Tests for antidrift::runner::run with real child processes (DESIGN §8,
+// Tests for antidrift::runner::run with real child processes (docs/DESIGN.md §8,
 // docs/TECH-NOTES.md §3): pipes, deadlines, process-group kill, no zombie, no fd leak.
 
 #include "antidrift/runner/process_runner.h"

@@ -1,4 +1,4 @@
-// The planning coach, tasks and profile flows of seed 003 / DESIGN §6, driven
+// The planning coach, tasks and profile flows of seed 003 / docs/DESIGN.md §6, driven
 // through the Controller with a ManualExecutor so every ordering is chosen by
 // the test.
 #include <fstream>

@@ -1,4 +1,4 @@
-// The drift interceptor (DESIGN §4) and the nudge (DESIGN §5, seed 000)
+// The drift interceptor (docs/DESIGN.md §4) and the nudge (docs/DESIGN.md §5, seed 000)
 // driven through the Controller: a scripted backend answers by role, a
 // ManualExecutor lets each test choose when an AI call returns, and a
 // FakeClock drives every debounce. Carries over seed 000's session tests and
@@ -78,7 +78,8 @@ class DriftFlowTest : public test::ControllerFixture {
   std::shared_ptr<ScriptedBackend> backend_;
 };
 
-// ---- The hard tier (DESIGN §4) --------------------------------------------------------------
+// ---- The hard tier (docs/DESIGN.md §4)
+// --------------------------------------------------------------
 
 TEST_F(DriftFlowTest, ABlockedAppDriftsAtOnceWithNoJudgeCall) {
   start();
@@ -552,7 +553,8 @@ TEST_F(DriftFlowTest, AJudgeErrorATimeoutOrDisagreeingVerdictsAreUnknownWithNoBa
   }
 }
 
-// ---- Privacy (DESIGN §8, issue 6 item 5) ----------------------------------------------------
+// ---- Privacy (docs/DESIGN.md §8, issue 6 item 5)
+// ----------------------------------------------------
 
 TEST_F(DriftFlowTest, ARedactedPatternNeverReachesTheBackend) {
   backend_->answer("judge", kOnTask);

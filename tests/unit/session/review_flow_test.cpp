@@ -1,4 +1,4 @@
-// Reflection and history through the Controller (issue 7; DESIGN §7, §9;
+// Reflection and history through the Controller (issue 7; docs/DESIGN.md §7, §9;
 // seed 004 "Testing", the session list): the timeline, the Reviewer's
 // orchestration, the carry-forward, Extend and the review answer. A scripted
 // backend answers by role, a ManualExecutor chooses when a call returns and a

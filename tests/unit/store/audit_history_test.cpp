@@ -1,5 +1,5 @@
 // audit.jsonl across versions and the backwards reader (issue 7 items 3, 5;
-// DESIGN §9): records written before the session detail existed still load
+// docs/DESIGN.md §9): records written before the session detail existed still load
 // and verify; a chain may mix both shapes; recentSessions reads from the end.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -19,7 +19,7 @@ using storetest::TempDirectory;
 using storetest::writeWholeFile;
 
 // Two records exactly as the daemon wrote them before issue 7 (the shape of
-// DESIGN §9: no planned_secs, timeline, recap, …).
+// docs/DESIGN.md §9: no planned_secs, timeline, recap, …).
 const char* kOldChain =
     R"({"drift_episodes":0,"ended_at":1780001500000,"hash":"ac2b408a1643216dcd87cc4a8e34eed7cb8516fd8e6ace8974c174ad889802b1","id":"0f8e6c1a-3b7d-4e0f-9a2b-5c4d3e2f1a00","next_action":"Write the intro","outcome":"completed","prev":"0000000000000000000000000000000000000000000000000000000000000000","started_at":1780000000000,"success_condition":"It is done","switches":3,"timebox_secs":1500,"top_buckets":[{"app":"code","secs":1200},{"app":"firefox","secs":300}]})"
     "\n"

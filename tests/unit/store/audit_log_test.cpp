@@ -1,4 +1,4 @@
-// Tests of audit.jsonl (DESIGN §9): canonical JSON, hash chain, recovery of a
+// Tests of audit.jsonl (docs/DESIGN.md §9): canonical JSON, hash chain, recovery of a
 // torn last line, verification.
 
 #include "antidrift/store/audit_log.h"

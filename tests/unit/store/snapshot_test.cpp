@@ -1,4 +1,4 @@
-// Tests of snapshot.json (DESIGN §9): JSON round trip and FileSnapshotStore.
+// Tests of snapshot.json (docs/DESIGN.md §9): JSON round trip and FileSnapshotStore.
 
 #include "antidrift/store/snapshot.h"
 

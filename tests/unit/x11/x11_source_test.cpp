@@ -1,7 +1,7 @@
 /// @file x11_source_test.cpp
-/// The X11 evidence source against a real X server (DESIGN §3, docs/TECH-NOTES.md §6): Xvfb with
-/// openbox as the EWMH window manager, real antidrift_testwin windows, real xdotool.
-/// Missing Xvfb, openbox or xdotool fails every test with a message; nothing is skipped.
+/// The X11 evidence source against a real X server (docs/DESIGN.md §3, docs/TECH-NOTES.md §6): Xvfb
+/// with openbox as the EWMH window manager, real antidrift_testwin windows, real xdotool. Missing
+/// Xvfb, openbox or xdotool fails every test with a message; nothing is skipped.
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 /// @file coach.h
-/// The Coach role (DESIGN §6, §8; seed 003): turns a rough intent into a
+/// The Coach role (docs/DESIGN.md §6, §8; seed 003): turns a rough intent into a
 /// proposed commitment. The coach only proposes; the person still starts the
 /// commitment through the Controller.
 #pragma once
@@ -21,7 +21,7 @@ struct Proposal {
   std::int64_t timeboxSecs = 0;  ///< seconds, in [1, kMaxTimeboxSecs]
 };
 
-/// What grounds the coach besides the intent (DESIGN §6, seed 004). Either
+/// What grounds the coach besides the intent (docs/DESIGN.md §6, seed 004). Either
 /// field may be empty; an empty (or whitespace-only) field is left out of the
 /// prompt entirely.
 struct CoachGrounding {

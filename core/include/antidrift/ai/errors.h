@@ -1,5 +1,5 @@
 /// @file errors.h
-/// Typed errors of the AI roles (DESIGN §8, docs/CONVENTIONS.md "Errors"): an AI that
+/// Typed errors of the AI roles (docs/DESIGN.md §8, docs/CONVENTIONS.md "Errors"): an AI that
 /// fails or answers garbage is a normal outcome, returned as a value the caller
 /// must handle, never thrown.
 #pragma once
@@ -18,7 +18,7 @@ enum class AiErrorKind {
   EmptyResponse,      ///< the backend answered only whitespace
   NoJson,             ///< the answer held no complete JSON object
   InvalidProposal,    ///< JSON found, but no object is a valid coach Proposal (seed 003)
-  InvalidVerdict,     ///< JSON found, but no object is a valid drift Verdict (DESIGN §4)
+  InvalidVerdict,     ///< JSON found, but no object is a valid drift Verdict (docs/DESIGN.md §4)
   InvalidReflection,  ///< JSON found, but no object is a valid Reflection (seed 004)
   AmbiguousVerdict,   ///< the answer holds valid drift Verdicts that disagree (issue 6)
   InvalidNudge,       ///< JSON found, but no object is a valid nudge answer (seed 000)

@@ -1,5 +1,5 @@
 /// @file json_extract.h
-/// Finding the JSON answer in a CLI's raw output (DESIGN §8, seed 003
+/// Finding the JSON answer in a CLI's raw output (docs/DESIGN.md §8, seed 003
 /// "extractJSON"): prose, code fences, ANSI colours and prompt echoes around it
 /// are tolerated.
 #pragma once

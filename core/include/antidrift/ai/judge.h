@@ -1,5 +1,5 @@
 /// @file judge.h
-/// The DriftJudge role (DESIGN §4 step 4, §8; issue 6 item 4): asks the model
+/// The DriftJudge role (docs/DESIGN.md §4 step 4, §8; issue 6 item 4): asks the model
 /// whether the window a person is in serves their commitment. The judge only
 /// advises; the drift rules and the Controller decide what the answer means.
 #pragma once
@@ -25,7 +25,7 @@ enum class VerdictScope {
   Site,  ///< the whole site: "YouTube is off task wherever it plays"
 };
 
-/// The DriftJudge's answer (DESIGN §4 step 4, §8).
+/// The DriftJudge's answer (docs/DESIGN.md §4 step 4, §8).
 struct Verdict {
   bool onTask = false;  ///< true: the window serves the commitment
   /// One line, trimmed, ≤ kMaxReasonChars characters (+ "…" when cut); never
@@ -37,11 +37,11 @@ struct Verdict {
 };
 
 /// What the judge sees. `title` is already redacted by the caller
-/// (Redactor::apply, DESIGN §8 privacy.redact); the role sends it as given.
+/// (Redactor::apply, docs/DESIGN.md §8 privacy.redact); the role sends it as given.
 struct JudgeInput {
   std::string nextAction;        ///< the commitment's next action
   std::string successCondition;  ///< the commitment's success condition
-  std::string app;               ///< the window class, lower-cased (DESIGN §3)
+  std::string app;               ///< the window class, lower-cased (docs/DESIGN.md §3)
   std::string title;             ///< the window title, already redacted
   /// The site of the page a browser shows (Observation::domain, issue 16 item
   /// 4): a host name such as "youtube.com", never a path or query; empty when
@@ -60,7 +60,7 @@ struct JudgeInput {
 /// never has its echo taken as the answer. Pure; thread-safe.
 std::string buildJudgePrompt(const JudgeInput& input);
 
-/// Parses one JSON object text as a Verdict, strictly (DESIGN §4, seed 000):
+/// Parses one JSON object text as a Verdict, strictly (docs/DESIGN.md §4, seed 000):
 /// "on_task" must be a JSON boolean; "reason", when present and not null,
 /// must be a string, made one line (control characters dropped, line breaks
 /// become spaces), trimmed and capped at kMaxReasonChars characters with "…".

@@ -1,5 +1,5 @@
 /// @file nudge.h
-/// The Nudger role (DESIGN §5, §8; seed 000): inside an allowed app, asks the
+/// The Nudger role (docs/DESIGN.md §5, §8; seed 000): inside an allowed app, asks the
 /// model whether the recent window titles still serve the commitment, for the
 /// soft "Heads up" tier. It advises only; silence is the safe answer.
 #pragma once
@@ -21,7 +21,7 @@ inline constexpr std::size_t kMaxNudgeMessageChars = 200;
 
 /// What the nudger sees (seed 000: the commitment and a copy of the ring of
 /// recent distinct titles). The titles are already redacted by the caller
-/// (Redactor::apply, DESIGN §8 privacy.redact).
+/// (Redactor::apply, docs/DESIGN.md §8 privacy.redact).
 struct NudgeInput {
   std::string nextAction;                 ///< the commitment's next action
   std::string successCondition;           ///< the commitment's success condition

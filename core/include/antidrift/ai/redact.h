@@ -1,5 +1,5 @@
 /// @file redact.h
-/// privacy.redact (DESIGN §8; issue 6 item 5): masks what must not leave the
+/// privacy.redact (docs/DESIGN.md §8; issue 6 item 5): masks what must not leave the
 /// machine in a window title before any AI prompt carries it.
 #pragma once
 

@@ -1,5 +1,5 @@
 /// @file reviewer.h
-/// The Reviewer role (DESIGN §7, §8; seed 004): when a session ends it
+/// The Reviewer role (docs/DESIGN.md §7, §8; seed 004): when a session ends it
 /// reflects on what just happened, read against the person's recent sessions,
 /// and returns two short lines — a recap (shown on Review) and a carry-forward
 /// (grounds the next coach). A leaf role: plain values in and out; it sees

@@ -1,6 +1,6 @@
 /// @file ai_cost.h
 /// What the AI cost: one role call's tokens and wall time, and their sum per
-/// session (issue 18 item 4; DESIGN §8 "What the AI costs"). Plain values.
+/// session (issue 18 item 4; docs/DESIGN.md §8 "What the AI costs"). Plain values.
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 /// @file commitment.h
-/// The commitment a person makes when starting a session (DESIGN §2).
+/// The commitment a person makes when starting a session (docs/DESIGN.md §2).
 #pragma once
 
 #include <cstdint>
@@ -9,12 +9,12 @@
 
 namespace antidrift {
 
-/// Limits of DESIGN §2 "Validation errors".
+/// Limits of docs/DESIGN.md §2 "Validation errors".
 inline constexpr std::size_t kMaxFieldChars = 500;          ///< per text field, in characters
 inline constexpr std::int64_t kMaxTimeboxSecs = 12 * 3600;  ///< 12 h
 inline constexpr std::size_t kMaxAllowedApps = 64;          ///< entries in allowed_apps
 
-/// A title the person confirmed on task in a title-sensitive app (DESIGN §4
+/// A title the person confirmed on task in a title-sensitive app (docs/DESIGN.md §4
 /// "This is on task"; issue 6 item 6): one browser serves the work and the
 /// distraction, so the confirmation is for this page, not the whole browser.
 struct AllowedTitle {
@@ -23,7 +23,7 @@ struct AllowedTitle {
 };
 
 /// A whole site the person confirmed on task for this session in a
-/// title-sensitive app (DESIGN §4 "This is on task"; issue 17 item 4): every
+/// title-sensitive app (docs/DESIGN.md §4 "This is on task"; issue 17 item 4): every
 /// page of it is on task until the session ends or the mark is undone. The
 /// site is the one the drift engine derived (drift::siteVerdictKey): the
 /// domain of URL evidence, else the title's site suffix (drift::siteOf).
@@ -60,7 +60,7 @@ struct CommitmentRequest {
   std::optional<std::vector<std::string>> allowedApps;
 };
 
-/// Validates `request` (DESIGN §2): trimmed next action non-empty, every text
+/// Validates `request` (docs/DESIGN.md §2): trimmed next action non-empty, every text
 /// field ≤ kMaxFieldChars characters, timebox in (0, 12 h], allowed apps ≤
 /// kMaxAllowedApps each ≤ kMaxFieldChars. Returns the first problem as a
 /// human sentence, or nullopt when valid. Pure; thread-safe.

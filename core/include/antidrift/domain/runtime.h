@@ -1,5 +1,5 @@
 /// @file runtime.h
-/// Runtime states and session outcomes of DESIGN §2.
+/// Runtime states and session outcomes of docs/DESIGN.md §2.
 #pragma once
 
 #include <optional>
@@ -8,10 +8,10 @@
 
 namespace antidrift {
 
-/// The four runtime states (DESIGN §2). `Locked` is the resting state.
+/// The four runtime states (docs/DESIGN.md §2). `Locked` is the resting state.
 enum class RuntimeState { Locked, Planning, Active, Review };
 
-/// How an active session ended (DESIGN §2). `None` while not in review.
+/// How an active session ended (docs/DESIGN.md §2). `None` while not in review.
 enum class Outcome { None, Completed, Expired, Abandoned };
 
 /// "locked" | "planning" | "active" | "review".

@@ -47,10 +47,10 @@ struct ActiveSession {
   /// timeline, an engine on `settings` with no verdict memory.
   explicit ActiveSession(const Settings& settings);
 
-  StatsAccumulator stats;  ///< time per app, switches, drift, away (DESIGN §3)
+  StatsAccumulator stats;  ///< time per app, switches, drift, away (docs/DESIGN.md §3)
   Timeline timeline;       ///< when and where the session was on task (issue 7)
   FocusTally focus;        ///< where the drift went, the longest stretch (issue 17 item 5)
-  Engine engine;           ///< what each observation means for drift (DESIGN §4, §5)
+  Engine engine;           ///< what each observation means for drift (docs/DESIGN.md §4, §5)
 
   /// An observation counted in the stats (a switch when the app changed).
   void observe(const Observation& obs) { stats.observe(obs); }

@@ -1,5 +1,5 @@
 /// @file engine.h
-/// drift::Engine — decides what each observation means for drift (DESIGN §4,
+/// drift::Engine — decides what each observation means for drift (docs/DESIGN.md §4,
 /// §5; seed 000; issue 6). It owns the local rules, the verdict cache, the
 /// nudge ring, the judge debounce and the two epochs that guard the AI calls;
 /// it performs no I/O and launches nothing: it returns requests, and the
@@ -32,7 +32,7 @@
 
 namespace antidrift::drift {
 
-/// Where the active session stands on drift (DESIGN §4 "Statuses").
+/// Where the active session stands on drift (docs/DESIGN.md §4 "Statuses").
 enum class DriftStatus {
   Inactive,  ///< no active session
   OnTask,    ///< an allowed app (or a title or app confirmed on task)
@@ -44,14 +44,14 @@ enum class DriftStatus {
 /// "" (inactive) | "ontask" | "judging" | "drifting" | "unknown". Pure.
 std::string_view toString(DriftStatus status);
 
-/// The drift part of State (DESIGN §10): what the page shows.
+/// The drift part of State (docs/DESIGN.md §10): what the page shows.
 struct DriftView {
   DriftStatus status = DriftStatus::Inactive;
   std::string reason;  ///< a human sentence; for drifting, the rule's or judge's reason verbatim
   std::string nudge;   ///< the soft "Heads up" advisory (seed 000); "" = none
   std::string app;     ///< the app the status is about; "" when none
   /// Drifting because of a hard rule (drift.blocked_apps / blocked_titles):
-  /// "This is on task" cannot override it (DESIGN §4 step 1 comes first).
+  /// "This is on task" cannot override it (docs/DESIGN.md §4 step 1 comes first).
   bool blocked = false;
   /// Judging and waiting for drift.judge_debounce_s: UTC ms at which the
   /// judge will be asked (issue 16 item 2: the page says when); 0 otherwise.
@@ -113,10 +113,10 @@ class Engine {
 
   /// A new session (or a restored one): cache, ring, nudge, debounce and
   /// subject cleared; both epochs advance so in-flight answers are discarded
-  /// (DESIGN §9 "Restart": drift and nudge state reset).
+  /// (docs/DESIGN.md §9 "Restart": drift and nudge state reset).
   void reset();
 
-  /// DESIGN §4 on one observation while active with evidence ok and the
+  /// docs/DESIGN.md §4 on one observation while active with evidence ok and the
   /// person present: hard rules → local match (+ nudge, seed 000) → cached
   /// verdict (the page's, else a site-scoped one for its site) → the local
   /// tier (issue 16 item 3: a known distraction is drifting at once unless the
@@ -128,7 +128,7 @@ class Engine {
                                  std::int64_t nowMono, Advisors advisors);
 
   /// The drift step of one evidence change, as the Controller and the replay
-  /// (replay/replay.h) take it (DESIGN §3, §4): with no window yet or
+  /// (replay/replay.h) take it (docs/DESIGN.md §3, §4): with no window yet or
   /// `evidenceProblem` non-empty (e.g. "evidence is stale") → suspend(that);
   /// else with `away` → suspend("away"); else observe(*current, …). `atMs`
   /// is UTC ms (drift time), `nowMono` monotonic ms (debounces).
@@ -170,13 +170,13 @@ class Engine {
   /// Returns true when the advisory shown changed.
   bool applyNudge(const std::optional<std::string>& message);
 
-  /// "Back to task" (DESIGN §4): hides the banner (status unknown), forgets
+  /// "Back to task" (docs/DESIGN.md §4): hides the banner (status unknown), forgets
   /// the subject; the next observation is evaluated afresh. In-flight judge
   /// answers are discarded (the judge epoch advances), and their keys count
   /// as never asked: the next observation of one asks the judge again.
   [[nodiscard]] Decision refocus(std::int64_t atMs);
 
-  /// "This is on task" (DESIGN §4): adds the subject's app — or, for a
+  /// "This is on task" (docs/DESIGN.md §4): adds the subject's app — or, for a
   /// title-sensitive app, its normalised title — to `commitment`'s allowed
   /// lists, caches it on task, status ontask. nullopt when there is no subject
   /// (nothing judged off task yet); `decision` receives the closed drift time.
@@ -319,7 +319,7 @@ std::string judgeReason(std::string_view reason);
 /// The label before a reason the AI judge wrote (issue 19 item 4).
 inline constexpr std::string_view kJudgeLabel = "AI judge: ";
 
-/// Adds what `decision` means for the session's stats (DESIGN §3 "Stats"):
+/// Adds what `decision` means for the session's stats (docs/DESIGN.md §3 "Stats"):
 /// a drift episode with `view`'s reason when one started, the drifting time it
 /// closed, and one AI call per judge or nudge request it holds. Shared by the
 /// Controller and the replay so both count alike. Not thread-safe (the

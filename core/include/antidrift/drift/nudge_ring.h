@@ -1,6 +1,6 @@
 /// @file nudge_ring.h
 /// The trajectory the Nudger judges: the last distinct titles seen in the
-/// allowed apps this session (seed 000 "recentTitles"; DESIGN §5).
+/// allowed apps this session (seed 000 "recentTitles"; docs/DESIGN.md §5).
 #pragma once
 
 #include <cstddef>

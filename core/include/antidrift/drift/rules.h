@@ -1,6 +1,6 @@
 /// @file rules.h
 /// The local drift rules: what kind of window an observation shows, and the
-/// hard rules that need no AI (DESIGN §4 step 1; issue 6 items 3 and 5).
+/// hard rules that need no AI (docs/DESIGN.md §4 step 1; issue 6 items 3 and 5).
 #pragma once
 
 #include <atomic>
@@ -40,7 +40,7 @@ class Rules {
   /// lockScreenApps and neverSendApps (core/include/antidrift/settings.h). App
   /// names go through normalizeApp(); blank entries are ignored. Throws
   /// std::invalid_argument naming the key ("drift.blocked_titles.<name>:
-  /// <reason>") for a pattern that does not compile (DESIGN §4 step 1).
+  /// <reason>") for a pattern that does not compile (docs/DESIGN.md §4 step 1).
   explicit Rules(const Settings& settings);
 
   /// Unreadable: app "unknown" and an empty title (only white space or
@@ -55,7 +55,7 @@ class Rules {
   /// normalised (issue 6 items 3 and 8).
   WindowKind classify(const Observation& obs) const;
 
-  /// A hard rule that fires (DESIGN §4 step 1): "<app> is blocked during
+  /// A hard rule that fires (docs/DESIGN.md §4 step 1): "<app> is blocked during
   /// focus" for an app in blockedApps, else `obs.blockedTitle` (a private
   /// window's raw title matched on entry, issue 19 item 3), else, for the
   /// first blockedTitles pattern (in name order) found in the title (in
@@ -74,7 +74,7 @@ class Rules {
   std::uint64_t matchesGivenUp() const;
 
   /// True when `app` (already normalised) is judged per normalised title
-  /// (drift.title_sensitive_apps; DESIGN §4 step 3).
+  /// (drift.title_sensitive_apps; docs/DESIGN.md §4 step 3).
   bool isTitleSensitive(std::string_view app) const;
 
   /// True when `obs` is a browser window judged per page (issue 16 item 2):
@@ -88,7 +88,7 @@ class Rules {
   bool isPerPage(const Observation& obs) const;
 
   /// True when `app` (already normalised) is judged by local rules only: its
-  /// titles never go to the AI (privacy.never_send_apps; DESIGN §8).
+  /// titles never go to the AI (privacy.never_send_apps; docs/DESIGN.md §8).
   bool neverSend(std::string_view app) const;
 
  private:

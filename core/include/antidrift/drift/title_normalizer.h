@@ -1,6 +1,6 @@
 /// @file title_normalizer.h
 /// The key form of a window title, shared by the verdict cache and the nudge
-/// ring (issue 6 item 2; DESIGN §4 step 3, §5).
+/// ring (issue 6 item 2; docs/DESIGN.md §4 step 3, §5).
 #pragma once
 
 #include <string>

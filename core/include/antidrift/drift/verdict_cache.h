@@ -1,5 +1,5 @@
 /// @file verdict_cache.h
-/// The session's cache of DriftJudge verdicts (DESIGN §4 step 3; issue 6
+/// The session's cache of DriftJudge verdicts (docs/DESIGN.md §4 step 3; issue 6
 /// item 2).
 #pragma once
 
@@ -13,7 +13,7 @@
 
 namespace antidrift::drift {
 
-/// A verdict as cached for the session (DESIGN §4 step 3).
+/// A verdict as cached for the session (docs/DESIGN.md §4 step 3).
 struct CachedVerdict {
   bool onTask = false;  ///< true: on task; false: drifting
   std::string reason;   ///< the judge's one short sentence (may be empty when on task)
@@ -21,7 +21,7 @@ struct CachedVerdict {
 
 /// The cache key: the app, or for a title-sensitive app app + '\n' +
 /// normalizeTitle(title), so one browser is judged per page while a title that
-/// changes every second keeps one key (DESIGN §4 step 3; issue 6 item 2).
+/// changes every second keeps one key (docs/DESIGN.md §4 step 3; issue 6 item 2).
 /// `obs.app` is already normalised. Pure; thread-safe.
 std::string verdictKey(const Rules& rules, const Observation& obs);
 

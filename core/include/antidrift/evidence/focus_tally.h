@@ -1,6 +1,6 @@
 /// @file focus_tally.h
 /// Where the drift went and the longest on-task stretch of one session (issue
-/// 17 item 5, "a review that teaches"; DESIGN §7 "What the review shows"):
+/// 17 item 5, "a review that teaches"; docs/DESIGN.md §7 "What the review shows"):
 /// drifting time and visits per site or app, accumulated exactly as time
 /// passes (the timeline's spans are merged and bounded, so they cannot say
 /// it). I/O-free; the Controller owns one beside its Timeline and feeds it
@@ -54,7 +54,7 @@ struct FocusState {
   }
 };
 
-/// The rule (DESIGN §7 "What the review shows", issue 17 item 5):
+/// The rule (docs/DESIGN.md §7 "What the review shows", issue 17 item 5):
 /// - drifting time goes to the site or app the drift was about; a visit is
 ///   counted when drifting begins there — from on task, unknown, neutral,
 ///   away or drifting elsewhere — and a heartbeat or another page of the

@@ -1,5 +1,5 @@
 /// @file observation.h
-/// What a window source reports (DESIGN §3 "Evidence").
+/// What a window source reports (docs/DESIGN.md §3 "Evidence").
 #pragma once
 
 #include <cstddef>
@@ -9,7 +9,7 @@
 
 namespace antidrift {
 
-/// The byte cap on a sanitised title (DESIGN §3).
+/// The byte cap on a sanitised title (docs/DESIGN.md §3).
 inline constexpr std::size_t kMaxTitleBytes = 512;
 
 /// One look at the foreground window.
@@ -34,13 +34,13 @@ struct Observation {
   std::string blockedTitle{};
 };
 
-/// Makes raw title bytes safe (DESIGN §3): each invalid UTF-8 sequence becomes
+/// Makes raw title bytes safe (docs/DESIGN.md §3): each invalid UTF-8 sequence becomes
 /// U+FFFD, C0/C1 control characters and DEL are dropped (tab and newlines too),
 /// and the result is cut to at most kMaxTitleBytes bytes on a character
 /// boundary. Pure; thread-safe; never throws.
 std::string sanitizeTitle(std::string_view raw);
 
-/// Normalises a window class so that one app has one name (DESIGN §3; issue 6
+/// Normalises a window class so that one app has one name (docs/DESIGN.md §3; issue 6
 /// item 3): sanitised like a title (sanitizeTitle), then in the one normal form
 /// of text::normalizeUnicode (NFC, zero-width and bidi characters removed,
 /// white space folded and trimmed) and case-folded (text::foldCase); an empty

@@ -1,5 +1,5 @@
 /// @file stats.h
-/// Time-per-app buckets and switch counts for the active session (DESIGN §3 "Stats").
+/// Time-per-app buckets and switch counts for the active session (docs/DESIGN.md §3 "Stats").
 #pragma once
 
 #include <cstdint>
@@ -61,12 +61,12 @@ std::string bucketFor(const std::map<std::string, Value>& buckets, const std::st
   return own < kMaxSessionApps ? app : std::string(kOtherApp);
 }
 
-/// Accumulates SessionStats from a stream of observations (DESIGN §3).
+/// Accumulates SessionStats from a stream of observations (docs/DESIGN.md §3).
 ///
 /// Time between two observations is credited to the earlier one's app, but
 /// only up to `idleAfterMs`: a longer gap means the evidence was gone, and
 /// the excess is not counted. Time while away goes to `awayMs`, never into a
-/// bucket (DESIGN §3), so buckets + away add up to the session wherever
+/// bucket (docs/DESIGN.md §3), so buckets + away add up to the session wherever
 /// evidence was fresh. A switch is a change of *known* app: an observation
 /// whose app is "unknown" (an empty class) is never a switch, and the next
 /// known app is compared with the last known one, so code → unknown → code is

@@ -47,7 +47,7 @@ std::vector<std::string> webTabTitleCandidates(std::string_view windowTitle);
 /// What a tab adds to a window it describes.
 struct WebJoin {
   /// The tab is incognito / private: the window is a private window (its title
-  /// is replaced, DESIGN §8, issue 6 item 5) and nothing of the tab is kept.
+  /// is replaced, docs/DESIGN.md §8, issue 6 item 5) and nothing of the tab is kept.
   bool privateWindow = false;
   /// domainOfUrl(tab url); always empty for a private window. May be empty
   /// for a matching tab whose URL names no web site (about:blank, file:).

@@ -1,5 +1,5 @@
 /// @file load_status.h
-/// Status of a planning grounding file (tasks, profile; DESIGN §6).
+/// Status of a planning grounding file (tasks, profile; docs/DESIGN.md §6).
 #pragma once
 
 #include <string_view>
@@ -12,7 +12,7 @@ enum class LoadStatus {
   Ready,  ///< loaded
 };
 
-/// "none" | "ready" (the wire names of DESIGN §6). Pure; thread-safe.
+/// "none" | "ready" (the wire names of docs/DESIGN.md §6). Pure; thread-safe.
 constexpr std::string_view toString(LoadStatus status) {
   return status == LoadStatus::Ready ? "ready" : "none";
 }

@@ -1,6 +1,6 @@
 /// @file profile.h
 /// The person's profile, a small private Markdown file that grounds the coach
-/// (DESIGN §6 "Grounding", `knowledge.profile`).
+/// (docs/DESIGN.md §6 "Grounding", `knowledge.profile`).
 #pragma once
 
 #include <cstddef>
@@ -11,13 +11,13 @@
 
 namespace antidrift::planning {
 
-/// The profile text kept, in bytes (DESIGN §6: 4 KiB).
+/// The profile text kept, in bytes (docs/DESIGN.md §6: 4 KiB).
 inline constexpr std::size_t kMaxProfileBytes = 4096;
 /// At most this many bytes of the file are read before cleaning and capping.
 inline constexpr std::size_t kMaxProfileReadBytes = 64 * 1024;
 
 /// A loaded profile. Only `status` and `bytes` may leave the machine's
-/// prompt path (DESIGN §6: the browser sees status and size, never the text).
+/// prompt path (docs/DESIGN.md §6: the browser sees status and size, never the text).
 struct Profile {
   LoadStatus status = LoadStatus::None;
   std::string text;       ///< valid UTF-8, ≤ kMaxProfileBytes, cut on a character boundary
@@ -28,7 +28,7 @@ struct Profile {
 /// characters other than newline/tab dropped, "\r\n" → "\n", then cut to at
 /// most kMaxProfileBytes on a UTF-8 character boundary; text that is only
 /// whitespace → status None (empty text, 0 bytes). The cleaning rules of
-/// DESIGN §6 "Grounding", shared by loadProfile and the fuzz target
+/// docs/DESIGN.md §6 "Grounding", shared by loadProfile and the fuzz target
 /// tests/fuzz/planning_fuzz.cpp. Pure; thread-safe; never throws (bar
 /// std::bad_alloc).
 Profile parseProfile(std::string_view bytes);

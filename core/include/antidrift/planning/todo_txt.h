@@ -1,5 +1,5 @@
 /// @file todo_txt.h
-/// Open tasks from a todo.txt file (DESIGN §6 "Tasks", seed 003 grounding;
+/// Open tasks from a todo.txt file (docs/DESIGN.md §6 "Tasks", seed 003 grounding;
 /// format: https://github.com/todotxt/todo.txt).
 #pragma once
 
@@ -31,7 +31,7 @@ struct Task {
   std::string due;                    ///< "YYYY-MM-DD" from a valid due: tag, "" if none
 };
 
-/// Parses todo.txt text (DESIGN §6): one task per line; "\n" or "\r\n" line
+/// Parses todo.txt text (docs/DESIGN.md §6): one task per line; "\n" or "\r\n" line
 /// ends; blank lines, completed tasks (a line starting "x ") and lines with
 /// no description left are skipped; invalid UTF-8 becomes U+FFFD. Sorted by
 /// priority (A first, no priority last), then due date (earliest first, none

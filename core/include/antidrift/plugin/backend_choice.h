@@ -1,5 +1,5 @@
 /// @file backend_choice.h
-/// `ai.backend = auto` (issue 18 item 2; DESIGN §8 "Choosing a backend"):
+/// `ai.backend = auto` (issue 18 item 2; docs/DESIGN.md §8 "Choosing a backend"):
 /// which backend the daemon uses, from what its probes found. The probes
 /// themselves (an HTTP GET of `{url}/models`, the CLIs on the PATH and their
 /// login) live in the daemon (server/backend_probe.h); this is the pure rule.

@@ -1,5 +1,5 @@
 /// @file loader.h
-/// Loads AI backend plugins by name (DESIGN §8, docs/TECH-NOTES.md §1, docs/CONVENTIONS.md
+/// Loads AI backend plugins by name (docs/DESIGN.md §8, docs/TECH-NOTES.md §1, docs/CONVENTIONS.md
 /// "The plugin boundary") and lists the installed ones from their metadata.
 #pragma once
 
@@ -19,7 +19,7 @@ namespace antidrift::plugin {
 ///  - loaded: `backend` set, `error` empty;
 ///  - switched off (name "none"): `backend` null, `error` empty;
 ///  - failed: `backend` null, `error` a one-sentence message for the log and
-///    the startup banner (the daemon then runs without AI, DESIGN §12).
+///    the startup banner (the daemon then runs without AI, docs/DESIGN.md §12).
 struct LoadResult {
   /// The configured backend, or null when off or failed. Its deleter deletes
   /// the plugin object; the library stays mapped for the life of the process,
@@ -74,7 +74,7 @@ class PluginLoader {
 
   /// Loads, creates and configures backend `name` from `pluginDir`.
   ///
-  /// Steps and their error sentences (DESIGN §8):
+  /// Steps and their error sentences (docs/DESIGN.md §8):
   ///  - `name` must match `[a-z0-9_-]+`: `invalid backend name "<name>"`;
   ///    "none" returns switched off (no backend, no error);
   ///  - the file is `<absolute pluginDir>/antidrift-<name>.so`:

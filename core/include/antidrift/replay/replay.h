@@ -136,7 +136,7 @@ struct ReplayReport {
   Trace trace;                         ///< with ReplayOptions::keepTrace only; else empty
 };
 
-/// Replays `activity` under `options` (DESIGN §3, §4; issue 8 item 1). For each commitment
+/// Replays `activity` under `options` (docs/DESIGN.md §3, §4; issue 8 item 1). For each commitment
 /// range a session starts at the range's first window event: the engine is reset and each
 /// observation — every window event at its time, then heartbeats every evidence.heartbeat_s
 /// while it lasts — goes through the Controller's steps (normalizeApp, sanitizeTitle, private

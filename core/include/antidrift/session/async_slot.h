@@ -1,5 +1,5 @@
 /// @file async_slot.h
-/// The generation-guarded asynchronous call, written once (DESIGN §6,
+/// The generation-guarded asynchronous call, written once (docs/DESIGN.md §6,
 /// docs/CONVENTIONS.md "Concurrency", seeds 003/000/004): an Epoch (the guard, in
 /// antidrift/epoch.h), one generic launchGuarded (the launch dance), and
 /// AsyncSlot (a status/value/error holder on top of both) for the coach, the

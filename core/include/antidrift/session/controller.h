@@ -1,5 +1,5 @@
 /// @file controller.h
-/// session::Controller — the only owner of mutable state (DESIGN §1, §2, §3).
+/// session::Controller — the only owner of mutable state (docs/DESIGN.md §1, §2, §3).
 #pragma once
 
 #include <cstdint>
@@ -155,7 +155,7 @@ class Controller {
   /// Controller; call before other threads use it. Without a store the memory lives in memory only.
   void setVerdictStore(VerdictStore* store);
 
-  /// Loads the snapshot (DESIGN §9 "Restart"): an active session resumes with
+  /// Loads the snapshot (docs/DESIGN.md §9 "Restart"): an active session resumes with
   /// drift state reset; one whose deadline passed while the daemon was down
   /// goes to review as `expired`. A session in review whose id is already
   /// among the audit log's last kEndCheckRecords records ended before a crash
@@ -168,10 +168,10 @@ class Controller {
   /// rather than overwrite it).
   std::string restore();
 
-  // ---- Transitions (DESIGN §2). Each returns nullopt or why nothing changed.
+  // ---- Transitions (docs/DESIGN.md §2). Each returns nullopt or why nothing changed.
 
   /// locked → planning. Resets the coach and starts the tasks (todo.txt)
-  /// and profile fetches on the executor (DESIGN §6); gathers the app
+  /// and profile fetches on the executor (docs/DESIGN.md §6); gathers the app
   /// choices (apps seen in the last kRecentAppsMs, then apps of the last
   /// kHistorySessionsForApps sessions in the audit log).
   [[nodiscard]] ActionResult enterPlanning();
@@ -179,14 +179,14 @@ class Controller {
   [[nodiscard]] ActionResult cancelPlanning();
   /// planning → active. The text fields are sanitised first (invalid UTF-8
   /// replaced, control characters dropped, trimmed); blank allowed-app
-  /// entries are ignored. Validation errors (DESIGN §2) →
+  /// entries are ignored. Validation errors (docs/DESIGN.md §2) →
   /// ErrorKind::Validation.
   [[nodiscard]] ActionResult startCommitment(const CommitmentRequest& request);
   /// active → review, outcome completed.
   [[nodiscard]] ActionResult complete();
   /// active → review, outcome abandoned.
   [[nodiscard]] ActionResult abandon();
-  // ---- Drift banner actions (DESIGN §4). Outside active → IllegalTransition.
+  // ---- Drift banner actions (docs/DESIGN.md §4). Outside active → IllegalTransition.
 
   /// "Back to task": hides the banner; the next observation is evaluated
   /// afresh (a judge answer still running is discarded).
@@ -237,7 +237,7 @@ class Controller {
   /// snapshot write finds its record and does not append it again).
   [[nodiscard]] ActionResult end();
 
-  // ---- Planning coach (seed 003, DESIGN §6).
+  // ---- Planning coach (seed 003, docs/DESIGN.md §6).
 
   /// Asks the Coach role to sharpen `intent` into a proposal, asynchronously
   /// on the executor: status pending now, ready or error later (a newer
@@ -250,12 +250,12 @@ class Controller {
   /// Never persisted.
   [[nodiscard]] ActionResult requestCoach(const std::string& intent);
 
-  // ---- Evidence (DESIGN §3).
+  // ---- Evidence (docs/DESIGN.md §3).
 
   /// Records one observation from any source. `raw.app` and `raw.title` are
   /// sanitised here (a private-browsing window's title is replaced by a
   /// placeholder before anything stores it); `raw.atMs` ≤ 0 means "now".
-  /// While active, the drift engine decides what it means (DESIGN §4, §5) and
+  /// While active, the drift engine decides what it means (docs/DESIGN.md §4, §5) and
   /// any DriftJudge or Nudger call it asks for is launched on the executor. Updates health, current
   /// window and (while active) stats. While active the snapshot is written on
   /// every change of window and at least every kHeartbeatPersistMs on
@@ -277,12 +277,12 @@ class Controller {
   /// A long-running source reports that it started (`running` true) or
   /// failed/stopped. Health is "unavailable" while no source runs and no
   /// observation ever arrived, and while the source of the current
-  /// observation has stopped (DESIGN §3: "source failed" — nobody watches
+  /// observation has stopped (docs/DESIGN.md §3: "source failed" — nobody watches
   /// that window any more) until it runs again or another source observes.
   /// Outside an active session a running source's window stays `ok` however
   /// old: such a source reports every change at once and heartbeats only
   /// during a session (issue 8 item 2), so Start counts its window as just
-  /// observed; during a session DESIGN §3's 3 × heartbeat rule applies.
+  /// observed; during a session docs/DESIGN.md §3's 3 × heartbeat rule applies.
   /// While active, a change of health re-evaluates drift (no judgment
   /// without `ok` evidence). Thread-safe.
   void setSourceRunning(const std::string& source, bool running);
@@ -384,7 +384,7 @@ class Controller {
   /// Back to no session (the carry-forward and the evidence stay).
   void resetSessionLocked();
   ActionError illegalLocked(const std::string& action) const;
-  /// Starts the todo.txt and profile loads of planning (DESIGN §6).
+  /// Starts the todo.txt and profile loads of planning (docs/DESIGN.md §6).
   void loadPlanningLocked();
   /// Launches the Coach on `intent` for the request `token` (seed 003).
   void launchCoachLocked(AsyncToken token, const std::string& intent);
@@ -392,9 +392,9 @@ class Controller {
   /// (launchGuarded; the answers come back through the judge and nudge
   /// callbacks). Returns whether the State changed.
   bool applyDriftLocked(drift::Decision& decision);
-  /// Launches the DriftJudge on `request` (DESIGN §4).
+  /// Launches the DriftJudge on `request` (docs/DESIGN.md §4).
   void launchJudgeLocked(drift::JudgeRequest request);
-  /// Launches the Nudger on `request` (seed 000, DESIGN §5).
+  /// Launches the Nudger on `request` (seed 000, docs/DESIGN.md §5).
   void launchNudgeLocked(drift::NudgeRequest request);
   /// Runs the drift engine on the current window while active (evidence ok,
   /// present) or suspends it with the reason it cannot judge.

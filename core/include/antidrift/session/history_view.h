@@ -29,7 +29,7 @@ struct HistoryDay {
   std::int64_t kept = 0;              ///< of those, sessions kept (sessionKept)
 };
 
-/// Whether a session was kept (issue 17 item 5, DESIGN §7 "What the review
+/// Whether a session was kept (issue 17 item 5, docs/DESIGN.md §7 "What the review
 /// shows"): the person answered Yes, or, unanswered, it ended completed.
 /// Pure.
 bool sessionKept(const SessionSummary& summary);

@@ -1,5 +1,5 @@
 /// @file state.h
-/// The State every view renders from (DESIGN §10 "State JSON"), as a value.
+/// The State every view renders from (docs/DESIGN.md §10 "State JSON"), as a value.
 /// Its JSON is built in one place, the wire module (antidrift/wire/json.h,
 /// issue 15 item 5); this header includes nothing of Poco.
 #pragma once
@@ -24,10 +24,10 @@
 
 namespace antidrift {
 
-/// Evidence health (DESIGN §3): "ok" | "stale" | "unavailable".
+/// Evidence health (docs/DESIGN.md §3): "ok" | "stale" | "unavailable".
 enum class Health { Ok, Stale, Unavailable };
 
-/// Where a grounding file (todo.txt, the profile; DESIGN §6) stands in
+/// Where a grounding file (todo.txt, the profile; docs/DESIGN.md §6) stands in
 /// Planning: not asked yet, being read, loaded, or nothing to show (no path,
 /// missing, empty or unreadable).
 enum class GroundingStatus { Idle, Pending, Ready, None };
@@ -44,7 +44,7 @@ struct EvidenceView {
   bool away = false;                   ///< the person is idle past evidence.idle_after_s
 };
 
-/// The drift part of State (DESIGN §4, §5): what the drift engine decided,
+/// The drift part of State (docs/DESIGN.md §4, §5): what the drift engine decided,
 /// shown as it is (the State builder decides nothing).
 struct DriftView {
   /// What the drift engine says; Inactive when no session is active (on the
@@ -112,13 +112,13 @@ struct CoachView {
   std::string error;                       ///< when error: a short sentence for the browser
 };
 
-/// Open tasks from todo.txt (DESIGN §6).
+/// Open tasks from todo.txt (docs/DESIGN.md §6).
 struct TasksView {
   GroundingStatus status = GroundingStatus::Idle;
   std::vector<planning::Task> items;
 };
 
-/// The person's profile (DESIGN §6). Private: only status and size are shown.
+/// The person's profile (docs/DESIGN.md §6). Private: only status and size are shown.
 struct ProfileView {
   GroundingStatus status = GroundingStatus::Idle;
   std::size_t bytes = 0;

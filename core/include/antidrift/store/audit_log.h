@@ -1,6 +1,6 @@
 /// @file audit_log.h
 /// audit.jsonl: one SessionSummary per ended session, SHA-256 hash-chained
-/// (DESIGN §9).
+/// (docs/DESIGN.md §9).
 #pragma once
 
 #include <atomic>
@@ -22,7 +22,7 @@ namespace antidrift {
 /// basic keys; their canonical JSON (and so their hash) stays exactly what it
 /// was, so old chains still verify.
 enum class SummaryShape {
-  Basic,     ///< id … drift_episodes, prev (DESIGN §9 as first shipped)
+  Basic,     ///< id … drift_episodes, prev (docs/DESIGN.md §9 as first shipped)
   Detailed,  ///< the basic keys plus what the session was (issue 7)
 };
 
@@ -157,7 +157,7 @@ VerifiedHistory readVerifiedHistory(const std::string& path);
 
 /// One line for people and logs, e.g. "ok: 3 records, chain intact" or
 /// "broken at line 2: hash mismatch (record altered) (3 records well-formed)".
-/// For `antidriftd --verify-audit` (DESIGN §9). Pure.
+/// For `antidriftd --verify-audit` (docs/DESIGN.md §9). Pure.
 std::string describeVerification(const AuditVerification& verification);
 
 /// What AuditLog::open found and did.
@@ -179,7 +179,7 @@ class AuditLog final : public AuditSink {
   /// `directory`: the data directory (store.dir). Nothing is read until open().
   explicit AuditLog(std::string directory);
 
-  /// Recovers the file on start (DESIGN §9) reading only its tail, in
+  /// Recovers the file on start (docs/DESIGN.md §9) reading only its tail, in
   /// bounded time and memory whatever its size (issue 19 item 6, review L4):
   /// a last line with no trailing newline (crash mid-append) is moved to
   /// `audit.jsonl.torn-<UTC ms>` and cut off; a complete last line that does

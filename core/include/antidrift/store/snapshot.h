@@ -1,5 +1,5 @@
 /// @file snapshot.h
-/// The persisted runtime state (DESIGN §9 "snapshot.json") and its store port.
+/// The persisted runtime state (docs/DESIGN.md §9 "snapshot.json") and its store port.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@ namespace antidrift {
 /// Schema version written into snapshot.json; bump when fields change meaning.
 inline constexpr int kSnapshotVersion = 1;
 
-/// Reflection fields of DESIGN §7 that survive restarts.
+/// Reflection fields of docs/DESIGN.md §7 that survive restarts.
 struct ReflectionRecord {
   std::string status = "idle";  ///< "idle" | "pending" | "ready" | "absent"
   std::string recap;            ///< one line, "" until ready
@@ -33,7 +33,7 @@ struct ReviewAnswer {
 };
 
 /// Everything the daemon needs to resume after a restart. Coach, drift
-/// verdicts and nudges are ephemeral and deliberately absent (DESIGN §9).
+/// verdicts and nudges are ephemeral and deliberately absent (docs/DESIGN.md §9).
 struct Snapshot {
   int version = kSnapshotVersion;
   RuntimeState runtime = RuntimeState::Locked;
@@ -79,7 +79,7 @@ inline constexpr std::size_t kMaxSnapshotTextChars = 4000;
 /// (0, 12 h], whose extension is negative or takes it over 12 h, whose
 /// start is not a plausible UTC ms, or whose deadline is not start +
 /// (timebox + extension) s (so a restored session always expires and no
-/// arithmetic overflows); text over DESIGN §2's limits (kMaxFieldChars per
+/// arithmetic overflows); text over docs/DESIGN.md §2's limits (kMaxFieldChars per
 /// field, kMaxAllowedApps apps, titles over kMaxTitleBytes); more than
 /// kMaxSnapshotAllowedTitles titles or Timeline::kMaxSpans spans. Pure;
 /// thread-safe.
@@ -100,7 +100,7 @@ class SnapshotStore {
 
 /// snapshot.json in a directory, written atomically: temp file in the same
 /// directory, fsync, rename over the old file, fsync the directory
-/// (DESIGN §9). Creates the directory (mode 0700) if missing.
+/// (docs/DESIGN.md §9). Creates the directory (mode 0700) if missing.
 class FileSnapshotStore final : public SnapshotStore {
  public:
   /// `directory`: the data directory (store.dir). Touches no file.

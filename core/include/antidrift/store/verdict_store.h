@@ -28,7 +28,7 @@ class VerdictStore {
 
 /// verdicts.jsonl in a directory (store.dir), mode 0600, written like
 /// snapshot.json: temp file in the same directory, fsync, rename over the
-/// old file, fsync the directory (DESIGN §9). Creates the directory (0700).
+/// old file, fsync the directory (docs/DESIGN.md §9). Creates the directory (0700).
 class FileVerdictStore final : public VerdictStore {
  public:
   /// A file larger than this is refused by load() (and then set aside):

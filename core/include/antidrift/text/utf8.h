@@ -6,7 +6,7 @@
 /// (plugins/common/src/process_runner.cpp) only because they must not link
 /// the core (docs/ARCHITECTURE.md "The arrows").
 ///
-/// Every invalid sequence is replaced the same way everywhere (DESIGN §3): a
+/// Every invalid sequence is replaced the same way everywhere (docs/DESIGN.md §3): a
 /// stray continuation byte, an invalid lead (C0, C1, F5..FF), an overlong
 /// form, a surrogate, a value past U+10FFFF or a truncated sequence becomes
 /// exactly one U+FFFD, and a truncated sequence never swallows the byte after
@@ -65,12 +65,12 @@ std::string cutCodePoints(std::string_view text, std::size_t maxCodePoints,
 
 /// What sanitizeUtf8 does with tab, line feed and carriage return.
 enum class LineBreaks {
-  Remove,   ///< dropped like every other control character (titles, DESIGN §3)
+  Remove,   ///< dropped like every other control character (titles, docs/DESIGN.md §3)
   Keep,     ///< "\r\n" and a lone "\r" become "\n"; "\n" and "\t" are kept
   ToSpace,  ///< "\r", "\n" and "\t" become one space each
 };
 
-/// Makes untrusted bytes safe for display, storage and prompts (DESIGN §3):
+/// Makes untrusted bytes safe for display, storage and prompts (docs/DESIGN.md §3):
 /// each invalid sequence becomes one U+FFFD, control characters (C0, DEL, C1)
 /// are dropped except line breaks as `lineBreaks` says, and the result is cut
 /// to at most `maxBytes` bytes on a code-point boundary (no ellipsis).

@@ -34,7 +34,7 @@ Poco::JSON::Array::Ptr driftBySiteJson(const std::vector<SiteDrift>& sites);
 /// item 5). Pure; thread-safe.
 Poco::JSON::Object::Ptr stretchJson(const OnTaskStretch& stretch);
 
-/// The State JSON of DESIGN §10, documented field by field in docs/API.md.
+/// The State JSON of docs/DESIGN.md §10, documented field by field in docs/API.md.
 /// Keys absent for the current runtime are omitted. Pure; thread-safe.
 Poco::JSON::Object::Ptr toJson(const State& state);
 

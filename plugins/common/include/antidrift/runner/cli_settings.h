@@ -1,5 +1,5 @@
 /// @file cli_settings.h
-/// The settings every CLI backend plugin understands (DESIGN §8, §12):
+/// The settings every CLI backend plugin understands (docs/DESIGN.md §8, §12):
 /// `ai.<name>.command`, `ai.<name>.args`, `ai.<name>.model`, as they arrive in
 /// Backend::configure with the `ai.<name>.` prefix stripped.
 #pragma once

@@ -1,7 +1,7 @@
 /// @file process_runner.h
 /// Runs one CLI child process for an AI backend plugin: prompt on stdin,
 /// stdout and stderr drained concurrently, a hard deadline that kills the
-/// whole process tree (DESIGN §8, docs/TECH-NOTES.md §3).
+/// whole process tree (docs/DESIGN.md §8, docs/TECH-NOTES.md §3).
 ///
 /// Part of the static library `antidrift_runner` (PIC, hidden visibility) that
 /// plugins link PRIVATE; it depends on Poco::Foundation only, never on the core.
