@@ -5,7 +5,6 @@
 #include <variant>
 
 #include <Poco/Logger.h>
-#include <Poco/Timezone.h>
 
 #include "antidrift/evidence/web_join.h"
 #include "session/action_input.h"
@@ -17,8 +16,6 @@ namespace {
 Poco::Logger& logger() {
   return Poco::Logger::get("antidrift.session");
 }
-
-using session::normalizeApps;
 
 }  // namespace
 
@@ -213,67 +210,6 @@ bool Controller::auditHoldsLocked(const std::string& id) const {
 ActionError Controller::illegalLocked(const std::string& action) const {
   return ActionError{ErrorKind::IllegalTransition,
                      "cannot " + action + " while " + toString(v_->runtime), v_->runtime};
-}
-
-// ---- Restore -------------------------------------------------------------------------------
-
-std::string Controller::restore() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  const std::optional<Snapshot> snapshot = snapshots_.load();  // throws if unreadable
-  if (!snapshot) {
-    return "no snapshot found; starting locked";
-  }
-  session::restoreFrom(*snapshot, *v_);
-  if ((v_->runtime == RuntimeState::Active || v_->runtime == RuntimeState::Review) &&
-      !v_->session.commitment) {
-    logger().warning("snapshot in %s without a commitment; starting locked", toString(v_->runtime));
-    resetSessionLocked();
-    v_->runtime = RuntimeState::Locked;
-  }
-
-  std::string what = "restored " + toString(v_->runtime);
-  if (v_->runtime == RuntimeState::Review) {
-    try {
-      if (auditHoldsLocked(v_->session.commitment->id)) {
-        // Killed between the audit append and the snapshot write: it has ended.
-        v_->review.keepCarryForward();
-        resetSessionLocked();
-        v_->runtime = RuntimeState::Locked;
-        what =
-            "the session in review was already in the audit log (it ended before a crash); "
-            "starting locked";
-      }
-    } catch (const std::exception& e) {
-      logger().error("could not read the audit log; the session stays in review: %s",
-                     std::string(e.what()));
-    }
-  }
-  if (v_->runtime == RuntimeState::Review && v_->review.reflection.status == "pending") {
-    startReviewLocked();  // the call was lost with the old process; ask again
-  }
-  if (v_->runtime == RuntimeState::Active) {
-    const std::int64_t wallNow = clock_.nowUtcMs();
-    // Never more than the session's own length, even if the wall clock went
-    // back or the start lies ahead: a restored session always expires
-    // (issue 19 item 6, review L6).
-    const std::int64_t remainingMs = std::min(
-        v_->session.commitment->deadlineMs - wallNow,
-        (v_->session.commitment->timeboxSecs + v_->session.commitment->extendedSecs) * 1000);
-    v_->clock = session::SessionClock::resume(clock_, v_->session.commitment->startedAtMs,
-                                              v_->session.stats.stats().suspendedMs, remainingMs);
-    if (remainingMs <= 0) {
-      enterReviewLocked(Outcome::Expired);
-      v_->session.endedAtMs =
-          v_->session.commitment->deadlineMs;  // it ended at its deadline, while we were down
-      what =
-          "the active session's deadline passed while the daemon was down; it expired into review";
-    } else {
-      evaluateDriftLocked();  // unknown until the next observation (evidence not ok yet)
-      what = "resumed the active session with " + std::to_string(remainingMs / 1000) + " s left";
-    }
-  }
-  publish(lock, Persist::Yes);
-  return what;
 }
 
 // ---- Transitions ---------------------------------------------------------------------------
@@ -522,13 +458,7 @@ void Controller::setSourceRunning(const std::string& source, bool running) {
   publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
-Health Controller::healthLocked() const {
-  return v_->evidence.health(clock_.monotonicMs(), v_->runtime == RuntimeState::Active,
-                             3 * settings_.heartbeatSecs * 1000);
-}
-
-// ---- Drift (docs/DESIGN.md §4, §5)
-// ------------------------------------------------------------------
+// ---- Drift (docs/DESIGN.md §4, §5) ---------------------------------------------------------
 
 bool Controller::evaluateDriftLocked() {
   const Health health = healthLocked();
@@ -650,123 +580,6 @@ void Controller::tick() {
     verdicts_->saveIfUnsaved();  // the write-behind of the verdict memory (issue 16 item 3)
   }
   if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
-}
-
-std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return nextWakeLocked();
-}
-
-std::optional<std::int64_t> Controller::nextWakeLocked() const {
-  std::optional<std::int64_t> next;
-  if (v_->runtime == RuntimeState::Active) {
-    next = v_->clock.deadlineMono(clock_);
-    if (const std::optional<std::int64_t> due = v_->session.engine.nextDueMono())
-      next = std::min(*next, *due);
-  }
-  if (v_->review.reviewer.status() == AsyncStatus::Pending) {
-    next = next ? std::min(*next, v_->review.giveUpMono) : v_->review.giveUpMono;
-  }
-  if (persistDueMono_) next = next ? std::min(*next, *persistDueMono_) : *persistDueMono_;
-  if (const auto& due = verdicts_->dueMono()) next = next ? std::min(*next, *due) : *due;
-  const bool goesStale =
-      v_->runtime == RuntimeState::Active || !v_->evidence.currentFromRunningSource();
-  if (v_->evidence.lastHealth == Health::Ok && v_->evidence.lastObservationMono >= 0 && goesStale) {
-    const std::int64_t staleAt =
-        v_->evidence.lastObservationMono + 3 * settings_.heartbeatSecs * 1000;
-    next = next ? std::min(*next, staleAt) : staleAt;
-  }
-  return next;
-}
-
-// ---- Reading -------------------------------------------------------------------------------
-
-State Controller::state() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  State state = stateLocked();
-  state.nextWakeMonotonicMs = nextWakeLocked();
-  return state;
-}
-
-RuntimeState Controller::runtime() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return v_->runtime;
-}
-
-std::vector<TimelineSpan> Controller::timeline() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return v_->session.timeline.spans();
-}
-
-State Controller::stateLocked() const {
-  State state;
-  state.version = version_;
-  state.nowMs = clock_.nowUtcMs();
-  state.runtime = v_->runtime;
-  state.commitment = v_->session.commitment;
-  if (v_->runtime == RuntimeState::Active) {
-    const std::int64_t remainingMs = v_->clock.remainingMs(clock_);
-    state.remainingSecs = (remainingMs + 999) / 1000;
-  }
-  state.outcome = v_->session.outcome;
-  state.endedAtMs = v_->session.endedAtMs;
-  state.evidence.health = healthLocked();
-  state.evidence.source = v_->evidence.current ? v_->evidence.current->source : "";
-  state.evidence.current = v_->evidence.current;
-  state.evidence.away = v_->evidence.away;
-  if (v_->runtime == RuntimeState::Active) {
-    const drift::DriftView& view = v_->session.engine.view();
-    state.drift = DriftView{view.status,
-                            view.reason,
-                            view.nudge,
-                            view.app,
-                            view.blocked,
-                            view.judgeAtMs,
-                            view.status == drift::DriftStatus::Drifting && !view.blocked
-                                ? v_->session.engine.subjectSite()
-                                : std::string()};
-  }
-  state.stats = v_->session.stats.stats();
-  if (v_->runtime == RuntimeState::Review) {
-    state.timeline = v_->session.timeline.spans();
-    const FocusTally& focus = v_->session.focus;
-    if (focus.state().complete) {  // issue 17 item 5
-      state.focus = FocusView{focus.topSites(kMaxSummarySites), focus.longest()};
-    }
-  }
-  state.appSplit = v_->session.timeline.split();
-  state.reflection = v_->review.reflection;
-  state.review = v_->review.answer;
-  state.lastCarryForward = v_->review.lastCarryForward;
-  state.ai = AiView{
-      aiBackendName_, aiAvailable_, aiDetail_, aiOrigin_,
-      v_->runtime == RuntimeState::Planning ? planningCost_ : v_->session.stats.stats().aiCost};
-  state.notify = notifyView_;
-  if (v_->runtime == RuntimeState::Planning) {
-    state.defaultAllowedApps = normalizeApps(settings_.defaultAllowedApps);
-    state.appChoices = v_->evidence.appChoices(clock_.monotonicMs(), kRecentAppsMs,
-                                               v_->planning.historyApps, kMaxAppChoices);
-    v_->planning.show(state);
-  }
-  return state;
-}
-
-Controller::HistoryData Controller::historyView(std::size_t n) const {
-  std::vector<SessionSummary> recent = history(std::max(n, kHistoryScanSessions));
-  HistoryData data;
-  data.days = historyDays(recent, clock_.nowUtcMs(), Poco::Timezone::tzd());
-  if (recent.size() > n) recent.resize(n);
-  data.sessions = std::move(recent);
-  return data;
-}
-
-std::vector<SessionSummary> Controller::history(std::size_t n) const {
-  try {
-    return audit_.recent(n);
-  } catch (const std::exception& e) {
-    logger().error("could not read the audit log: %s", std::string(e.what()));
-    return {};
-  }
 }
 
 }  // namespace antidrift

@@ -358,7 +358,26 @@ class Controller {
   /// The verdict memory with its file (core/src/session/verdict_file.h).
   struct Verdicts;
 
+  /// The State of the values as they are (core/src/session/controller_state.cpp),
+  /// without nextWakeMonotonicMs. Caller holds mutex_.
   State stateLocked() const;
+  /// stateLocked's steps: the session (commitment, outcome, stats, the time
+  /// left and the drift banner while active, the timeline and focus in
+  /// review), the evidence, and planning's choices. Caller holds mutex_.
+  void showSessionLocked(State& state) const;
+  void showEvidenceLocked(State& state) const;
+  void showPlanningLocked(State& state) const;
+  /// restore()'s steps (core/src/session/controller_restore.cpp). A restored
+  /// active or review session without a commitment: locked, with a warning.
+  void lockIfUncommittedLocked();
+  /// A restored session in review: locked when the audit log already holds
+  /// it (returns what happened), else the Reviewer asked again when its call
+  /// was pending (returns nullopt).
+  std::optional<std::string> resumeReviewLocked();
+  /// A restored active session: a session clock picked up from the wall
+  /// clock, at most its own length left; expired into review when nothing is
+  /// left. Returns what happened, for restore()'s sentence.
+  std::string resumeActiveLocked();
   /// nextWakeMonotonicMs() with the mutex held.
   std::optional<std::int64_t> nextWakeLocked() const;
   Health healthLocked() const;
