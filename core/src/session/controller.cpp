@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <utility>
 #include <variant>
 
 #include <Poco/Logger.h>
@@ -32,14 +33,15 @@ Controller::Controller(Settings settings, Clock& clock, Executor& executor,
       aiDetail_(aiAvailable ? "" : "AI is off (ai.backend = " + aiBackendName_ + ")"),
       verdicts_(std::make_unique<Verdicts>(
           static_cast<std::size_t>(std::max<std::int64_t>(1, settings_.driftMemoryMaxEntries)))),
-      v_(std::make_unique<Values>(settings_)) {
+      v_(std::make_unique<Values>(settings_)),
+      rules_(v_->session.engine.rules()) {
   if (settings_.driftMemory) v_->session.engine.setMemory(&verdicts_->memory());
 }
 
 Controller::~Controller() = default;
 
 void Controller::setVerdictStore(VerdictStore* store) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   verdicts_->connect(store);
 }
 
@@ -49,7 +51,7 @@ std::vector<drift::RememberedEntry> Controller::verdicts() const {
 }
 
 ActionResult Controller::forgetVerdicts(const std::optional<std::string>& key) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   switch (verdicts_->forget(key)) {
     case session::VerdictFile::Forgot::NotFound:
       return ActionError{ErrorKind::NotFound, "no remembered verdict has that key", v_->runtime};
@@ -65,12 +67,12 @@ ActionResult Controller::forgetVerdicts(const std::optional<std::string>& key) {
 }
 
 void Controller::setChangeListener(ChangeListener listener) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   listener_ = std::move(listener);
 }
 
 void Controller::setWakeHook(WakeHook hook) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   wakeHook_ = std::move(hook);
 }
 
@@ -84,12 +86,12 @@ void Controller::addAiCostLocked(const CallCost& cost) {
 }
 
 void Controller::setAiOrigin(AiOrigin origin) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   aiOrigin_ = std::move(origin);
 }
 
 void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   backend_ = std::move(backend);
   aiAvailable_ = backend_ != nullptr;
   aiDetail_ = aiAvailable_ ? std::string() : std::move(unavailableReason);
@@ -101,7 +103,7 @@ void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavai
 }
 
 void Controller::setNotifyView(NotifyView view) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   notifyView_ = std::move(view);
 }
 
@@ -130,16 +132,33 @@ void Controller::notifyListener(const State& state) const {
   if (listener) listener(state);
 }
 
-// ---- Persistence and notification -------------------------------------------------------
+// ---- Persistence and notification (docs/DESIGN.md §9 "Writes off the lock") ------------
 
-void Controller::persistLocked() {
+Controller::SnapshotWrite Controller::persistLocked() {
   lastPersistMono_ = clock_.monotonicMs();
   persistDueMono_.reset();  // this write carries every deferred change too
+  return SnapshotWrite{++snapshotSeq_, session::snapshotOf(*v_, clock_.nowUtcMs())};
+}
+
+std::optional<std::string> Controller::writeSnapshot(const SnapshotWrite& write) {
+  std::lock_guard<std::mutex> lock(writeMutex_);
+  // Taken before one already on disk: that one carries this one's changes too.
+  if (write.seq <= writtenSeq_) return std::nullopt;
   try {
-    snapshots_.save(session::snapshotOf(*v_, clock_.nowUtcMs()));
+    snapshots_.save(write.snapshot);
   } catch (const std::exception& e) {
+    return std::string(e.what());
+  } catch (...) {
+    return std::string("unknown error");
+  }
+  writtenSeq_ = write.seq;
+  return std::nullopt;
+}
+
+void Controller::writeLogged(const SnapshotWrite& write) {
+  if (std::optional<std::string> failure = writeSnapshot(write)) {
     // The session stays in memory; the next change tries again.
-    logger().error("could not write the snapshot: %s", std::string(e.what()));
+    logger().error("could not write the snapshot: %s", *failure);
   }
 }
 
@@ -150,52 +169,72 @@ bool Controller::persistLaterLocked() {
 }
 
 void Controller::flush() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (persistDueMono_) persistLocked();
+  std::unique_lock<ChangeLock> lock(changing_);
+  std::optional<SnapshotWrite> write;
+  if (persistDueMono_) write = persistLocked();
   verdicts_->saveIfUnsaved();
+  lock.unlock();
+  if (write) writeLogged(*write);
 }
 
 void Controller::flushForShutdown() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   verdicts_->saveIfUnsaved();  // the verdict memory's pending write (issue 16 item 3)
-  if (v_->runtime != RuntimeState::Active || !v_->session.commitment) {
-    if (persistDueMono_) persistLocked();
-    return;
+  std::optional<SnapshotWrite> write;
+  if (v_->runtime == RuntimeState::Active && v_->session.commitment) {
+    noteSuspendLocked();
+    v_->session.creditUntil(std::min(sessionNowLocked(), v_->session.commitment->deadlineMs));
+    write = persistLocked();
+  } else if (persistDueMono_) {
+    write = persistLocked();
   }
-  noteSuspendLocked();
-  v_->session.creditUntil(std::min(sessionNowLocked(), v_->session.commitment->deadlineMs));
-  persistLocked();
+  lock.unlock();
+  if (write) writeLogged(*write);
 }
 
-State Controller::changedLocked(Persist persist) {
+Controller::Change Controller::changedLocked(Persist persist) {
   ++version_;
-  if (persist == Persist::Yes) persistLocked();
+  Change change;
+  if (persist == Persist::Yes) change.write = persistLocked();
   if (persist == Persist::Later) persistLaterLocked();
   // The verdict memory changed (issue 16 item 3): written behind, coalesced.
   verdicts_->scheduleIfUnsaved(clock_.monotonicMs() + kWriteBehindMs);
-  State state = stateLocked();
-  v_->evidence.lastHealth = state.evidence.health;
-  state.nextWakeMonotonicMs = nextWakeLocked();  // carried to the sinks (issue 15 item 3)
-  return state;
+  change.state = stateLocked();
+  v_->evidence.lastHealth = change.state.evidence.health;
+  change.state.nextWakeMonotonicMs = nextWakeLocked();  // carried to the sinks (issue 15 item 3)
+  return change;
 }
 
-void Controller::publish(std::unique_lock<std::mutex>& lock, Persist persist) {
-  State state = changedLocked(persist);
+void Controller::publish(std::unique_lock<ChangeLock>& lock, Persist persist) {
+  const Change change = changedLocked(persist);
   lock.unlock();
-  notifyListener(state);
+  deliver(change);
 }
 
-ActionResult Controller::commitLocked(std::unique_lock<std::mutex>& lock, Values&& before) {
+void Controller::deliver(const Change& change) {
+  if (change.write) writeLogged(*change.write);  // written before it is announced
+  notifyListener(change.state);
+}
+
+ActionResult Controller::commitLocked(std::unique_lock<ChangeLock>& lock, Values&& before) {
   lastPersistMono_ = clock_.monotonicMs();
-  try {
-    snapshots_.save(session::snapshotOf(*v_, clock_.nowUtcMs()));
-  } catch (const std::exception& e) {
-    logger().error("could not write the snapshot; the action is undone: %s", std::string(e.what()));
-    *v_ = std::move(before);  // the rollback: one assignment (issue 15 item 2)
+  const SnapshotWrite write{++snapshotSeq_, session::snapshotOf(*v_, clock_.nowUtcMs())};
+  // While the write runs, reads see the values last announced (`before`, on
+  // disk) and every other change waits on changeMutex_, so the rollback
+  // below undoes this action and nothing else (review L13).
+  std::unique_ptr<Values> after = std::exchange(v_, std::make_unique<Values>(std::move(before)));
+  mutex_.unlock();
+  const std::optional<std::string> failure = writeSnapshot(write);
+  mutex_.lock();
+  if (failure) {
+    logger().error("could not write the snapshot; the action is undone: %s", *failure);
+    *after = std::move(*v_);  // the rollback: one assignment (issue 15 item 2)
+    v_ = std::move(after);    // the same object as before the action: launched work sees it
     return ActionError{ErrorKind::Storage,
                        "could not save the session (is the disk full?); nothing changed, try again",
                        v_->runtime};
   }
+  v_ = std::move(after);
   persistDueMono_.reset();  // this write carries every deferred change too
   publish(lock, Persist::No);
   return std::nullopt;
@@ -215,7 +254,7 @@ ActionError Controller::illegalLocked(const std::string& action) const {
 // ---- Transitions ---------------------------------------------------------------------------
 
 ActionResult Controller::enterPlanning() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Locked) return illegalLocked("enter planning");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   v_->runtime = RuntimeState::Planning;
@@ -229,7 +268,7 @@ ActionResult Controller::enterPlanning() {
 }
 
 ActionResult Controller::cancelPlanning() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Planning) return illegalLocked("cancel planning");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   v_->runtime = RuntimeState::Locked;
@@ -238,7 +277,7 @@ ActionResult Controller::cancelPlanning() {
 }
 
 ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Planning) return illegalLocked("start a commitment");
   auto made = session::commitmentFrom(raw, settings_.defaultAllowedApps, clock_.nowUtcMs());
   if (auto* problem = std::get_if<std::string>(&made)) {
@@ -272,7 +311,7 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
 }
 
 ActionResult Controller::complete() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("complete");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   enterReviewLocked(Outcome::Completed);
@@ -280,7 +319,7 @@ ActionResult Controller::complete() {
 }
 
 ActionResult Controller::abandon() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("abandon");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   enterReviewLocked(Outcome::Abandoned);
@@ -288,7 +327,7 @@ ActionResult Controller::abandon() {
 }
 
 ActionResult Controller::end() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Review) return illegalLocked("end");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   const SessionSummary summary = session::summaryOf(v_->session, v_->review);
@@ -314,7 +353,7 @@ ActionResult Controller::end() {
 // ---- Planning coach ------------------------------------------------------------------------
 
 ActionResult Controller::requestCoach(const std::string& intent) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Planning) {
     return ActionError{ErrorKind::NotPlanning, "the coach only works while planning", v_->runtime};
   }
@@ -348,7 +387,7 @@ void Controller::enterReviewLocked(Outcome outcome) {
 }
 
 ActionResult Controller::extend(std::int64_t minutes) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("extend the timebox");
   if (std::find(std::begin(kExtendMinutes), std::end(kExtendMinutes), minutes) ==
       std::end(kExtendMinutes)) {
@@ -367,7 +406,7 @@ ActionResult Controller::extend(std::int64_t minutes) {
 }
 
 ActionResult Controller::answerReview(const ReviewAnswer& raw) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Review) return illegalLocked("answer the review");
   auto answer = session::reviewAnswerFrom(raw);
   if (auto* problem = std::get_if<std::string>(&answer)) {
@@ -388,12 +427,14 @@ void Controller::resetSessionLocked() {
 // ---- Evidence ------------------------------------------------------------------------------
 
 void Controller::recordWindow(Observation raw) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  raw.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
+  // The same entry steps as the replay (a private window's title and site
+  // dropped), the drift.blocked_titles patterns with them: they run here,
+  // before any lock is taken (issue 19 item 7, review L5).
+  Observation obs = drift::admitWindow(rules_, raw);
+  std::unique_lock<ChangeLock> lock(changing_);
   const std::int64_t wallNow = clock_.nowUtcMs();
   const std::int64_t now = sessionNowLocked();
-  raw.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
-  // The same entry steps as the replay (a private window's title and site dropped).
-  Observation obs = drift::admitWindow(v_->session.engine.rules(), raw);
   // A watcher's own timestamp is kept only when plausible: not in the future
   // and not older than three heartbeats (a late delivery); else receipt time.
   // It counts as that long before now on the session's clock (issue 9 item
@@ -442,7 +483,7 @@ void Controller::recordWindow(Observation raw) {
 }
 
 void Controller::setAway(bool away) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->evidence.away == away) return;
   v_->evidence.away = away;
   v_->session.setAway(away, sessionNowLocked());
@@ -451,7 +492,7 @@ void Controller::setAway(bool away) {
 }
 
 void Controller::setSourceRunning(const std::string& source, bool running) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (!v_->evidence.setSourceRunning(source, running)) return;
   if (healthLocked() == v_->evidence.lastHealth) return;
   const bool persist = v_->runtime == RuntimeState::Active && evaluateDriftLocked();
@@ -487,7 +528,7 @@ void Controller::trackTimelineLocked(std::int64_t atMs) {
 }
 
 ActionResult Controller::refocus() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("go back to the task");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   drift::Decision decision = v_->session.engine.refocus(sessionNowLocked());
@@ -496,7 +537,7 @@ ActionResult Controller::refocus() {
 }
 
 ActionResult Controller::markOnTask(drift::OnTaskScope scope) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("mark this on task");
   if (std::optional<std::string> refusal = v_->session.engine.onTaskRefusal()) {
     return ActionError{ErrorKind::IllegalTransition, "cannot mark this on task: " + *refusal,
@@ -527,7 +568,7 @@ ActionResult Controller::markOnTask(drift::OnTaskScope scope) {
 }
 
 ActionResult Controller::undoOnTask(const std::string& app, const std::string& mark, bool isSite) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("undo an on-task mark");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   if (!v_->session.engine.unmarkOnTask(*v_->session.commitment, app, mark, isSite)) {
@@ -544,7 +585,7 @@ ActionResult Controller::undoOnTask(const std::string& app, const std::string& m
 // ---- Time ----------------------------------------------------------------------------------
 
 void Controller::tick() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   bool changed = false;
   bool persist = false;
   if (noteSuspendLocked()) changed = persist = true;  // the gap is recorded at once
@@ -573,13 +614,18 @@ void Controller::tick() {
       changed = persist = true;
     }
   }
+  std::optional<SnapshotWrite> behind;
   if (!persist && persistDueMono_ && clock_.monotonicMs() >= *persistDueMono_) {
-    persistLocked();  // the write-behind of evidence announced earlier
+    behind = persistLocked();  // the write-behind of evidence announced earlier
   }
   if (verdicts_->dueMono() && clock_.monotonicMs() >= *verdicts_->dueMono()) {
     verdicts_->saveIfUnsaved();  // the write-behind of the verdict memory (issue 16 item 3)
   }
-  if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
+  std::optional<Change> change;
+  if (changed) change = changedLocked(persist ? Persist::Yes : Persist::No);
+  lock.unlock();
+  if (behind) writeLogged(*behind);
+  if (change) deliver(*change);
 }
 
 }  // namespace antidrift

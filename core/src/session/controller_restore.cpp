@@ -22,7 +22,7 @@ Poco::Logger& logger() {
 }  // namespace
 
 std::string Controller::restore() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   const std::optional<Snapshot> snapshot = snapshots_.load();  // throws if unreadable
   if (!snapshot) {
     return "no snapshot found; starting locked";
