@@ -469,6 +469,14 @@ class Controller {
   /// While active: the timeline follows the current app and drift status
   /// (away, ontask, drifting, else unknown) from `atMs` (UTC ms) on.
   void trackTimelineLocked(std::int64_t atMs);
+  /// tick()'s steps: what time made due — a suspend noted, the deadline
+  /// passed, the health changed, a debounced judge call due, the Reviewer
+  /// given up — applied; nullopt when nothing visible changed, else whether
+  /// the change is written at once (Persist::Yes) or not (Persist::No).
+  std::optional<Persist> applyDueLocked();
+  /// A Reviewer call unanswered past its giveUpMono: failed, its fallback
+  /// applied (kReviewerGraceMs). Returns whether that changed anything.
+  bool giveUpReviewerLocked();
   /// Calls the listener with `state`; the mutex must NOT be held.
   void notifyListener(const State& state) const;
   /// "Now" for everything measured inside a session (issue 9 item 2): while
