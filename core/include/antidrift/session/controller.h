@@ -328,7 +328,9 @@ class Controller {
 
   // ---- Reading.
 
-  /// The current State. Thread-safe; a copy. Its `timeline` is filled in review only
+  /// The current State. Thread-safe; a copy; never waits for a snapshot
+  /// write (during an action's write it is the State last announced; issue
+  /// 19 item 7, review L13). Its `timeline` is filled in review only
   /// (the only state whose JSON carries it: issue 8 item 2); timeline() reads it any time.
   State state() const;
   /// The runtime state alone, without building a State (the ticker asks on
