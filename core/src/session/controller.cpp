@@ -475,7 +475,7 @@ void Controller::recordWindow(Observation raw) {
   const drift::DriftView driftBefore = v_->session.engine.view();
   v_->evidence.current = obs;
   v_->evidence.lastObservationMono = clock_.monotonicMs();
-  if (obs.app != "unknown") {
+  if (obs.app != "unknown" && v_->evidence.offersApps(obs.source)) {  // issue 17 item 4
     v_->evidence.seeApp(obs.app, v_->evidence.lastObservationMono, kRecentAppsMs, kMaxSessionApps);
   }
   const bool active = v_->runtime == RuntimeState::Active;

@@ -146,6 +146,11 @@ bool Evidence::setSourceRunning(const std::string& source, bool running) {
   return true;
 }
 
+bool Evidence::offersApps(const std::string& source) const {
+  return runningSources.empty() ||
+         std::find(runningSources.begin(), runningSources.end(), source) != runningSources.end();
+}
+
 void Evidence::seeApp(const std::string& app, std::int64_t nowMono, std::int64_t recentMs,
                       std::size_t maxApps) {
   recentApps[app] = nowMono;
