@@ -268,7 +268,14 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
             "remembered: " + said, obs.app, obs.atMs);
     return decision;
   };
-  if (remembered && remembered->source == VerdictSource::You) return recall(*remembered);
+  // The person's own marks come before the local tier and overrule it: an
+  // on-mark beats a known distraction, an off-mark (Back to task) beats
+  // relevance. An off-mark that a known distraction agrees with corrected
+  // nothing — the person confirmed the drift the distraction found — so the
+  // distraction decides and its reason, which says why, is shown (issue 17
+  // item 4, the re-walk: the reason shown is the verdict that decided).
+  const bool yourMark = remembered && remembered->source == VerdictSource::You;
+  if (yourMark && remembered->onTask) return recall(*remembered);
 
   // The local tier (issue 16 item 3), before anything is sent: what it
   // decides is cached for the session like a verdict, so a heartbeat of the
@@ -278,6 +285,7 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   const std::string missKey = obs.domain.empty() ? key : key + "\ndomain:" + obs.domain;
   if (localMisses_.count(missKey) == 0) {
     const RelevanceResult relevance = relevant.score(obs.title);
+    if (yourMark && relevance.relevant) return recall(*remembered);  // your off-mark beats it
     if (relevance.relevant && obs.title != kPrivateWindowTitle) {
       std::string reason = "its title shares your commitment's words: ";
       for (std::size_t i = 0; i < relevance.shared.size() && i < 4; ++i) {
@@ -305,6 +313,7 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
     if (localMisses_.size() >= VerdictCache::kMaxEntries) localMisses_.clear();
     localMisses_.insert(missKey);
   }
+  if (yourMark) return recall(*remembered);  // your off-mark, no known distraction agreeing
   // 3c. A site-wide verdict of the judge for the page's domain, confirmed by
   // two of its pages (issue 19 item 4), after the local tier.
   if (!subject_->siteKey.empty()) {

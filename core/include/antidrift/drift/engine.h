@@ -118,7 +118,10 @@ class Engine {
 
   /// docs/DESIGN.md §4 on one observation while active with evidence ok and the
   /// person present: hard rules → local match (+ nudge, seed 000) → cached
-  /// verdict (the page's, else a site-scoped one for its site) → the local
+  /// verdict (the page's, else a site-scoped one for its site) → the
+  /// person's remembered marks (setMemory; a Back to task that a known
+  /// distraction agrees with leaves the distraction's reason: issue 17 item
+  /// 4) → the local
   /// tier (issue 16 item 3: a known distraction is drifting at once unless the
   /// title shares the commitment's distinctive words; a title that shares them
   /// is on task) → judge (debounced, one call per key per session) → unknown. Observations that say
