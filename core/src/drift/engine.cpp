@@ -94,6 +94,8 @@ void Engine::reset() {
   localMisses_.clear();
   pendingSinceMono_.reset();
   driftingSinceMs_.reset();
+  resumed_.reset();
+  continuing_ = false;
   lastNudgeMono_.reset();
   ringChanged_ = false;
   nudgeKeys_.clear();
@@ -112,6 +114,7 @@ void Engine::setView(Decision& decision, DriftStatus status, std::string reason,
     decision.episodeStarted = true;
     driftingSinceMs_ = atMs;
   }
+  if (!isDrifting || decision.episodeStarted) continuing_ = false;
   if (view_.status != status || view_.reason != reason || view_.app != app) {
     decision.changed = true;
   }
@@ -167,8 +170,40 @@ void Engine::endStretch() {
   nudgeEpoch_.advance();
 }
 
+std::optional<DriftStay> Engine::stay() const {
+  if (!subject_) return std::nullopt;
+  if (view_.status == DriftStatus::Drifting) {
+    return DriftStay{subject_->key, true, view_.reason, view_.blocked};
+  }
+  if (view_.status == DriftStatus::OnTask) return DriftStay{subject_->key, false, view_.reason};
+  return std::nullopt;
+}
+
+void Engine::resumeStay(const DriftStay& stay) {
+  if (stay.key.empty()) return;
+  resumed_ = stay;
+}
+
 Decision Engine::observe(const Observation& obs, const Commitment& commitment, std::int64_t nowMono,
                          Advisors advisors) {
+  // Only the first observation after a restart may continue the stay.
+  const std::optional<DriftStay> resumed = std::move(resumed_);
+  resumed_.reset();
+  const bool same = resumed && verdictKey(rules_, obs) == resumed->key;
+  if (same && !resumed->blocked) {  // a hard rule decides again by itself
+    cache_.put(resumed->key, CachedVerdict{!resumed->drifting, resumed->reason});
+  }
+  Decision decision = observeWindow(obs, commitment, nowMono, advisors);
+  if (same && resumed->drifting && decision.episodeStarted && subject_ &&
+      subject_->key == resumed->key) {
+    decision.episodeStarted = false;  // the drift the daemon stopped in goes on
+    continuing_ = true;
+  }
+  return decision;
+}
+
+Decision Engine::observeWindow(const Observation& obs, const Commitment& commitment,
+                               std::int64_t nowMono, Advisors advisors) {
   Decision decision;
   const WindowKind kind = rules_.classify(obs);
   if (kind == WindowKind::Unreadable || kind == WindowKind::LockScreen) {

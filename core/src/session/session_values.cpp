@@ -202,6 +202,8 @@ Snapshot snapshotOf(const Values& values, std::int64_t savedAtMs) {
   snapshot.timeline = values.session.timeline.spans();
   snapshot.timelineSplit = values.session.timeline.split();
   snapshot.focus = values.session.focus.state();
+  // The verdict about the window in front, so a restart mid-stay continues it (issue 17 item 4).
+  if (values.runtime == RuntimeState::Active) snapshot.driftStay = values.session.engine.stay();
   snapshot.reflection = values.review.reflection;
   snapshot.review = values.review.answer;
   snapshot.lastCarryForward = values.review.lastCarryForward;
@@ -223,6 +225,9 @@ void restoreFrom(const Snapshot& snapshot, Values& values) {
   values.review.lastCarryForward = snapshot.lastCarryForward;
   values.planning.lastAllowedApps = snapshot.lastAllowedApps;
   values.session.engine.reset();
+  if (snapshot.driftStay && snapshot.runtime == RuntimeState::Active) {
+    values.session.engine.resumeStay(*snapshot.driftStay);  // issue 17 item 4
+  }
 }
 
 SessionSummary summaryOf(const Session& session, const Review& review) {

@@ -286,6 +286,15 @@ FocusState focusFromJson(const Poco::JSON::Object& object) {
   return focus;
 }
 
+bool requireBool(const Poco::JSON::Object& object, const std::string& key,
+                 const std::string& context) {
+  const Poco::Dynamic::Var value = object.get(key);
+  if (!value.isBoolean()) {
+    throw std::runtime_error("field \"" + context + key + "\" must be a boolean");
+  }
+  return value.extract<bool>();
+}
+
 Poco::JSON::Object reflectionToJson(const ReflectionRecord& reflection) {
   Poco::JSON::Object object;
   object.set("status", validUtf8(reflection.status));
@@ -322,6 +331,14 @@ std::string snapshotToJson(const Snapshot& snapshot) {
   object.set("stats", statsToJson(snapshot.stats));
   object.set("timeline", timelineToJson(snapshot.timeline, snapshot.timelineSplit));
   object.set("focus", focusToJson(snapshot.focus));
+  if (snapshot.driftStay) {  // issue 17 item 4
+    Poco::JSON::Object stay;
+    stay.set("key", validUtf8(snapshot.driftStay->key));
+    stay.set("drifting", snapshot.driftStay->drifting);
+    stay.set("reason", validUtf8(snapshot.driftStay->reason));
+    stay.set("blocked", snapshot.driftStay->blocked);
+    object.set("drift_stay", stay);
+  }
   object.set("reflection", reflectionToJson(snapshot.reflection));
   object.set("last_carry_forward", validUtf8(snapshot.lastCarryForward));
   Poco::JSON::Object review;
@@ -379,6 +396,15 @@ Snapshot snapshotFromJson(const std::string& json) {
     snapshot.focus = focusFromJson(*requireObject(*object, "focus", context));
   } else {
     snapshot.focus.complete = false;  // written before it: the figures are unknown
+  }
+  if (object->has("drift_stay") && !object->isNull("drift_stay")) {  // issue 17 item 4
+    const Poco::JSON::Object::Ptr stay = requireObject(*object, "drift_stay", context);
+    DriftStay value;
+    value.key = requireString(*stay, "key", "drift_stay.");
+    value.drifting = requireBool(*stay, "drifting", "drift_stay.");
+    value.reason = requireString(*stay, "reason", "drift_stay.");
+    value.blocked = requireBool(*stay, "blocked", "drift_stay.");
+    snapshot.driftStay = std::move(value);
   }
   snapshot.reflection = reflectionFromJson(*requireObject(*object, "reflection", context));
   snapshot.lastCarryForward = requireString(*object, "last_carry_forward", context);

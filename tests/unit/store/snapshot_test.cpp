@@ -64,6 +64,8 @@ Snapshot fullSnapshot() {
   snapshot.reflection.carryForward = "Carry " + kUnicode;
   snapshot.lastCarryForward = "Last " + kUnicode;
   snapshot.savedAtMs = 1780001400999;
+  snapshot.driftStay = DriftStay{"firefox\ncats - catflix " + kUnicode, true, "AI judge: \"Cats.\"",
+                                 false};  // issue 17 item 4
   return snapshot;
 }
 
@@ -102,6 +104,7 @@ void expectSameSnapshot(const Snapshot& actual, const Snapshot& expected) {
   EXPECT_EQ(actual.reflection.carryForward, expected.reflection.carryForward);
   EXPECT_EQ(actual.lastCarryForward, expected.lastCarryForward);
   EXPECT_EQ(actual.savedAtMs, expected.savedAtMs);
+  EXPECT_EQ(actual.driftStay, expected.driftStay);
 }
 
 std::string replaceOnce(std::string text, const std::string& from, const std::string& to) {
@@ -124,6 +127,13 @@ unsigned permissionsOf(const std::string& path) {
 TEST(SnapshotJson, RoundTripsEveryFieldIncludingUnicode) {
   const Snapshot original = fullSnapshot();
   expectSameSnapshot(snapshotFromJson(snapshotToJson(original)), original);
+}
+
+TEST(SnapshotJson, ADriftStayThatIsNotTextAndBooleansIsRefused) {
+  const std::string json = snapshotToJson(fullSnapshot());
+  EXPECT_THAT(json, HasSubstr("\"drift_stay\":{"));
+  EXPECT_THROW(snapshotFromJson(replaceOnce(json, "\"drifting\":true", "\"drifting\":1")),
+               std::runtime_error);
 }
 
 TEST(SnapshotJson, RoundTripsDefaultSnapshotWithoutCommitment) {
@@ -163,6 +173,7 @@ TEST(SnapshotJson, ASnapshotWrittenBeforeTheDriftFieldsStillLoads) {
   EXPECT_TRUE(parsed.stats.aiCalls.empty());
   EXPECT_EQ(parsed.stats.aiCost, AiCost{});  // written before issue 18: no cost
   EXPECT_TRUE(parsed.lastAllowedApps.empty());
+  EXPECT_FALSE(parsed.driftStay);  // issue 17 item 4: no stay to continue
 }
 
 TEST(SnapshotJson, TimelineSpansKeepTheHeadsUpAndOldSpansLoadWithout) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "antidrift/domain/commitment.h"
+#include "antidrift/domain/drift_stay.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/focus_tally.h"
 #include "antidrift/evidence/stats.h"
@@ -33,7 +34,8 @@ struct ReviewAnswer {
 };
 
 /// Everything the daemon needs to resume after a restart. Coach, drift
-/// verdicts and nudges are ephemeral and deliberately absent (docs/DESIGN.md §9).
+/// verdicts and nudges are ephemeral and deliberately absent (docs/DESIGN.md §9),
+/// bar the verdict about the window in front (`driftStay`, issue 17 item 4).
 struct Snapshot {
   int version = kSnapshotVersion;
   RuntimeState runtime = RuntimeState::Locked;
@@ -46,6 +48,10 @@ struct Snapshot {
   /// Where the current session's drift went and its stretches (issue 17 item
   /// 5); complete false when read from a snapshot written before it.
   FocusState focus;
+  /// While active: the window the drift status was about at the write and
+  /// its verdict, so a restart mid-stay continues it (issue 17 item 4);
+  /// nullopt when none (or written before it).
+  std::optional<DriftStay> driftStay;
   ReflectionRecord reflection;   ///< of the current session (review)
   ReviewAnswer review;           ///< of the current session (review)
   std::string lastCarryForward;  ///< survives End; grounds the next coach (§7)
@@ -63,7 +69,7 @@ std::string snapshotToJson(const Snapshot& snapshot);
 /// Parses snapshotToJson's output ("commitment" may be absent or null;
 /// unknown keys are ignored; "allowed_titles", "corrections", "ai_calls",
 /// "last_allowed_apps", "timeline", "review", "drift_reasons", "extended_secs",
-/// "commitment.allowed_sites" and "focus" (issue 17 items 4, 5), added after
+/// "commitment.allowed_sites", "focus" and "drift_stay" (issue 17 items 4, 5), added after
 /// version 1 shipped, may be absent). Throws std::runtime_error with a message naming the bad field
 /// on malformed or unsupported input, including a version newer than kSnapshotVersion. Pure;
 /// thread-safe.
