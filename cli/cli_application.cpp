@@ -59,10 +59,11 @@ const std::map<std::string, std::set<std::string>> kCommandOptions = {
 /// The answers of `review` (POST /review "success"; issue 17 item 4).
 const std::set<std::string> kReviewAnswers = {"yes", "partly", "no"};
 
-/// Routes of the commands that are one POST with an empty body.
+/// Routes of the commands that are one POST with an empty body (`plan` is
+/// CliApplication::plan: it goes on with a planning already open).
 const std::map<std::string, std::string> kTransitionRoutes = {
-    {"plan", "/planning"}, {"complete", "/complete"},   {"abandon", "/abandon"},
-    {"end", "/end"},       {"ontask", "/drift/ontask"}, {"refocus", "/drift/refocus"},
+    {"complete", "/complete"},   {"abandon", "/abandon"},       {"end", "/end"},
+    {"ontask", "/drift/ontask"}, {"refocus", "/drift/refocus"},
 };
 
 Object::Ptr parseObject(const std::string& text) {
@@ -201,14 +202,15 @@ void CliApplication::printHelp() {
       "The command-line client of the AntiDrift daemon. Commands:\n"
       "  status [--format waybar|i3blocks|polybar]\n"
       "                            runtime, next action, time left, drift\n"
-      "  plan                      enter planning\n"
+      "  plan                      enter planning (or go on with the open one)\n"
       "  start --next TEXT --done TEXT --minutes N [--apps a,b]\n"
       "                            start a session\n"
       "  complete | abandon | end  finish, give up, record and lock\n"
       "  review yes|partly|no [--note TEXT]\n"
       "                            answer the review: was it met?\n"
       "  ontask | refocus          the drift banner's two answers\n"
-      "  history [-n N]            recent sessions, newest first\n"
+      "  history [-n N]            recent sessions, newest first, with your\n"
+      "                            answer (met: yes|partly|no) and note\n"
       "  verdicts [--clear [KEY]]  remembered drift verdicts; forget them\n"
       "  watch                     one line per change, until Ctrl-C\n"
       "  watch --format waybar|i3blocks|polybar [--refresh N]\n"
@@ -384,6 +386,9 @@ int CliApplication::runCommand(const std::string& command, DaemonClient& client)
   if (command == "history") {
     return history(client);
   }
+  if (command == "plan") {
+    return plan(client);
+  }
   if (command == "watch") {
     return watch(client);
   }
@@ -502,6 +507,34 @@ int CliApplication::start(DaemonClient& client) {
   return printState(reply.body);
 }
 
+int CliApplication::plan(DaemonClient& client) {
+  std::string token;
+  try {
+    token = readToken();
+  } catch (const std::runtime_error& error) {
+    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
+    return EXIT_NOPERM;
+  }
+  const Reply reply = client.post("/planning", "{}", token);
+  if (reply.status == 409) {
+    // Already planning (the page, or an earlier `plan`): POST /planning only
+    // leaves locked (docs/API.md "Transitions"), and the person asked to be
+    // where they already are, so go on with that planning rather than fail.
+    const Reply state = client.get("/state");
+    if (state.status == 200 &&
+        parseObject(state.body)->getValue<std::string>("runtime") == "planning") {
+      std::cerr << "antidrift: already planning; go on with antidrift start --next TEXT "
+                   "--minutes N (or plan on the page)"
+                << std::endl;
+      return printState(state.body);
+    }
+  }
+  if (reply.status != 200) {
+    return refused(reply);
+  }
+  return printState(reply.body);
+}
+
 int CliApplication::history(DaemonClient& client) {
   const std::string count = count_.value_or("10");
   if (!isDigits(count)) {
@@ -525,6 +558,8 @@ int CliApplication::history(DaemonClient& client) {
     const Poco::JSON::Object::Ptr session = sessions->getObject(static_cast<unsigned>(i));
     std::cout << terminalSafe(historyLine(*session)) << "\n";
     std::cout << terminalSafe(historyDetailLine(*session)) << "\n";  // issue 17 item 5
+    const std::string note = historyNoteLine(*session);              // issue 17 item 4, re-walk
+    if (!note.empty()) std::cout << terminalSafe(note) << "\n";
   }
   const std::string week = weekLine(*history);
   if (!week.empty()) std::cout << terminalSafe(week) << "\n";

@@ -61,6 +61,11 @@ class CliApplication : public Poco::Util::Application {
   /// State answered; a refusal is exit 1 with the daemon's message.
   int transition(DaemonClient& client, const std::string& path, const std::string& body = "{}");
   int start(DaemonClient& client);
+  /// `plan`: POST /planning. When the daemon is already planning (its 409),
+  /// that planning goes on: the State is printed as for a transition, a note
+  /// on stderr says how to go on, and the exit code is 0 (issue 17 item 4,
+  /// re-walk). Any other refusal is exit 1 with the daemon's sentence.
+  int plan(DaemonClient& client);
   int history(DaemonClient& client);
   int watch(DaemonClient& client);
   /// `verdicts` (GET /verdicts) and `verdicts --clear [KEY]` (DELETE /verdicts).
