@@ -494,6 +494,13 @@ std::optional<std::string> snapshotInvariantProblem(const Snapshot& snapshot) {
     if (problem) return problem;
   }
   if (snapshot.timeline.size() > Timeline::kMaxSpans) return "timeline has too many spans";
+  if (snapshot.driftStay) {  // issue 17 item 4: a key is an app and a page, a reason one line
+    for (const auto& problem :
+         {text(snapshot.driftStay->key, kMaxSnapshotTextChars, "drift_stay.key"),
+          text(snapshot.driftStay->reason, kMaxSnapshotTextChars, "drift_stay.reason")}) {
+      if (problem) return problem;
+    }
+  }
   return std::nullopt;
 }
 

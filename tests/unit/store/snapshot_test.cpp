@@ -543,6 +543,9 @@ TEST(FileSnapshotStore, EveryBrokenInvariantIsNamed) {
       {"oversized lesson",
        [](Snapshot& s) { s.lastCarryForward = std::string(kMaxSnapshotTextChars + 1, 'l'); },
        "last_carry_forward"},
+      {"oversized drift stay reason",
+       [](Snapshot& s) { s.driftStay->reason = std::string(kMaxSnapshotTextChars + 1, 'r'); },
+       "drift_stay.reason"},
   };
   for (const Case& c : cases) {
     Snapshot snapshot = fullSnapshot();

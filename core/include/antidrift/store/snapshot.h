@@ -87,7 +87,8 @@ inline constexpr std::size_t kMaxSnapshotTextChars = 4000;
 /// (timebox + extension) s (so a restored session always expires and no
 /// arithmetic overflows); text over docs/DESIGN.md §2's limits (kMaxFieldChars per
 /// field, kMaxAllowedApps apps, titles over kMaxTitleBytes); more than
-/// kMaxSnapshotAllowedTitles titles or Timeline::kMaxSpans spans. Pure;
+/// kMaxSnapshotAllowedTitles titles or Timeline::kMaxSpans spans; a
+/// drift_stay key or reason over kMaxSnapshotTextChars. Pure;
 /// thread-safe.
 std::optional<std::string> snapshotInvariantProblem(const Snapshot& snapshot);
 
