@@ -313,11 +313,11 @@ ReflectionRecord reflectionFromJson(const Poco::JSON::Object& object) {
 std::string snapshotToJson(const Snapshot& snapshot) {
   Poco::JSON::Object object;
   object.set("version", kSnapshotVersion);  // the format written is always the current one
-  object.set("runtime", toString(snapshot.runtime));
+  object.set("runtime", std::string(toString(snapshot.runtime)));
   if (snapshot.commitment) {
     object.set("commitment", commitmentToJson(*snapshot.commitment));
   }
-  object.set("outcome", toString(snapshot.outcome));
+  object.set("outcome", std::string(toString(snapshot.outcome)));
   object.set("ended_at", Poco::Int64(snapshot.endedAtMs));
   object.set("stats", statsToJson(snapshot.stats));
   object.set("timeline", timelineToJson(snapshot.timeline, snapshot.timelineSplit));
