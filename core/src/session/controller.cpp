@@ -250,7 +250,8 @@ std::string Controller::restore() {
                      std::string(e.what()));
     }
   }
-  if (v_->runtime == RuntimeState::Review && v_->review.reflection.status == "pending") {
+  if (v_->runtime == RuntimeState::Review &&
+      v_->review.reflection.status == ReflectionStatus::Pending) {
     startReviewLocked();  // the call was lost with the old process; ask again
   }
   if (v_->runtime == RuntimeState::Active) {

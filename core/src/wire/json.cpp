@@ -137,7 +137,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     json->set("outcome", std::string(toString(state.outcome)));
     json->set("ended_at", state.endedAtMs);
     Poco::JSON::Object::Ptr reflection = new Poco::JSON::Object;
-    reflection->set("status", state.reflection.status);
+    reflection->set("status", std::string(toString(state.reflection.status)));
     reflection->set("recap", state.reflection.recap);
     reflection->set("carry_forward", state.reflection.carryForward);
     json->set("reflection", reflection);
