@@ -86,9 +86,10 @@ struct Snapshot {
 };
 
 /// Serialises a snapshot to compact JSON text with snake_case keys (runtime,
-/// outcome, span and reflection statuses as their toString names, times as UTC ms integers). The
-/// version written is always kSnapshotVersion. Invalid UTF-8 in any text is
-/// replaced by U+FFFD so the result always parses back. Pure; thread-safe.
+/// outcome, span and reflection statuses as their toString names, times as
+/// UTC ms integers). The version written is always kSnapshotVersion. Invalid
+/// UTF-8 in any text is replaced by U+FFFD so the result always parses back.
+/// Pure; thread-safe.
 std::string snapshotToJson(const Snapshot& snapshot);
 /// Parses snapshotToJson's output ("commitment" may be absent or null;
 /// unknown keys are ignored; "allowed_titles", "corrections", "ai_calls",
