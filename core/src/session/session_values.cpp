@@ -63,11 +63,11 @@ void Review::applyReviewer(bool inReview) {
   if (ready && !value->carryForward.empty()) lastCarryForward = value->carryForward;
   if (!inReview) return;  // ended meanwhile: only the carry-forward stays
   if (ready) {
-    reflection = ReflectionRecord{"ready", value->recap, value->carryForward};
+    reflection = ReflectionRecord{ReflectionStatus::Ready, value->recap, value->carryForward};
   } else if (!reflection.recap.empty()) {
-    reflection.status = "ready";  // the re-run failed: the earlier recap stands
+    reflection.status = ReflectionStatus::Ready;  // the re-run failed: the earlier recap stands
   } else {
-    reflection = ReflectionRecord{"absent", "", ""};
+    reflection = ReflectionRecord{ReflectionStatus::Absent, "", ""};
     if (!fallback.empty()) lastCarryForward = fallback;  // issue 17 item 5
   }
 }

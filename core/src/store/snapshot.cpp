@@ -297,7 +297,7 @@ bool requireBool(const Poco::JSON::Object& object, const std::string& key,
 
 Poco::JSON::Object reflectionToJson(const ReflectionRecord& reflection) {
   Poco::JSON::Object object;
-  object.set("status", validUtf8(reflection.status));
+  object.set("status", std::string(toString(reflection.status)));
   object.set("recap", validUtf8(reflection.recap));
   object.set("carry_forward", validUtf8(reflection.carryForward));
   return object;
@@ -306,12 +306,12 @@ Poco::JSON::Object reflectionToJson(const ReflectionRecord& reflection) {
 ReflectionRecord reflectionFromJson(const Poco::JSON::Object& object) {
   const std::string context = "reflection.";
   ReflectionRecord reflection;
-  reflection.status = requireString(object, "status", context);
-  if (reflection.status != "idle" && reflection.status != "pending" &&
-      reflection.status != "ready" && reflection.status != "absent") {
-    throw std::runtime_error("field \"reflection.status\" has unknown value \"" +
-                             reflection.status + "\"");
+  const std::string status = requireString(object, "status", context);
+  const std::optional<ReflectionStatus> parsed = parseReflectionStatus(status);
+  if (!parsed) {
+    throw std::runtime_error("field \"reflection.status\" has unknown value \"" + status + "\"");
   }
+  reflection.status = *parsed;
   reflection.recap = requireString(object, "recap", context);
   reflection.carryForward = requireString(object, "carry_forward", context);
   return reflection;
@@ -319,14 +319,22 @@ ReflectionRecord reflectionFromJson(const Poco::JSON::Object& object) {
 
 }  // namespace
 
+std::optional<ReflectionStatus> parseReflectionStatus(std::string_view text) {
+  for (auto status : {ReflectionStatus::Idle, ReflectionStatus::Pending, ReflectionStatus::Ready,
+                      ReflectionStatus::Absent}) {
+    if (text == toString(status)) return status;
+  }
+  return std::nullopt;
+}
+
 std::string snapshotToJson(const Snapshot& snapshot) {
   Poco::JSON::Object object;
   object.set("version", kSnapshotVersion);  // the format written is always the current one
-  object.set("runtime", toString(snapshot.runtime));
+  object.set("runtime", std::string(toString(snapshot.runtime)));
   if (snapshot.commitment) {
     object.set("commitment", commitmentToJson(*snapshot.commitment));
   }
-  object.set("outcome", toString(snapshot.outcome));
+  object.set("outcome", std::string(toString(snapshot.outcome)));
   object.set("ended_at", Poco::Int64(snapshot.endedAtMs));
   object.set("stats", statsToJson(snapshot.stats));
   object.set("timeline", timelineToJson(snapshot.timeline, snapshot.timelineSplit));

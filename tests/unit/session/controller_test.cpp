@@ -203,7 +203,7 @@ TEST_F(ControllerTest, TwelveHoursExactlyIsAllowedAndSecondsWinOverMinutes) {
   EXPECT_EQ(controller_->state().commitment->timeboxSecs, 12 * 3600);
 }
 
-TEST_F(ControllerTest, AllowedAppsDefaultFromSettingsAndAreNormalised) {
+TEST_F(ControllerTest, AllowedAppsDefaultFromSettingsAndAreNormalized) {
   settings_.defaultAllowedApps = {"Emacs", " emacs ", "XTerm"};
   makeController();
   ASSERT_FALSE(controller_->enterPlanning());

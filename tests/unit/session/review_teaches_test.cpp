@@ -161,7 +161,7 @@ TEST_F(ReviewTeachesTest, WithoutTheAiTheCarryForwardUsesTheAnswerNoteAndDrift) 
   see("steam", "Library");  // a hard rule: drifting without any AI
   clock_.advance(3 * kMin);
   ASSERT_FALSE(controller_->complete());
-  EXPECT_EQ(controller_->state().reflection.status, "absent");
+  EXPECT_EQ(controller_->state().reflection.status, ReflectionStatus::Absent);
   EXPECT_EQ(controller_->state().lastCarryForward,
             "Most drift went to steam 3 min over 1 visit: keep it closed next time.");
   // A later answer updates it.

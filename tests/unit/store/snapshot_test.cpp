@@ -59,7 +59,7 @@ Snapshot fullSnapshot() {
   snapshot.stats.aiCalls = {{"judge", 4}, {"nudge", 1}};
   snapshot.stats.aiCost = AiCost{5, 4100, 230, true, 6400};  // issue 18 item 4
   snapshot.lastAllowedApps = {"code", "qterminal"};
-  snapshot.reflection.status = "ready";
+  snapshot.reflection.status = ReflectionStatus::Ready;
   snapshot.reflection.recap = "Recap " + kUnicode;
   snapshot.reflection.carryForward = "Carry " + kUnicode;
   snapshot.lastCarryForward = "Last " + kUnicode;
@@ -174,6 +174,52 @@ TEST(SnapshotJson, ASnapshotWrittenBeforeTheDriftFieldsStillLoads) {
   EXPECT_EQ(parsed.stats.aiCost, AiCost{});  // written before issue 18: no cost
   EXPECT_TRUE(parsed.lastAllowedApps.empty());
   EXPECT_FALSE(parsed.driftStay);  // issue 17 item 4: no stay to continue
+}
+
+struct ReflectionCase {
+  const char* text;
+  ReflectionStatus status;
+};
+
+class SnapshotReflectionStatus : public ::testing::TestWithParam<ReflectionCase> {};
+
+// Issue 15 item 5: the reflection status became an enum; a snapshot written
+// while it was a string (the same names) loads, and is written back unchanged.
+TEST_P(SnapshotReflectionStatus, ASnapshotWrittenWhileItWasAStringLoadsAndWritesTheSameName) {
+  const std::string status = std::string("\"status\":\"") + GetParam().text + "\"";
+  const std::string older =
+      R"({"version":1,"runtime":"review","commitment":{"id":"x","next_action":"Write",)"
+      R"("success_condition":"Done","timebox_secs":60,"started_at":1,"deadline":60001,)"
+      R"("allowed_apps":["code"]},"outcome":"completed","ended_at":60001,"stats":{)"
+      R"("buckets_ms":{},"switches":0,"drift_episodes":0,"drift_ms":0,"away_ms":0},)"
+      R"("reflection":{)" +
+      status +
+      R"(,"recap":"Wrote it","carry_forward":""},"last_carry_forward":"",)"
+      R"("saved_at":1})";
+  const Snapshot parsed = snapshotFromJson(older);
+  EXPECT_EQ(parsed.reflection.status, GetParam().status);
+  EXPECT_EQ(parsed.reflection.recap, "Wrote it");
+  EXPECT_THAT(snapshotToJson(parsed),
+              HasSubstr(R"("reflection":{"carry_forward":"","recap":"Wrote it",)" + status + "}"));
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryName, SnapshotReflectionStatus,
+                         ::testing::Values(ReflectionCase{"idle", ReflectionStatus::Idle},
+                                           ReflectionCase{"pending", ReflectionStatus::Pending},
+                                           ReflectionCase{"ready", ReflectionStatus::Ready},
+                                           ReflectionCase{"absent", ReflectionStatus::Absent}),
+                         [](const ::testing::TestParamInfo<ReflectionCase>& info) {
+                           return std::string(info.param.text);
+                         });
+
+TEST(SnapshotJson, ReflectionStatusNamesAreTheirOwnInverse) {
+  for (const ReflectionStatus status : {ReflectionStatus::Idle, ReflectionStatus::Pending,
+                                        ReflectionStatus::Ready, ReflectionStatus::Absent}) {
+    EXPECT_EQ(parseReflectionStatus(toString(status)), status);
+  }
+  EXPECT_EQ(parseReflectionStatus("none"), std::nullopt);  // GroundingStatus's name, not this one's
+  EXPECT_EQ(parseReflectionStatus("Ready"), std::nullopt);  // names are lower case
+  EXPECT_EQ(parseReflectionStatus(""), std::nullopt);
 }
 
 TEST(SnapshotJson, TimelineSpansKeepTheHeadsUpAndOldSpansLoadWithout) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/drift_stay.h"
@@ -19,11 +20,40 @@ namespace antidrift {
 /// Schema version written into snapshot.json; bump when fields change meaning.
 inline constexpr int kSnapshotVersion = 1;
 
+/// Where the session's reflection stands (docs/DESIGN.md §7; an enum since
+/// issue 15 item 5, written by its toString name in the snapshot and on the wire).
+enum class ReflectionStatus {
+  Idle,     ///< not asked yet (no session in review)
+  Pending,  ///< the reviewer is running
+  Ready,    ///< a recap (and maybe a carry-forward) is there
+  Absent,   ///< no reflection: AI off, or the reviewer failed with no earlier recap
+};
+
+/// "idle" | "pending" | "ready" | "absent" (the snapshot's and the wire's
+/// names). Pure; thread-safe.
+constexpr std::string_view toString(ReflectionStatus status) {
+  switch (status) {
+    case ReflectionStatus::Idle:
+      return "idle";
+    case ReflectionStatus::Pending:
+      return "pending";
+    case ReflectionStatus::Ready:
+      return "ready";
+    case ReflectionStatus::Absent:
+      return "absent";
+  }
+  return "idle";
+}
+/// The inverse of toString(ReflectionStatus); nullopt for any other text (a
+/// snapshot holding one is refused, as for an unknown span status). Pure;
+/// thread-safe.
+std::optional<ReflectionStatus> parseReflectionStatus(std::string_view text);
+
 /// Reflection fields of docs/DESIGN.md §7 that survive restarts.
 struct ReflectionRecord {
-  std::string status = "idle";  ///< "idle" | "pending" | "ready" | "absent"
-  std::string recap;            ///< one line, "" until ready
-  std::string carryForward;     ///< this session's lesson, "" until ready
+  ReflectionStatus status = ReflectionStatus::Idle;
+  std::string recap;         ///< one line, "" until ready
+  std::string carryForward;  ///< this session's lesson, "" until ready
 };
 
 /// What the person said on Review (issue 7 item 5): whether the success
@@ -61,10 +91,11 @@ struct Snapshot {
   std::int64_t savedAtMs = 0;  ///< UTC ms of the write
 };
 
-/// Serialises a snapshot to compact JSON text with snake_case keys (runtime
-/// and outcome as their toString names, times as UTC ms integers). The
-/// version written is always kSnapshotVersion. Invalid UTF-8 in any text is
-/// replaced by U+FFFD so the result always parses back. Pure; thread-safe.
+/// Serialises a snapshot to compact JSON text with snake_case keys (runtime,
+/// outcome, span and reflection statuses as their toString names, times as
+/// UTC ms integers). The version written is always kSnapshotVersion. Invalid
+/// UTF-8 in any text is replaced by U+FFFD so the result always parses back.
+/// Pure; thread-safe.
 std::string snapshotToJson(const Snapshot& snapshot);
 /// Parses snapshotToJson's output ("commitment" may be absent or null;
 /// unknown keys are ignored; "allowed_titles", "corrections", "ai_calls",
