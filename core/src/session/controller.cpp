@@ -131,7 +131,8 @@ bool Controller::auditHoldsLocked(const std::string& id) const {
 
 ActionError Controller::illegalLocked(const std::string& action) const {
   return ActionError{ErrorKind::IllegalTransition,
-                     "cannot " + action + " while " + toString(v_->runtime), v_->runtime};
+                     "cannot " + action + " while " + std::string(toString(v_->runtime)),
+                     v_->runtime};
 }
 
 // ---- Transitions ---------------------------------------------------------------------------
@@ -335,7 +336,7 @@ void Controller::recordWindow(Observation raw) {
   const drift::DriftView driftBefore = v_->session.engine.view();
   v_->evidence.current = obs;
   v_->evidence.lastObservationMono = clock_.monotonicMs();
-  if (obs.app != "unknown") {
+  if (obs.app != "unknown" && v_->evidence.offersApps(obs.source)) {  // issue 17 item 4
     v_->evidence.seeApp(obs.app, v_->evidence.lastObservationMono, kRecentAppsMs, kMaxSessionApps);
   }
   const bool active = v_->runtime == RuntimeState::Active;
@@ -389,7 +390,7 @@ bool Controller::evaluateDriftLocked() {
   drift::Decision decision = v_->session.evaluate(
       v_->evidence.current ? &*v_->evidence.current : nullptr,
       health == Health::Ok && v_->evidence.current ? std::string()
-                                                   : "evidence is " + toString(health),
+                                                   : "evidence is " + std::string(toString(health)),
       v_->evidence.away, *v_->session.commitment, sessionNowLocked(), clock_.monotonicMs(),
       backend_ ? drift::Engine::Advisors::JudgeAndNudge : drift::Engine::Advisors::None);
   return applyDriftLocked(decision);

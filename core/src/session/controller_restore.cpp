@@ -29,7 +29,7 @@ std::string Controller::restore() {
   }
   session::restoreFrom(*snapshot, *v_);
   lockIfUncommittedLocked();
-  std::string what = "restored " + toString(v_->runtime);
+  std::string what = "restored " + std::string(toString(v_->runtime));
   if (v_->runtime == RuntimeState::Review) {
     if (std::optional<std::string> ended = resumeReviewLocked()) what = std::move(*ended);
   }
@@ -41,7 +41,8 @@ std::string Controller::restore() {
 void Controller::lockIfUncommittedLocked() {
   if ((v_->runtime == RuntimeState::Active || v_->runtime == RuntimeState::Review) &&
       !v_->session.commitment) {
-    logger().warning("snapshot in %s without a commitment; starting locked", toString(v_->runtime));
+    logger().warning("snapshot in %s without a commitment; starting locked",
+                     std::string(toString(v_->runtime)));
     resetSessionLocked();
     v_->runtime = RuntimeState::Locked;
   }
@@ -61,7 +62,7 @@ std::optional<std::string> Controller::resumeReviewLocked() {
     logger().error("could not read the audit log; the session stays in review: %s",
                    std::string(e.what()));
   }
-  if (v_->review.reflection.status == "pending") {
+  if (v_->review.reflection.status == ReflectionStatus::Pending) {
     startReviewLocked();  // the call was lost with the old process; ask again
   }
   return std::nullopt;
