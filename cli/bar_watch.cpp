@@ -16,13 +16,13 @@
 #include <thread>
 
 #include <Poco/Exception.h>
-#include <Poco/JSON/Parser.h>
+#include <nlohmann/json.hpp>
 
 namespace antidrift::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Poco::JSON::Object;
+using nlohmann::json;
 
 [[noreturn]] void throwErrno(const std::string& what) {
   throw std::system_error(errno, std::generic_category(), what);
@@ -171,8 +171,8 @@ bool writeLine(int fd, const std::string& line) {
 
 /// The State being shown and when it arrived, to count down locally.
 struct Shown {
-  Object::Ptr state;
-  Object::Ptr commitment;  ///< while active, else null
+  json state;
+  bool counting = false;  ///< active with a commitment: the countdown runs
   long long remainingAtReceipt = 0;
   Clock::time_point receivedAt;
 
@@ -185,16 +185,22 @@ struct Shown {
   }
 };
 
-Shown parseShown(const std::string& json, Clock::time_point now) {
-  Poco::JSON::Parser parser;
+/// A State's JSON as Shown; nullopt when it is no JSON object.
+std::optional<Shown> parseShown(const std::string& text, Clock::time_point now) {
   Shown shown;
-  shown.state = parser.parse(json).extract<Object::Ptr>();
+  shown.state = json::parse(text, nullptr, false);
+  if (shown.state.is_discarded() || !shown.state.is_object()) {
+    return std::nullopt;
+  }
   shown.receivedAt = now;
-  if (shown.state->optValue<std::string>("runtime", "") == "active" &&
-      shown.state->has("commitment")) {
-    shown.commitment = shown.state->getObject("commitment");
-    if (shown.commitment) {
-      shown.remainingAtReceipt = shown.commitment->optValue<Poco::Int64>("remaining_secs", 0);
+  const auto runtime = shown.state.find("runtime");
+  const auto commitment = shown.state.find("commitment");
+  if (runtime != shown.state.end() && *runtime == "active" && commitment != shown.state.end() &&
+      commitment->is_object()) {
+    shown.counting = true;
+    const auto remaining = commitment->find("remaining_secs");
+    if (remaining != commitment->end() && remaining->is_number_integer()) {
+      shown.remainingAtReceipt = remaining->get<long long>();
     }
   }
   return shown;
@@ -253,9 +259,9 @@ int runBarWatch(const DaemonClient& client, const BarWatchOptions& options, int 
     if (offline) {
       line = offlineBarLine(options.format);
     } else if (shown) {
-      if (shown->commitment) {
+      if (shown->counting) {
         const long long left = shown->remainingNow(now);
-        shown->commitment->set("remaining_secs", static_cast<Poco::Int64>(left));
+        shown->state["commitment"]["remaining_secs"] = left;
         const long long next = nextShownSecs(left, refresh);
         if (next >= 0) {
           const Clock::time_point due =
@@ -264,7 +270,7 @@ int runBarWatch(const DaemonClient& client, const BarWatchOptions& options, int 
           timeoutMs = static_cast<int>(std::clamp<long long>(wait, 0, 24LL * 3600 * 1000));
         }
       }
-      line = barLine(*shown->state, options.format);
+      line = barLine(shown->state, options.format);
     }
     if (!line.empty() && line != lastLine) {
       if (!writeLine(outFd, line)) {
@@ -288,11 +294,9 @@ int runBarWatch(const DaemonClient& client, const BarWatchOptions& options, int 
       bool wentOffline = false;
       const std::optional<std::string> json = mailbox.take(wentOffline);
       if (json) {
-        try {
-          shown = parseShown(*json, Clock::now());
+        if (std::optional<Shown> parsed = parseShown(*json, Clock::now())) {
+          shown = std::move(parsed);  // else not a State: keep showing the last one
           offline = false;
-        } catch (const Poco::Exception&) {
-          // Not a State: keep showing the last one.
         }
       } else if (wentOffline) {
         offline = true;

@@ -1,7 +1,7 @@
 /// @file bar_watch.h
 /// `antidrift watch --format waybar|i3blocks|polybar` (issue 20 item 2): a
 /// status bar's persistent command. One connection to GET /events; one line
-/// per change in the bar's own format (status_text.h's barLine()); the
+/// per change in the bar's own format (state_text.h's barLine()); the
 /// countdown refreshed locally from the State's `remaining_secs`, without a
 /// request; "AntiDrift off" while the daemon is gone, reconnecting by itself.
 #pragma once

@@ -6,6 +6,8 @@
 #include <iostream>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include <Poco/Exception.h>
 #include <Poco/FileStream.h>
 #include <Poco/JSON/Array.h>
@@ -68,6 +70,16 @@ const std::map<std::string, std::string> kTransitionRoutes = {
 Object::Ptr parseObject(const std::string& text) {
   Poco::JSON::Parser parser;
   return parser.parse(text).extract<Object::Ptr>();
+}
+
+/// A State answer, parsed for state_text.h; an answer that is no JSON
+/// object is a Poco::DataFormatException, like any other unexpected answer.
+nlohmann::json parseState(const std::string& text) {
+  nlohmann::json state = nlohmann::json::parse(text, nullptr, false);
+  if (state.is_discarded() || !state.is_object()) {
+    throw Poco::DataFormatException("the State is not a JSON object");
+  }
+  return state;
 }
 
 std::string compact(const Object& object) {
@@ -307,7 +319,7 @@ int CliApplication::printState(const std::string& body) {
   if (json_) {
     std::cout << terminalSafe(body) << std::endl;
   } else {
-    std::cout << terminalSafe(describeState(*parseObject(body))) << std::flush;
+    std::cout << terminalSafe(describeState(parseState(body))) << std::flush;
   }
   return EXIT_OK;
 }
@@ -426,7 +438,7 @@ int CliApplication::status(DaemonClient& client) {
     return refused(reply);
   }
   if (bar) {
-    std::cout << terminalSafe(barOutput(*parseObject(reply.body), *bar)) << std::flush;
+    std::cout << terminalSafe(barOutput(parseState(reply.body), *bar)) << std::flush;
     return EXIT_OK;
   }
   return printState(reply.body);
@@ -615,11 +627,11 @@ int CliApplication::watch(DaemonClient& client) {
           std::cout << terminalSafe(event.data) << std::endl;
           return true;
         }
-        const Object::Ptr state = parseObject(event.data);
-        const std::string key = summaryKey(*state);
+        const nlohmann::json state = parseState(event.data);
+        const std::string key = summaryKey(state);
         if (key != lastKey) {
           lastKey = key;
-          std::cout << terminalSafe(summaryLine(*state)) << std::endl;
+          std::cout << terminalSafe(summaryLine(state)) << std::endl;
         }
         return true;
       },
