@@ -56,6 +56,19 @@ const json* objectField(const json& object, const char* key) {
   return value && value->is_object() ? value : nullptr;
 }
 
+/// The daemon's drift reason while AntiDrift's own page is in front
+/// (docs/API.md §5 `drift.status`; core/src/drift/engine.cpp kOwnPage).
+constexpr const char* kOwnPageReason = "this is AntiDrift";
+
+/// True while the State is active with AntiDrift's own page in front: status
+/// `unknown`, reason kOwnPageReason — neutral time (issue 17 item 4).
+bool ownPageInFront(const json& state) {
+  if (stringField(state, "runtime") != "active") return false;
+  const json* drift = objectField(state, "drift");
+  return drift && stringField(*drift, "status") == "unknown" &&
+         stringField(*drift, "reason") == kOwnPageReason;
+}
+
 /// The planned length of a commitment in seconds: the timebox and every
 /// extension (`POST /extend`; issue 17 item 4).
 long long plannedSeconds(const json& commitment) {
@@ -89,29 +102,18 @@ int elapsedPercent(const json& state) {
   return static_cast<int>(percent);
 }
 
-/// `text` on one line: each control character (a newline, a tab) becomes a
-/// space, so a line-based bar protocol cannot be split by the text.
-std::string oneLine(std::string text) {
-  for (char& c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      c = ' ';
-    }
-  }
-  return text;
-}
-
 /// Bar text: "12:34 Write the intro" while active, else a word or two.
 std::string barText(const json& state) {
   const std::string runtime = stringField(state, "runtime");
   const json* commitment = objectField(state, "commitment");
   if (runtime == "active" && commitment) {
     return remainingText(state) + " " +
-           oneLine(antidrift::text::cutCodePoints(stringField(*commitment, "next_action"),
-                                                  kBarTextCharacters, "…"));
+           singleLine(antidrift::text::cutCodePoints(stringField(*commitment, "next_action"),
+                                                     kBarTextCharacters, "…"));
   }
   if (runtime == "review") {
     const std::string outcome = stringField(state, "outcome");
-    return outcome.empty() ? "review" : "review: " + oneLine(outcome);
+    return outcome.empty() ? "review" : "review: " + singleLine(outcome);
   }
   if (runtime == "planning") {
     return "planning";
@@ -126,7 +128,7 @@ std::string classColor(const std::string& barClassName) {
   if (barClassName == "judging") return "#f1fa8c";
   if (barClassName == "planning") return "#8be9fd";
   if (barClassName == "review") return "#bd93f9";
-  return "#aaaaaa";  // unknown, locked, offline
+  return "#aaaaaa";  // neutral, unknown, locked, offline
 }
 
 std::string formatBar(const std::string& text, const std::string& tooltip,
@@ -217,6 +219,15 @@ std::optional<BarFormat> parseBarFormat(const std::string& name) {
   return std::nullopt;
 }
 
+std::string singleLine(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      c = ' ';
+    }
+  }
+  return text;
+}
+
 std::string formatDuration(long long seconds) {
   seconds = std::max(seconds, 0LL);
   const long long hours = seconds / 3600;
@@ -232,6 +243,7 @@ std::string formatDuration(long long seconds) {
 std::string barClass(const json& state) {
   const std::string runtime = stringField(state, "runtime");
   if (runtime == "active") {
+    if (ownPageInFront(state)) return "neutral";  // issue 17 item 4, as the page says
     const json* drift = objectField(state, "drift");
     const std::string status = drift ? stringField(*drift, "status") : "";
     return status.empty() ? "unknown" : status;
@@ -288,7 +300,11 @@ std::string describeState(const json& state) {
   if (runtime == "active") {
     const json* drift = objectField(state, "drift");
     if (drift) {
-      const std::string reason = stringField(*drift, "reason");
+      // The page's words for AntiDrift's own page (www/js/active.js: "Neutral
+      // · this is AntiDrift, not counted either way"; issue 17 item 4).
+      const std::string reason = ownPageInFront(state)
+                                     ? std::string(kOwnPageReason) + ", not counted either way"
+                                     : stringField(*drift, "reason");
       out << "drift: " << barClass(state) << (reason.empty() ? "" : " (" + reason + ")") << "\n";
       const std::string nudge = stringField(*drift, "nudge");
       if (!nudge.empty()) {

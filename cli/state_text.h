@@ -29,14 +29,17 @@ enum class BarFormat {
 std::optional<BarFormat> parseBarFormat(const std::string& name);
 
 /// The one word a bar styles by: while active the drift status (`ontask`,
-/// `drifting`, `judging`, `unknown`), else the runtime (`locked`,
+/// `drifting`, `judging`, `unknown`), or `neutral` while AntiDrift's own page
+/// is in front (status `unknown`, reason "this is AntiDrift": neutral time,
+/// as the page says; issue 17 item 4), else the runtime (`locked`,
 /// `planning`, `review`). `offline` is used when there is no State.
 /// Pure; a State without the fields gives "unknown".
 std::string barClass(const nlohmann::json& state);
 
 /// `status` for people: "key: value" lines, each ending in '\n' — runtime,
 /// and as far as they apply next action, done when, remaining ("12:34 of
-/// 25:00"), drift (status and reason), heads up, window (app, title,
+/// 25:00"), drift (barClass() and reason; AntiDrift's own page: "neutral
+/// (this is AntiDrift, not counted either way)"), heads up, window (app, title,
 /// evidence health), outcome, last lesson, then describeAi(). Pure.
 std::string describeState(const nlohmann::json& state);
 
@@ -90,6 +93,11 @@ std::string pangoEscape(const std::string& text);
 /// `%%` nor join a tag that follows it; the text still reads the same.
 /// Pure.
 std::string polybarEscape(const std::string& text);
+
+/// `text` on one line: each control character (C0 and DEL: a newline, a
+/// tab) becomes a space, so a line-based output cannot be split by the text.
+/// Other bytes pass unchanged. Pure.
+std::string singleLine(std::string text);
 
 /// "MM:SS" for under an hour, else "H:MM:SS"; negative counts as 0. Pure.
 std::string formatDuration(long long seconds);

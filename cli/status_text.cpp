@@ -38,11 +38,18 @@ std::string historyLine(const Object& summary) {
   const Poco::Timestamp started(
       static_cast<Poco::Timestamp::TimeVal>(integerField(summary, "started_at")) * 1000);
   const Poco::LocalDateTime local{Poco::DateTime(started)};
+  const std::string answer = stringField(summary, "success");
   return Poco::DateTimeFormatter::format(local, "%Y-%m-%d %H:%M") + "  " +
          stringField(summary, "outcome") + "  " +
          std::to_string(integerField(summary, "planned_secs") / 60) + " min  " +
          std::to_string(integerField(summary, "drift_episodes")) + " drifts  " +
+         (answer.empty() ? std::string("met: not answered") : "met: " + singleLine(answer)) + "  " +
          stringField(summary, "next_action");
+}
+
+std::string historyNoteLine(const Object& summary) {
+  const std::string note = stringField(summary, "note");
+  return note.empty() ? std::string() : "    note: " + singleLine(note);
 }
 
 std::string minutesOrSeconds(long long secs) {

@@ -15,9 +15,18 @@
 namespace antidrift::cli {
 
 /// One line (no '\n') for a SessionSummary of `history`: local start time
-/// ("YYYY-MM-DD HH:MM"), outcome, timebox in minutes, drift episodes and the
-/// next action, separated by two spaces. Pure apart from the time zone.
+/// ("YYYY-MM-DD HH:MM"), outcome, timebox in minutes, drift episodes, the
+/// review's answer ("met: yes", "met: partly", "met: no", "met: not
+/// answered"; issue 17 item 4, re-walk) and the next action, separated by two
+/// spaces. Pure apart from the time zone.
 std::string historyLine(const Poco::JSON::Object& summary);
+
+/// The review's note of a SessionSummary as an indented line of `history`
+/// (no '\n'): "    note: Intro half done"; "" without a note. Control
+/// characters (a newline, a tab) become spaces, so the note stays on its line;
+/// the caller still passes it through terminalSafe() (issue 19 item 7). Issue
+/// 17 item 4, re-walk. Pure.
+std::string historyNoteLine(const Poco::JSON::Object& summary);
 
 /// The second, indented line of a session in `history` (issue 17 item 5):
 /// "    drift went to: youtube.com 5 min over 6 visits · longest on-task

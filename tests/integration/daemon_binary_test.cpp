@@ -145,6 +145,40 @@ TEST_F(DaemonBinaryTest, ExportHistoryWritesEveryVerifiedSessionInEachFormat) {
   EXPECT_THAT(bad.err, HasSubstr("jsonl, csv or markdown"));
 }
 
+// Issue 17 item 4, re-walk: --export-history=md has the review's note
+// (escaped for the table), the longest stretch as the page shows it and the
+// AI cost; the CSV has the cost's columns.
+TEST_F(DaemonBinaryTest, ExportHistoryMarkdownHasTheNoteTheStretchInSecondsAndTheAiCost) {
+  {
+    AuditLog log(store_);
+    log.open();
+    SessionSummary summary;
+    summary.id = "00000000-0000-4000-8000-000000000001";
+    summary.startedAtMs = 1'780'000'000'000;
+    summary.endedAtMs = summary.startedAtMs + 1'500'000;
+    summary.nextAction = "Write";
+    summary.timeboxSecs = 1500;
+    summary.outcome = Outcome::Completed;
+    summary.success = "no";
+    summary.note = "slides | notes";
+    summary.longestStretch =
+        OnTaskStretch{39'000, summary.startedAtMs, summary.startedAtMs + 39'000};
+    summary.driftBySite = std::vector<SiteDrift>{};
+    summary.aiCost.calls = 2;
+    summary.aiCost.inputTokens = 1200;
+    summary.aiCost.outputTokens = 40;
+    summary.aiCost.wallMs = 3'000;
+    log.append(summary);
+  }
+  const ChildResult markdown = run({"--export-history=md", "-D", "store.dir=" + store_});
+  EXPECT_EQ(markdown.exitCode, 0) << markdown.err;
+  EXPECT_THAT(markdown.out, HasSubstr("| 39 s | none | no | slides \\| notes |  | "
+                                      "2 calls · 1,200 tokens in · 40 out · 3 s waiting |\n"));
+  const ChildResult csv = run({"--export-history", "csv", "-D", "store.dir=" + store_});
+  EXPECT_EQ(csv.exitCode, 0) << csv.err;
+  EXPECT_THAT(csv.out, HasSubstr(",39,2,1200,40,false,3000\r\n"));
+}
+
 TEST_F(DaemonBinaryTest, ExportHistoryNeverExportsRecordsAfterABrokenLink) {
   writeAudit(3);
   std::string content = test::readWholeFile(auditPath());

@@ -181,6 +181,38 @@ TEST(DescribeAi, AiOffSaysWhyAndThatTitlesGoNowhere) {
   EXPECT_EQ(describeAi(*parse(R"({"runtime":"locked"})")), "");
 }
 
+// Issue 17 item 4, re-walk: AntiDrift's own page in front is neutral time,
+// and the CLI and the bars say so in the page's words ("Neutral · this is
+// AntiDrift, not counted either way"), not "unknown".
+TEST(StatusText, AntiDriftsOwnPageIsNeutralAsOnThePage) {
+  const auto own = parse(R"({"runtime":"active","commitment":{"next_action":"Write",)"
+                         R"("timebox_secs":1500,"remaining_secs":900},)"
+                         R"("drift":{"status":"unknown","reason":"this is AntiDrift"},)"
+                         R"("evidence":{"health":"ok","current":{"app":"chromium",)"
+                         R"("title":"AntiDrift abc"}}})");
+  EXPECT_EQ(barClass(*own), "neutral");
+  EXPECT_THAT(describeState(*own),
+              HasSubstr("\ndrift: neutral (this is AntiDrift, not counted either way)\n"));
+  EXPECT_THAT(describeState(*own), ::testing::Not(HasSubstr("unknown")));
+  EXPECT_EQ(summaryLine(*own), "active neutral: Write (15:00 left)");
+  const auto waybar = parse(barOutput(*own, BarFormat::Waybar));
+  EXPECT_EQ(waybar->at("class").get<std::string>(), "neutral");
+  EXPECT_EQ(waybar->at("alt").get<std::string>(), "neutral");
+  EXPECT_THAT(waybar->at("tooltip").get<std::string>(),
+              HasSubstr("drift: neutral (this is AntiDrift, not counted either way)"));
+  EXPECT_EQ(barOutput(*own, BarFormat::I3blocks), "15:00 Write\nneutral\n#aaaaaa\n");
+  EXPECT_EQ(barLine(*own, BarFormat::Polybar), "%{F#aaaaaa}15:00 Write%{F-}\n");
+  // Another unknown (a window that says nothing) stays unknown.
+  const auto other = parse(R"({"runtime":"active","drift":{"status":"unknown",)"
+                           R"("reason":"window unknown"}})");
+  EXPECT_EQ(barClass(*other), "unknown");
+  EXPECT_THAT(describeState(*other), HasSubstr("drift: unknown (window unknown)\n"));
+  // The reason alone outside active is no drift status.
+  EXPECT_EQ(barClass(*parse(R"({"runtime":"review","drift":{"status":"unknown",)"
+                            R"("reason":"this is AntiDrift"}})")),
+            "review");
+}
+
 // A field of another type reads as empty or 0, never throws (the daemon's
 // answer is trusted only so far).
 TEST(StatusText, FieldsOfAnotherTypeReadAsEmpty) {

@@ -69,4 +69,21 @@ TEST(HistoryText, WhereTheDriftWentAndTheWeek) {
   EXPECT_EQ(weekLine(*parse("{}")), "");
 }
 
+// Issue 17 item 4, re-walk: `history` shows the review's answer and note, the
+// note on its own line, escaped as every printed text.
+TEST(HistoryText, TheReviewsAnswerAndNote) {
+  const auto answered = parse(R"({"started_at":0,"outcome":"completed","planned_secs":1500,)"
+                              R"("drift_episodes":1,"success":"partly","next_action":"Write",)"
+                              R"("note":"half\ndone\t\u001b]52;c;eA==\u0007 \u009b2J"})");
+  EXPECT_THAT(historyLine(*answered), ::testing::EndsWith("  1 drifts  met: partly  Write"));
+  const std::string note = historyNoteLine(*answered);
+  EXPECT_EQ(note.find('\n'), std::string::npos);
+  EXPECT_EQ(terminalSafe(note), "    note: half done  ]52;c;eA==  2J");
+  const auto unanswered = parse(R"({"started_at":0,"outcome":"expired","planned_secs":60,)"
+                                R"("drift_episodes":0,"success":"","note":"","next_action":"X"})");
+  EXPECT_THAT(historyLine(*unanswered), ::testing::EndsWith("  0 drifts  met: not answered  X"));
+  EXPECT_EQ(historyNoteLine(*unanswered), "");
+  EXPECT_EQ(historyNoteLine(*parse("{}")), "");
+}
+
 }  // namespace antidrift::cli
