@@ -567,6 +567,7 @@ EventStreamResponse::Progress EventStreamResponse::feed(std::string_view bytes,
           bytes.remove_prefix(head_.size() - before);
           break;
         }
+        if (end > kMaxHeadBytes) return finish(Progress::Malformed);  // however it arrived
         bytes.remove_prefix(end + endLength - before);
         head_.resize(end);
         if (finish(takeHead()) != Progress::More) return done_;

@@ -108,6 +108,15 @@ TEST(EventStreamResponse, AnotherStatusIsRefusedAndGarbageIsMalformed) {
   EXPECT_EQ(EventStreamResponse().feed(badSize, never), Progress::Malformed);
   const std::string overrun = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nxy\r\n";
   EXPECT_EQ(bodyOf(overrun, 1).second, Progress::Malformed);
+  // A head over 16 KiB is refused however its bytes arrive (the fuzz
+  // target's property): here its end lies 4 bytes past the limit, and a
+  // first piece of 10 bytes once let the second carry it in.
+  const std::string start = "HTTP/1.1 200 OK\r\nX: ";
+  const std::string longHead = start + std::string(16 * 1024 + 4 - start.size(), 'a') + "\r\n\r\n";
+  EXPECT_EQ(bodyOf(longHead, longHead.size()).second, Progress::Malformed);
+  EventStreamResponse twoPieces;
+  EXPECT_EQ(twoPieces.feed(std::string_view(longHead).substr(0, 10), never), Progress::More);
+  EXPECT_EQ(twoPieces.feed(std::string_view(longHead).substr(10), never), Progress::Malformed);
   // An endless head or chunk-size line is refused, not buffered.
   EXPECT_EQ(bodyOf("HTTP/1.1 200 OK\r\nX: " + std::string(20000, 'a'), 1000).second,
             Progress::Malformed);
