@@ -490,6 +490,64 @@ TEST_F(DaemonBinaryTest, SigtermCreditsTheSessionUpToTheStopAndARestartKeepsIt) 
             steamMs);
 }
 
+// The re-walk of issue 17 item 4, on the real daemon: a SIGTERM and a
+// restart in the middle of a stay in one window, and the watcher's first
+// report after it of the same window, are one drift episode and one visit.
+TEST_F(DaemonBinaryTest, ARestartMidStayIsNoNewDriftEpisodeNorVisit) {
+  const std::vector<std::string> args = {"-D", "server.port=0",
+                                         "-D", "store.dir=" + store_,
+                                         "-D", "evidence.x11=false",
+                                         "-D", "evidence.source=none",
+                                         "-D", "ai.backend=none",
+                                         "-D", "drift.blocked_apps=steam",
+                                         "-D", "server.www_dir=" + directory_.path() + "/www"};
+  const auto steam = [](int port, const test::RequestOptions& options) {
+    const test::Reply reply = test::sendRequest(port, "POST", "/evidence/window",
+                                                R"({"app":"steam","title":"Store"})", options);
+    ASSERT_EQ(reply.status, 202) << reply.body;
+  };
+  const auto tokenOptions = [this] {
+    std::string token = test::readWholeFile(store_ + "/token");
+    token.erase(token.find_last_not_of('\n') + 1);
+    test::RequestOptions options;
+    options.token = token;
+    return options;
+  };
+  {
+    RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
+    ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+    const test::RequestOptions options = tokenOptions();
+    ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+    ASSERT_EQ(
+        test::sendRequest(
+            daemon.port(), "POST", "/commitment",
+            R"({"next_action":"Stay put","success_condition":"","timebox_minutes":30})", options)
+            .status,
+        200);
+    steam(daemon.port(), options);
+    const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
+    ASSERT_EQ(state->getObject("drift")->getValue<std::string>("status"), "drifting");
+    ASSERT_EQ(::kill(daemon.pid(), SIGTERM), 0);
+    EXPECT_EQ(daemon.waitForExit(), 0) << daemon.err();
+  }
+  RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  const test::RequestOptions options = tokenOptions();
+  steam(daemon.port(), options);  // the same window, still in front
+  const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
+  EXPECT_EQ(state->getObject("drift")->getValue<std::string>("status"), "drifting");
+  EXPECT_EQ(state->getObject("stats")->getValue<Poco::Int64>("drift_episodes"), 1);
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/complete", "{}", options).status, 200);
+  const auto review = test::sendRequest(daemon.port(), "GET", "/state").json();
+  ASSERT_TRUE(review->has("drift_by_site"))
+      << test::sendRequest(daemon.port(), "GET", "/state").body;
+  const auto site = review->getArray("drift_by_site")->getObject(0);
+  EXPECT_EQ(site->getValue<std::string>("where"), "steam");
+  EXPECT_EQ(site->getValue<Poco::Int64>("visits"), 1);
+  EXPECT_EQ(review->getObject("stats")->getValue<Poco::Int64>("drift_episodes"), 1);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.err();
+}
+
 // Issue 19 item 3 (review M3), end to end on the real daemon: the served page
 // carries the own-page tag of the token; a window titled with it is the own
 // page (neutral), one that merely ends in "AntiDrift" is judged, and a hard

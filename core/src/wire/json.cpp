@@ -121,7 +121,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
   Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
   json->set("version", state.version);
   json->set("now", state.nowMs);
-  json->set("runtime", toString(state.runtime));
+  json->set("runtime", std::string(toString(state.runtime)));
   const bool inSession =
       state.runtime == RuntimeState::Active || state.runtime == RuntimeState::Review;
   if (inSession && state.commitment) {
@@ -134,10 +134,10 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     json->set("timeline", timelineJson(state.timeline));
   }
   if (state.runtime == RuntimeState::Review) {
-    json->set("outcome", toString(state.outcome));
+    json->set("outcome", std::string(toString(state.outcome)));
     json->set("ended_at", state.endedAtMs);
     Poco::JSON::Object::Ptr reflection = new Poco::JSON::Object;
-    reflection->set("status", state.reflection.status);
+    reflection->set("status", std::string(toString(state.reflection.status)));
     reflection->set("recap", state.reflection.recap);
     reflection->set("carry_forward", state.reflection.carryForward);
     json->set("reflection", reflection);
@@ -152,7 +152,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
   }
 
   Poco::JSON::Object::Ptr evidence = new Poco::JSON::Object;
-  evidence->set("health", toString(state.evidence.health));
+  evidence->set("health", std::string(toString(state.evidence.health)));
   evidence->set("source", state.evidence.source);
   evidence->set("away", state.evidence.away);
   if (state.evidence.current) {
@@ -244,8 +244,8 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
 Poco::JSON::Object::Ptr healthJson(const State& state) {
   Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
   json->set("status", "ok");
-  json->set("runtime", toString(state.runtime));
-  json->set("evidence", toString(state.evidence.health));
+  json->set("runtime", std::string(toString(state.runtime)));
+  json->set("evidence", std::string(toString(state.evidence.health)));
   // Issue 18 item 2: which AI, chosen how, and where titles go.
   json->set("ai", state.ai.available ? state.ai.backend : std::string("none"));
   json->set("ai_auto", state.ai.origin.automatic);
@@ -364,7 +364,7 @@ Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary) {
   json->set("ended_at", summary.endedAtMs);
   json->set("next_action", summary.nextAction);
   json->set("success_condition", summary.successCondition);
-  json->set("outcome", toString(summary.outcome));
+  json->set("outcome", std::string(toString(summary.outcome)));
   json->set("planned_secs", plannedSecs(summary));
   json->set("actual_secs", actualSecs(summary));
   json->set("on_task_secs", summary.onTaskSecs);
