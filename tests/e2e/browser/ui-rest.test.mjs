@@ -98,16 +98,17 @@ function assertOneASecond(changes) {
 describe('AntiDrift page at rest', () => {
   const suite = useDaemonAndBrowser('antidrift-ui-rest-', () => ({ settings: { 'ai.backend': 'none' } }));
 
-  test('locked: no layout, style or long task over the window', async () => {
+  test('locked: no layout, style or long task over the window', async (t) => {
     const page = await openLockedPage(suite);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
     const counts = await countsOver(page, cdp, Math.min(kWindowS, 20));
+    t.diagnostic(`locked, ${Math.min(kWindowS, 20)} s: ${JSON.stringify(counts)}`);
     assert.deepEqual(counts, { layouts: 0, styles: 0, longTasks: 0 }, JSON.stringify(counts));
     assert.deepEqual(page.pageErrors, []);
   });
 
-  test('active: whole minutes in front, seconds for a moment when pointed at or focused', async () => {
+  test('active: whole minutes in front, seconds for a moment when pointed at or focused', async (t) => {
     const page = await openLockedPage(suite);
     await page.click('#plan-button');
     await waitForView(page, 'planning');
@@ -125,6 +126,7 @@ describe('AntiDrift page at rest', () => {
     await cdp.send('Performance.enable');
     await recordCountdown(page);
     const counts = await countsOver(page, cdp, kWindowS);
+    t.diagnostic(`active, in front, ${kWindowS} s: ${JSON.stringify(counts)}`);
     // A minute boundary or two fall in the window: one layout each; a tick a
     // second would give one a second
     // (and a State or two: the evidence's health may change).
@@ -159,6 +161,8 @@ describe('AntiDrift page at rest', () => {
     assert.ok(ticks.length >= kPeekS - 2, JSON.stringify(ticks));
     assertOnTheSecond(ticks, deadline);
     assertOneASecond([peek, ...ticks]);
+    t.diagnostic(`pointed at: ${ticks.length + 1} changes in ${lasted} ms, ms after each second began: ` +
+                 ticks.map(({ text, at }) => clockToSeconds(text) * 1000 - (deadline - at)).join(' '));
 
     // Focused from the keyboard: the same.
     await page.mouse.move(0, 0);
@@ -177,6 +181,7 @@ describe('AntiDrift page at rest', () => {
     assert.equal(await page.evaluate(() => document.hasFocus()), false);
     assert.equal(await page.evaluate(() => document.hidden), false);
     const behind = await countsOver(page, cdp, Math.min(kWindowS, 20));
+    t.diagnostic(`active, behind another tab, ${Math.min(kWindowS, 20)} s: ${JSON.stringify(behind)}`);
     // At most one minute boundary falls in a 20 s window: one layout then.
     assert.ok(behind.layouts <= 2, `behind another tab: ${JSON.stringify(behind)}`);
     assert.equal(behind.longTasks, 0, JSON.stringify(behind));
@@ -186,7 +191,7 @@ describe('AntiDrift page at rest', () => {
     assert.deepEqual(page.pageErrors, []);
   });
 
-  test('active, last minute: m:ss once a second, on the second, no long task', async () => {
+  test('active, last minute: m:ss once a second, on the second, no long task', async (t) => {
     const page = await openLockedPage(suite);
     // Seconds are only reachable through the API (the page offers minutes).
     assert.equal((await suite.daemon.post('/planning')).status, 200);
@@ -207,6 +212,7 @@ describe('AntiDrift page at rest', () => {
     await cdp.send('Performance.enable');
     const windowS = 10;
     const counts = await countsOver(page, cdp, windowS);
+    t.diagnostic(`active, last minute, ${windowS} s: ${JSON.stringify(counts)}`);
     assert.equal(counts.longTasks, 0, JSON.stringify(counts));
     // One tick a second: one style recalc and layout each (plus one at the
     // window's edges); a 250 ms tick or a running transition would give four
