@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include <Poco/Exception.h>
 #include <Poco/FileStream.h>
@@ -23,6 +24,8 @@
 #include "antidrift/store/audit_log.h"
 #include "cli/bar_watch.h"
 #include "cli/status_text.h"
+#include "server/store_lock.h"
+#include "server/token_file.h"
 
 namespace antidrift::cli {
 namespace {
@@ -54,15 +57,17 @@ const std::map<std::string, std::set<std::string>> kCommandOptions = {
     {"verify", {"json"}},
     {"review", {"json", "note"}},
     {"verdicts", {"json", "clear"}},
+    {"token", {"json", "rotate"}},
 };
 
 /// The answers of `review` (POST /review "success"; issue 17 item 4).
 const std::set<std::string> kReviewAnswers = {"yes", "partly", "no"};
 
-/// Routes of the commands that are one POST with an empty body.
+/// Routes of the commands that are one POST with an empty body (`plan` is
+/// CliApplication::plan: it goes on with a planning already open).
 const std::map<std::string, std::string> kTransitionRoutes = {
-    {"plan", "/planning"}, {"complete", "/complete"},   {"abandon", "/abandon"},
-    {"end", "/end"},       {"ontask", "/drift/ontask"}, {"refocus", "/drift/refocus"},
+    {"complete", "/complete"},   {"abandon", "/abandon"},       {"end", "/end"},
+    {"ontask", "/drift/ontask"}, {"refocus", "/drift/refocus"},
 };
 
 Object::Ptr parseObject(const std::string& text) {
@@ -143,6 +148,10 @@ void CliApplication::defineOptions(Poco::Util::OptionSet& options) {
   options.addOption(Option("count", "n", "history: how many sessions, 1..100 (default 10)")
                         .argument("N")
                         .callback(callback));
+  options.addOption(Option("rotate", "",
+                           "token: make a new token; the running daemon accepts only it from "
+                           "then on")
+                        .callback(callback));
   options.addOption(Option("clear", "",
                            "verdicts: forget every remembered verdict, or only KEY when given "
                            "after it (as `verdicts` prints it)")
@@ -186,6 +195,8 @@ void CliApplication::onOption(const std::string& name, const std::string& value)
     count_ = value;
   } else if (name == "clear") {
     clear_ = true;
+  } else if (name == "rotate") {
+    rotate_ = true;
   } else if (name == "refresh") {
     refresh_ = value;
   }
@@ -201,14 +212,15 @@ void CliApplication::printHelp() {
       "The command-line client of the AntiDrift daemon. Commands:\n"
       "  status [--format waybar|i3blocks|polybar]\n"
       "                            runtime, next action, time left, drift\n"
-      "  plan                      enter planning\n"
+      "  plan                      enter planning (or go on with the open one)\n"
       "  start --next TEXT --done TEXT --minutes N [--apps a,b]\n"
       "                            start a session\n"
       "  complete | abandon | end  finish, give up, record and lock\n"
       "  review yes|partly|no [--note TEXT]\n"
       "                            answer the review: was it met?\n"
       "  ontask | refocus          the drift banner's two answers\n"
-      "  history [-n N]            recent sessions, newest first\n"
+      "  history [-n N]            recent sessions, newest first, with your\n"
+      "                            answer (met: yes|partly|no) and note\n"
       "  verdicts [--clear [KEY]]  remembered drift verdicts; forget them\n"
       "  watch                     one line per change, until Ctrl-C\n"
       "  watch --format waybar|i3blocks|polybar [--refresh N]\n"
@@ -218,10 +230,15 @@ void CliApplication::printHelp() {
       "                            while the daemon is gone (then reconnects);\n"
       "                            ends on SIGTERM or when the bar closes its output\n"
       "  verify                    check the audit chain in store.dir\n"
+      "  token                     print the token file's path\n"
+      "  token --rotate            a new token: the running daemon refuses the old\n"
+      "                            one at once (open pages must be reloaded); with\n"
+      "                            the daemon stopped, the file is rewritten here\n"
       "Options:");
   formatter.setFooter(
       "Exit codes: 0 ok, 1 refused by the daemon (or a broken chain), 64 usage, 69 daemon not "
-      "running, 77 token unreadable, 78 configuration error. See docs/API.md §10.");
+      "running (or not answering), 73 new token not written, 77 token unreadable, 78 "
+      "configuration error. See docs/API.md §10.");
   formatter.format(std::cout);
 }
 
@@ -273,8 +290,12 @@ Endpoint CliApplication::endpoint() const {
   return endpoint;
 }
 
+std::string CliApplication::storeTokenFile() const {
+  return config_.storeDir + "/" + TokenFile::kFileName;
+}
+
 std::string CliApplication::readToken() const {
-  const std::string path = tokenFile_.empty() ? config_.storeDir + "/token" : tokenFile_;
+  const std::string path = tokenFile_.empty() ? storeTokenFile() : tokenFile_;
   std::string token;
   try {
     Poco::FileInputStream in(path);
@@ -320,7 +341,7 @@ int CliApplication::main(const std::vector<std::string>& args) {
   if (args.empty()) {
     return usageError(
         "a command is needed (status, plan, start, complete, abandon, review, end, ontask, "
-        "refocus, history, watch, verify, verdicts)");
+        "refocus, history, watch, verify, verdicts, token)");
   }
   const std::string& command = args.front();
   const auto known = kCommandOptions.find(command);
@@ -353,6 +374,9 @@ int CliApplication::main(const std::vector<std::string>& args) {
   if (command == "verify") {
     return verify();
   }
+  if (command == "token" && !rotate_) {
+    return tokenPath();
+  }
   try {
     DaemonClient client(endpoint(), kRequestTimeout);
     return runCommand(command, client);
@@ -384,6 +408,9 @@ int CliApplication::runCommand(const std::string& command, DaemonClient& client)
   if (command == "history") {
     return history(client);
   }
+  if (command == "plan") {
+    return plan(client);
+  }
   if (command == "watch") {
     return watch(client);
   }
@@ -395,6 +422,9 @@ int CliApplication::runCommand(const std::string& command, DaemonClient& client)
   }
   if (command == "verdicts") {
     return verdicts(client);
+  }
+  if (command == "token") {
+    return token(client);
   }
   return transition(client, kTransitionRoutes.at(command));
 }
@@ -502,6 +532,34 @@ int CliApplication::start(DaemonClient& client) {
   return printState(reply.body);
 }
 
+int CliApplication::plan(DaemonClient& client) {
+  std::string token;
+  try {
+    token = readToken();
+  } catch (const std::runtime_error& error) {
+    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
+    return EXIT_NOPERM;
+  }
+  const Reply reply = client.post("/planning", "{}", token);
+  if (reply.status == 409) {
+    // Already planning (the page, or an earlier `plan`): POST /planning only
+    // leaves locked (docs/API.md "Transitions"), and the person asked to be
+    // where they already are, so go on with that planning rather than fail.
+    const Reply state = client.get("/state");
+    if (state.status == 200 &&
+        parseObject(state.body)->getValue<std::string>("runtime") == "planning") {
+      std::cerr << "antidrift: already planning; go on with antidrift start --next TEXT "
+                   "--minutes N (or plan on the page)"
+                << std::endl;
+      return printState(state.body);
+    }
+  }
+  if (reply.status != 200) {
+    return refused(reply);
+  }
+  return printState(reply.body);
+}
+
 int CliApplication::history(DaemonClient& client) {
   const std::string count = count_.value_or("10");
   if (!isDigits(count)) {
@@ -525,6 +583,8 @@ int CliApplication::history(DaemonClient& client) {
     const Poco::JSON::Object::Ptr session = sessions->getObject(static_cast<unsigned>(i));
     std::cout << terminalSafe(historyLine(*session)) << "\n";
     std::cout << terminalSafe(historyDetailLine(*session)) << "\n";  // issue 17 item 5
+    const std::string note = historyNoteLine(*session);              // issue 17 item 4, re-walk
+    if (!note.empty()) std::cout << terminalSafe(note) << "\n";
   }
   const std::string week = weekLine(*history);
   if (!week.empty()) std::cout << terminalSafe(week) << "\n";
@@ -629,6 +689,111 @@ int CliApplication::watch(DaemonClient& client) {
   }
   std::cerr << "antidrift: antidriftd on " << client.endpoint().url() << " stopped" << std::endl;
   return EXIT_UNAVAILABLE;
+}
+
+int CliApplication::tokenPath() {
+  const std::string path = tokenFile_.empty() ? storeTokenFile() : tokenFile_;
+  if (::access(path.c_str(), R_OK) != 0) {
+    std::cerr << "antidrift: no readable token file " << terminalSafe(path)
+              << " (antidriftd makes it at its first start; pass the daemon's --config or "
+                 "-D store.dir=DIR)"
+              << std::endl;
+    return EXIT_NOPERM;
+  }
+  if (json_) {
+    Object answer;
+    answer.set("token_file", path);
+    std::cout << compact(answer) << std::endl;
+  } else {
+    std::cout << terminalSafe(path) << std::endl;
+  }
+  return EXIT_OK;
+}
+
+int CliApplication::token(DaemonClient& client) {
+  // The current token authenticates the rotation; without one there is
+  // nothing to rotate (antidriftd makes the first at its first start).
+  std::string current;
+  try {
+    current = readToken();
+  } catch (const std::runtime_error& error) {
+    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
+    return EXIT_NOPERM;
+  }
+  std::string daemonFile;
+  try {
+    const Reply reply = client.post("/token/rotate", "{}", current);
+    if (reply.status == 404) {
+      std::cerr << "antidrift: this antidriftd cannot rotate its token (it is older than "
+                   "`antidrift token --rotate`): stop it, run this again, then start it"
+                << std::endl;
+      return kExitRefused;
+    }
+    if (reply.status != 200) {
+      return refused(reply);
+    }
+    daemonFile = parseObject(reply.body)->optValue<std::string>("token_file", storeTokenFile());
+  } catch (const DaemonUnreachable&) {
+    // Nobody answers. Rotate the file here only while no daemon holds the
+    // store: one that holds it but does not answer (another port, hung)
+    // would keep accepting the old token.
+    std::unique_ptr<StoreLock> lock;
+    try {
+      StoreLockAttempt attempt = StoreLock::tryAcquire(config_.storeDir);
+      if (!attempt.lock) {
+        std::cerr << "antidrift: antidriftd (pid " << attempt.holderPid << ") uses "
+                  << terminalSafe(config_.storeDir) << " but does not answer on "
+                  << client.endpoint().url()
+                  << ": the token was not rotated here (pass --url with the address "
+                     "antidriftd printed, or stop it and run this again)"
+                  << std::endl;
+        return EXIT_UNAVAILABLE;
+      }
+      lock = std::move(attempt.lock);
+      const std::string path = storeTokenFile();
+      TokenFile::rotate(config_.storeDir);
+      if (json_) {
+        Object answer;
+        answer.set("rotated", true);
+        answer.set("token_file", path);
+        answer.set("daemon", "not running");
+        std::cout << compact(answer) << std::endl;
+      } else {
+        std::cout << "rotated the token in " << terminalSafe(path)
+                  << " (antidriftd is not running; it uses the new token when it starts)"
+                  << std::endl;
+      }
+    } catch (const std::runtime_error& failure) {
+      std::cerr << "antidrift: cannot rotate the token: " << terminalSafe(failure.what())
+                << "; the old token is unchanged" << std::endl;
+      return EXIT_CANTCREAT;
+    }
+    return EXIT_OK;
+  }
+  const std::string url = client.endpoint().url();
+  if (json_) {
+    Object answer;
+    answer.set("rotated", true);
+    answer.set("token_file", daemonFile);
+    answer.set("daemon", url);
+    std::cout << compact(answer) << std::endl;
+  } else {
+    std::cout << "rotated the token: antidriftd on " << url
+              << " accepts only the new one from now on; it is in " << terminalSafe(daemonFile)
+              << "\nopen AntiDrift pages must be reloaded (" << url << "/)" << std::endl;
+  }
+  // A copy named with --token-file is not the daemon's file: say it is stale.
+  bool copyIsStale = false;
+  try {
+    copyIsStale = !tokenFile_.empty() && readToken() == current;
+  } catch (const std::runtime_error&) {
+    copyIsStale = false;  // gone or unreadable: nothing old left to use
+  }
+  if (copyIsStale) {
+    std::cerr << "antidrift: " << terminalSafe(tokenFile_)
+              << " (--token-file) still holds the old token" << std::endl;
+  }
+  return EXIT_OK;
 }
 
 int CliApplication::verify() {

@@ -24,12 +24,14 @@ namespace antidrift::cli {
 /// `--url URL`, `--token-file FILE`, `--json`, `--help`; per command
 /// `status --format waybar|i3blocks|polybar`, `start --next TEXT --done
 /// TEXT --minutes N [--apps a,b]`, `history -n N`, `watch [--format BAR
-/// [--refresh N]]` (bar_watch.h; issue 20 item 2).
+/// [--refresh N]]` (bar_watch.h; issue 20 item 2), `token [--rotate]`
+/// (issue 19 item 7).
 ///
 /// Exit codes: 0 done; 1 the daemon refused the request (its error
 /// sentence on stderr) or `verify` found a broken chain; 64 bad usage;
 /// 69 the daemon is not running or stopped answering; 77 the token file
-/// cannot be read; 78 a configuration error (the daemon's own rules).
+/// cannot be read; 73 `token --rotate` could not write the new token; 78 a
+/// configuration error (the daemon's own rules).
 ///
 /// Only the main thread uses this object.
 class CliApplication : public Poco::Util::Application {
@@ -61,11 +63,26 @@ class CliApplication : public Poco::Util::Application {
   /// State answered; a refusal is exit 1 with the daemon's message.
   int transition(DaemonClient& client, const std::string& path, const std::string& body = "{}");
   int start(DaemonClient& client);
+  /// `plan`: POST /planning. When the daemon is already planning (its 409),
+  /// that planning goes on: the State is printed as for a transition, a note
+  /// on stderr says how to go on, and the exit code is 0 (issue 17 item 4,
+  /// re-walk). Any other refusal is exit 1 with the daemon's sentence.
+  int plan(DaemonClient& client);
   int history(DaemonClient& client);
   int watch(DaemonClient& client);
   /// `verdicts` (GET /verdicts) and `verdicts --clear [KEY]` (DELETE /verdicts).
   int verdicts(DaemonClient& client);
   int verify();
+  /// `token`: prints the token file's path (--token-file, else
+  /// <store.dir>/token); 77 when it cannot be read.
+  int tokenPath();
+  /// `token --rotate`: a new token, through
+  /// the running daemon (POST /token/rotate, with the current token), or
+  /// written here under the store lock when no daemon holds the store
+  /// (issue 19 item 7, docs/SECURITY.md L10).
+  int token(DaemonClient& client);
+  /// The token file the daemon uses: <store.dir>/token.
+  std::string storeTokenFile() const;
 
   /// Prints a State answer: the JSON line with --json, else describeState().
   int printState(const std::string& body);
@@ -89,6 +106,7 @@ class CliApplication : public Poco::Util::Application {
   std::optional<std::string> note_;      ///< review --note
   std::string reviewAnswer_;             ///< review's argument: yes, partly or no
   bool clear_ = false;                   ///< verdicts --clear
+  bool rotate_ = false;                  ///< token --rotate
   std::optional<std::string> clearKey_;  ///< verdicts --clear KEY, unescaped
   std::optional<std::string> refresh_;
   /// Options given, by full name, to refuse those a command does not take.

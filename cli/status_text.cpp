@@ -40,6 +40,19 @@ Object::Ptr objectField(const Object& object, const std::string& key) {
   return object.has(key) ? object.getObject(key) : nullptr;
 }
 
+/// The daemon's drift reason while AntiDrift's own page is in front
+/// (docs/API.md §5 `drift.status`; core/src/drift/engine.cpp kOwnPage).
+constexpr const char* kOwnPageReason = "this is AntiDrift";
+
+/// True while the State is active with AntiDrift's own page in front: status
+/// `unknown`, reason kOwnPageReason — neutral time (issue 17 item 4).
+bool ownPageInFront(const Object& state) {
+  if (stringField(state, "runtime") != "active") return false;
+  const Object::Ptr drift = objectField(state, "drift");
+  return drift && stringField(*drift, "status") == "unknown" &&
+         stringField(*drift, "reason") == kOwnPageReason;
+}
+
 /// The planned length of a commitment in seconds: the timebox and every
 /// extension (`POST /extend`; issue 17 item 4).
 long long plannedSeconds(const Object& commitment) {
@@ -110,7 +123,7 @@ std::string classColor(const std::string& barClassName) {
   if (barClassName == "judging") return "#f1fa8c";
   if (barClassName == "planning") return "#8be9fd";
   if (barClassName == "review") return "#bd93f9";
-  return "#aaaaaa";  // unknown, locked, offline
+  return "#aaaaaa";  // neutral, unknown, locked, offline
 }
 
 std::string formatBar(const std::string& text, const std::string& tooltip,
@@ -210,6 +223,7 @@ std::string formatDuration(long long seconds) {
 std::string barClass(const Object& state) {
   const std::string runtime = stringField(state, "runtime");
   if (runtime == "active") {
+    if (ownPageInFront(state)) return "neutral";  // issue 17 item 4, as the page says
     const Object::Ptr drift = objectField(state, "drift");
     const std::string status = drift ? stringField(*drift, "status") : "";
     return status.empty() ? "unknown" : status;
@@ -266,7 +280,11 @@ std::string describeState(const Object& state) {
   if (runtime == "active") {
     const Object::Ptr drift = objectField(state, "drift");
     if (drift) {
-      const std::string reason = stringField(*drift, "reason");
+      // The page's words for AntiDrift's own page (www/js/active.js: "Neutral
+      // · this is AntiDrift, not counted either way"; issue 17 item 4).
+      const std::string reason = ownPageInFront(state)
+                                     ? std::string(kOwnPageReason) + ", not counted either way"
+                                     : stringField(*drift, "reason");
       out << "drift: " << barClass(state) << (reason.empty() ? "" : " (" + reason + ")") << "\n";
       const std::string nudge = stringField(*drift, "nudge");
       if (!nudge.empty()) {
@@ -348,11 +366,18 @@ std::string historyLine(const Object& summary) {
   const Poco::Timestamp started(
       static_cast<Poco::Timestamp::TimeVal>(integerField(summary, "started_at")) * 1000);
   const Poco::LocalDateTime local{Poco::DateTime(started)};
+  const std::string answer = stringField(summary, "success");
   return Poco::DateTimeFormatter::format(local, "%Y-%m-%d %H:%M") + "  " +
          stringField(summary, "outcome") + "  " +
          std::to_string(integerField(summary, "planned_secs") / 60) + " min  " +
          std::to_string(integerField(summary, "drift_episodes")) + " drifts  " +
+         (answer.empty() ? std::string("met: not answered") : "met: " + oneLine(answer)) + "  " +
          stringField(summary, "next_action");
+}
+
+std::string historyNoteLine(const Object& summary) {
+  const std::string note = stringField(summary, "note");
+  return note.empty() ? std::string() : "    note: " + oneLine(note);
 }
 
 std::string minutesOrSeconds(long long secs) {

@@ -24,14 +24,17 @@ enum class BarFormat {
 std::optional<BarFormat> parseBarFormat(const std::string& name);
 
 /// The one word a bar styles by: while active the drift status (`ontask`,
-/// `drifting`, `judging`, `unknown`), else the runtime (`locked`,
+/// `drifting`, `judging`, `unknown`), or `neutral` while AntiDrift's own page
+/// is in front (status `unknown`, reason "this is AntiDrift": neutral time,
+/// as the page says; issue 17 item 4), else the runtime (`locked`,
 /// `planning`, `review`). `offline` is used when there is no State.
 /// Pure; a State without the fields gives "unknown".
 std::string barClass(const Poco::JSON::Object& state);
 
 /// `status` for people: "key: value" lines, each ending in '\n' — runtime,
 /// and as far as they apply next action, done when, remaining ("12:34 of
-/// 25:00"), drift (status and reason), heads up, window (app, title,
+/// 25:00"), drift (barClass() and reason; AntiDrift's own page: "neutral
+/// (this is AntiDrift, not counted either way)"), heads up, window (app, title,
 /// evidence health), outcome, last lesson, then describeAi(). Pure.
 std::string describeState(const Poco::JSON::Object& state);
 
@@ -86,9 +89,18 @@ std::string polybarEscape(const std::string& text);
 std::string offlineBarOutput(BarFormat format);
 
 /// One line (no '\n') for a SessionSummary of `history`: local start time
-/// ("YYYY-MM-DD HH:MM"), outcome, timebox in minutes, drift episodes and the
-/// next action, separated by two spaces. Pure apart from the time zone.
+/// ("YYYY-MM-DD HH:MM"), outcome, timebox in minutes, drift episodes, the
+/// review's answer ("met: yes", "met: partly", "met: no", "met: not
+/// answered"; issue 17 item 4, re-walk) and the next action, separated by two
+/// spaces. Pure apart from the time zone.
 std::string historyLine(const Poco::JSON::Object& summary);
+
+/// The review's note of a SessionSummary as an indented line of `history`
+/// (no '\n'): "    note: Intro half done"; "" without a note. Control
+/// characters (a newline, a tab) become spaces, so the note stays on its line;
+/// the caller still passes it through terminalSafe() (issue 19 item 7). Issue
+/// 17 item 4, re-walk. Pure.
+std::string historyNoteLine(const Poco::JSON::Object& summary);
 
 /// The second, indented line of a session in `history` (issue 17 item 5):
 /// "    drift went to: youtube.com 5 min over 6 visits · longest on-task

@@ -25,6 +25,15 @@ timed() {  # timed <label> <command...>: runs it and prints how long it took
 }
 
 scripts/deps.sh test
+# The real ActivityWatch export and the labelled day live in ../shared beside
+# the repository (never copied in, issue 15 item 6); a clone alone skips the
+# tests over them, and says so here, where ctest's summary would only list them.
+shared=$(cd .. && pwd)/shared
+if [ ! -f "$shared/data/aw-window-export-linux.json" ]; then
+  echo "antidrift: $shared/data/aw-window-export-linux.json is absent: the tests over the real" \
+    "ActivityWatch export and the labelled day are skipped (ctest lists them as Skipped at the" \
+    "end; each says why in its own output) and their twins over tests/data/aw-export-small.json run"
+fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
 timed "build build" cmake --build build -j"$jobs"
 (cd build && timed "build ctest" ctest --output-on-failure --timeout 300 -j"$jobs")

@@ -676,9 +676,15 @@ int Daemon::serve() {
   // Every window, from any source, passes here on its way to the controller: the
   // site of a browser's page joined from aw-watcher-web (issue 16 item 4).
   WindowJoin windows(controller, clock, config_.settings);
-  HttpApi api(controller, broadcaster, guard,
-              HttpApi::Options{config_.wwwDir, audit.path(),
-                               std::chrono::seconds(config_.requestTimeoutSecs), &windows});
+  HttpApi::Options apiOptions{config_.wwwDir, audit.path(),
+                              std::chrono::seconds(config_.requestTimeoutSecs), &windows};
+  // `antidrift token --rotate` (issue 19 item 7): a new token in the store,
+  // then the only one the guard accepts.
+  apiOptions.storeNewToken = [directory = config_.storeDir] {
+    return TokenFile::rotate(directory);
+  };
+  apiOptions.tokenFile = config_.storeDir + "/" + TokenFile::kFileName;
+  HttpApi api(controller, broadcaster, guard, std::move(apiOptions));
   // A deferred snapshot write scheduled without an announcement (a
   // heartbeat) must still reach the ticker's schedule (issue 8 item 2).
   controller.setWakeHook([&ticker] { ticker.wake(); });

@@ -137,10 +137,11 @@ const HttpApi::Route HttpApi::kRoutes[] = {
     {"POST", "/coach", &HttpApi::postCoach, Access::Token, {"intent"}},
     {"GET", "/verdicts", &HttpApi::getVerdicts, Access::Read},
     {"DELETE", "/verdicts", &HttpApi::deleteVerdicts, Access::Token},
+    {"POST", "/token/rotate", &HttpApi::postTokenRotate, Access::Token},
     {"*", "/api/0/", &HttpApi::activityWatch, Access::ActivityWatch},
 };
 
-HttpApi::HttpApi(Controller& controller, SseBroadcaster& broadcaster, const RequestGuard& guard,
+HttpApi::HttpApi(Controller& controller, SseBroadcaster& broadcaster, RequestGuard& guard,
                  Options options)
     : controller_(controller),
       broadcaster_(broadcaster),
@@ -527,6 +528,38 @@ void HttpApi::deleteVerdicts(Exchange& exchange) {
     return;
   }
   http::sendJson(exchange.response, 200, "{\"ok\":true}");
+}
+
+void HttpApi::postTokenRotate(Exchange& exchange) {
+  if (!options_.storeNewToken) {
+    http::sendError(exchange.response, 503, "this server cannot rotate its token");
+    return;
+  }
+  std::lock_guard<std::mutex> lock(rotationMutex_);
+  std::string token;
+  try {
+    token = options_.storeNewToken();
+  } catch (const std::exception& error) {
+    logger_.error(std::string("cannot rotate the token: ") + error.what());
+    http::sendError(exchange.response, 503,
+                    std::string("cannot rotate the token: ") + error.what() +
+                        "; the current token stays valid");
+    return;
+  }
+  // The file holds the new token: from here only it is accepted (a request
+  // checked before this line was checked against the old one) and served.
+  guard_.replaceToken(token);
+  staticFiles_.setToken(token);
+  // Streams carry no token, so they stay open; a page learns that its own
+  // token is stale (docs/SECURITY.md L10).
+  broadcaster_.notifyAll("token", "{\"rotated\":true}");
+  logger_.information(
+      "the token was rotated (POST /token/rotate): the old one is refused from "
+      "now on; pages opened before must be reloaded");
+  Poco::JSON::Object answer;
+  answer.set("ok", true);
+  answer.set("token_file", options_.tokenFile);
+  http::sendJson(exchange.response, 200, http::toJsonText(answer));
 }
 
 void HttpApi::postEvidenceWindow(Exchange& exchange) {

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -68,11 +70,19 @@ class HttpApi {
     /// ActivityWatch API send windows and aw-watcher-web tabs through it.
     /// nullptr: the ActivityWatch API's own (system clock, default settings).
     WindowJoin* windows = nullptr;
+    /// Makes and stores a new token and returns it (POST /token/rotate,
+    /// issue 19 item 7; the daemon: TokenFile::rotate of store.dir). Throws
+    /// std::runtime_error, leaving the stored token as it was, when none can
+    /// be made or written. Empty: the route answers 503.
+    std::function<std::string()> storeNewToken = nullptr;
+    /// Where the token is kept, named in the answer of POST /token/rotate.
+    std::string tokenFile = {};
   };
 
   /// All references must outlive the HttpApi. Publishes the controller's
   /// current state to `broadcaster` so the first SSE client gets it.
-  HttpApi(Controller& controller, SseBroadcaster& broadcaster, const RequestGuard& guard,
+  /// `guard`'s token changes on POST /token/rotate.
+  HttpApi(Controller& controller, SseBroadcaster& broadcaster, RequestGuard& guard,
           Options options);
 
   /// Serves one request. Thread-safe. Never throws: unexpected exceptions
@@ -148,6 +158,9 @@ class HttpApi {
   void postCoach(Exchange& exchange);
   void getVerdicts(Exchange& exchange);     ///< the remembered verdicts (issue 16 item 3)
   void deleteVerdicts(Exchange& exchange);  ///< forget one (?key=) or all (issue 16 item 3)
+  /// A new token, stored, then the only one accepted; open streams are told
+  /// (`event: token`). Issue 19 item 7.
+  void postTokenRotate(Exchange& exchange);
   void getStatic(Exchange& exchange);
   /// Answers a Service Worker script fetch (`Service-Worker: script`, any
   /// path) with a worker that unregisters itself (issue 19 item 2).
@@ -159,7 +172,10 @@ class HttpApi {
 
   Controller& controller_;
   SseBroadcaster& broadcaster_;
-  const RequestGuard& guard_;
+  RequestGuard& guard_;
+  /// Held across storing a new token and accepting it, so the file and the
+  /// guard always end with the same token.
+  std::mutex rotationMutex_;
   PeerUserCheck peerCheck_;
   Options options_;
   http::StaticFiles staticFiles_;

@@ -218,7 +218,10 @@ std::optional<GuardRejection> RequestGuard::checkMutating(const RequestHeaders& 
     return reject(401, std::string("the ") + kTokenHeader + " header is missing");
   }
   if (hasToken && !tokenMatches(trim(*headers.token))) {
-    return reject(403, std::string("the ") + kTokenHeader + " header is not valid");
+    // The likeliest cause is a rotated token (issue 19 item 7): say what to do.
+    return reject(403, std::string("the ") + kTokenHeader +
+                           " header is not valid (if the token was rotated: reload the page, "
+                           "or read <store.dir>/token again)");
   }
   if (headers.authorization) {
     const auto bearer = bearerCredentials(*headers.authorization);
@@ -251,7 +254,21 @@ std::optional<GuardRejection> RequestGuard::checkActivityWatch(const RequestHead
   return std::nullopt;
 }
 
+std::string RequestGuard::token() const {
+  std::lock_guard<std::mutex> lock(tokenMutex_);
+  return token_;
+}
+
+void RequestGuard::replaceToken(std::string token) {
+  if (token.empty()) {
+    throw std::invalid_argument("RequestGuard needs a non-empty token");
+  }
+  std::lock_guard<std::mutex> lock(tokenMutex_);
+  token_ = std::move(token);
+}
+
 bool RequestGuard::tokenMatches(std::string_view presented) const {
+  std::lock_guard<std::mutex> lock(tokenMutex_);
   // Constant time in the token's length: every byte is compared.
   unsigned char difference = presented.size() == token_.size() ? 0 : 1;
   for (std::size_t i = 0; i < token_.size(); ++i) {

@@ -4,6 +4,7 @@
 /// JSON content type.
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,8 +49,8 @@ struct GuardRejection {
   std::string message;  ///< human sentence, safe to show
 };
 
-/// Checks requests against the rules of docs/DESIGN.md §10. Immutable after
-/// construction, so every method is thread-safe.
+/// Checks requests against the rules of docs/DESIGN.md §10. Every method is
+/// thread-safe: the token alone can change (replaceToken), under a mutex.
 class RequestGuard {
  public:
   /// `token`: the content of <store.dir>/token (non-empty).
@@ -111,13 +112,19 @@ class RequestGuard {
   /// value (RFC 6750 §2.1). Pure.
   static std::optional<std::string_view> bearerCredentials(std::string_view authorization);
 
-  /// The token, for pages that must carry it (GET / injects it).
-  const std::string& token() const { return token_; }
+  /// The current token (a copy), for pages that must carry it.
+  std::string token() const;
+
+  /// Makes `token` the only one accepted from now on (POST /token/rotate,
+  /// issue 19 item 7): a check that starts after this returns refuses the
+  /// old token (403). Throws std::invalid_argument for an empty token.
+  void replaceToken(std::string token);
 
  private:
   bool tokenMatches(std::string_view presented) const;
 
-  std::string token_;
+  mutable std::mutex tokenMutex_;
+  std::string token_;  ///< guarded by tokenMutex_
 };
 
 }  // namespace antidrift

@@ -100,6 +100,20 @@ void SseBroadcaster::publishEvent(std::uint64_t version, std::shared_ptr<const E
   changed_.notify_all();
 }
 
+void SseBroadcaster::notifyAll(const std::string& name, const std::string& dataJson) {
+  const std::string text = "event: " + name + "\ndata: " + dataJson + "\n\n";
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Mailbox& mailbox : mailboxes_) {
+      if (mailbox.evicted) continue;
+      mailbox.notices += text;
+      if (mailbox.wakeFd >= 0) poke(mailbox.wakeFd);
+    }
+    if (condvarStreams_ == 0) return;
+  }
+  changed_.notify_all();
+}
+
 std::unique_ptr<SseBroadcaster::Subscription> SseBroadcaster::subscribe(int peerFd) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_) {
@@ -206,6 +220,7 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
   while (true) {
     std::uint64_t version = 0;
     std::shared_ptr<const Event> json;
+    std::string notices;
     bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -232,12 +247,17 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
         const Clock::time_point keepAliveAt = lastWrite + keepAlive_;
         const Clock::time_point wakeAt =
             peerGone ? std::min(keepAliveAt, Clock::now() + peerCheckInterval_) : keepAliveAt;
-        changed_.wait_until(
-            lock, wakeAt, [&] { return stopping_ || mailbox.evicted || mailbox.json != nullptr; });
+        changed_.wait_until(lock, wakeAt, [&] {
+          return stopping_ || mailbox.evicted || mailbox.json != nullptr ||
+                 !mailbox.notices.empty();
+        });
       }
       stopping = stopping_;
       if (mailbox.evicted && !stopping) {
         return;  // its client hung up; a new stream has the slot
+      }
+      if (!stopping) {
+        notices.swap(mailbox.notices);
       }
       if (!stopping && mailbox.json) {
         version = mailbox.version;
@@ -251,9 +271,12 @@ void SseBroadcaster::stream(Subscription& subscription, std::ostream& out,
       out.flush();
       return;
     }
-    if (json) {
-      out << "id: " << version << "\nevent: state\ndata: " << json->json() << "\n\n";
-      lastEvent = Clock::now();
+    if (!notices.empty() || json) {
+      out << notices;
+      if (json) {
+        out << "id: " << version << "\nevent: state\ndata: " << json->json() << "\n\n";
+        lastEvent = Clock::now();
+      }
     } else if (mailbox.peerFd >= 0 && !peerSends) {
       if (mailbox.coalescing) {
         // Just after an event: sleep out the interval on the socket alone

@@ -127,9 +127,18 @@ class SseBroadcaster {
   /// `: keep-alive\n\n` after `keepAlive` without a write. With a `peerFd`
   /// it sleeps in poll(2) until a publish, the socket's hangup or the
   /// keep-alive; without one it asks `peerGone` (when given) every
-  /// `peerCheckInterval`. On stop it writes `event: bye` and returns.
+  /// `peerCheckInterval`. Events from notifyAll() go out as soon as the
+  /// stream wakes, ahead of the State. On stop it writes `event: bye` and
+  /// returns.
   /// Blocks the calling (HTTP pool) thread.
   void stream(Subscription& subscription, std::ostream& out, const PeerGone& peerGone = {});
+
+  /// Sends `event: <name>` with `data: <dataJson>` once on every stream
+  /// open now (not on later ones), before the next State and without ending
+  /// the stream: POST /token/rotate tells open pages their token is stale
+  /// (`event: token`, issue 19 item 7). `name` must be a bare word and
+  /// `dataJson` one line. Never blocks on a client. Thread-safe.
+  void notifyAll(const std::string& name, const std::string& dataJson);
 
   /// Sets the stop flag and wakes every stream; later subscribe() calls
   /// return nullptr. Idempotent.
@@ -160,6 +169,8 @@ class SseBroadcaster {
     /// the interval ends: a publish meanwhile only fills the mailbox (no eventfd write,
     /// no second wake-up per event under load).
     bool coalescing = false;
+    /// Whole events from notifyAll() not yet written; "" none.
+    std::string notices = {};
   };
 
   void unsubscribe(std::list<Mailbox>::iterator slot);

@@ -85,6 +85,12 @@ void writeToken(const std::string& path, const std::string& token) {
   }
 }
 
+/// getrandom(2), not Poco::RandomInputStream: Poco falls back to a
+/// time-seeded SHA-1 when /dev/urandom cannot be opened (review L10).
+long kernelEntropy(unsigned char* buffer, std::size_t length) {
+  return static_cast<long>(::getrandom(buffer, length, 0));
+}
+
 }  // namespace
 
 std::string TokenFile::generate(const EntropySource& source) {
@@ -105,11 +111,23 @@ std::string TokenFile::generate(const EntropySource& source) {
 }
 
 std::string TokenFile::generate() {
-  // getrandom(2), not Poco::RandomInputStream: Poco falls back to a
-  // time-seeded SHA-1 when /dev/urandom cannot be opened (review L10).
-  return generate([](unsigned char* buffer, std::size_t length) -> long {
-    return static_cast<long>(::getrandom(buffer, length, 0));
-  });
+  return generate(kernelEntropy);
+}
+
+std::string TokenFile::rotate(const std::string& directory, const EntropySource& source) {
+  struct stat info {};
+  if (::stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    throw std::runtime_error("store directory " + directory +
+                             " does not exist: there is no token to rotate");
+  }
+  // Drawn before anything is written: without randomness nothing changes.
+  const std::string token = generate(source);
+  writeToken(directory + "/" + kFileName, token);
+  return token;
+}
+
+std::string TokenFile::rotate(const std::string& directory) {
+  return rotate(directory, kernelEntropy);
 }
 
 TokenFileResult TokenFile::loadOrCreate(const std::string& directory) {

@@ -37,6 +37,19 @@ class TokenFile {
   /// another user's file, or no kernel randomness.
   static TokenFileResult loadOrCreate(const std::string& directory);
 
+  /// Replaces `<directory>/token` with a fresh token and returns it (`antidrift
+  /// token --rotate`, POST /token/rotate; issue 19 item 7): generate() (fail
+  /// closed, never a weaker fallback), written like a new token (a temporary
+  /// file created O_EXCL with mode 0600, fsynced, renamed into place, the
+  /// directory fsynced), so a reader sees the old token or the new one, never
+  /// a mix. rename(2) replaces the name itself: a symbolic link at the path is
+  /// never followed. The directory must exist. Throws std::runtime_error
+  /// naming the cause (no kernel randomness, I/O) with the old file left as
+  /// it was. Safe against concurrent readers; two concurrent rotations are
+  /// the caller's to serialise (the daemon holds a mutex, the CLI the store
+  /// lock).
+  static std::string rotate(const std::string& directory);
+
   /// Fills `buffer` with up to `length` random bytes; returns how many, or
   /// -1 with errno set (the shape of getrandom(2)).
   using EntropySource = std::function<long(unsigned char* buffer, std::size_t length)>;
@@ -49,6 +62,8 @@ class TokenFile {
   /// retried; 0 bytes or an error other than EINTR throws. Thread-safe when
   /// `source` is.
   static std::string generate(const EntropySource& source);
+  /// rotate() with the token drawn from `source` (tests inject a failing one).
+  static std::string rotate(const std::string& directory, const EntropySource& source);
 };
 
 }  // namespace antidrift

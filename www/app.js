@@ -90,12 +90,15 @@ const kConnectionWords = {
   connecting: 'connecting…',
   open: '',
   lost: 'Lost contact with AntiDrift — reconnecting…',
+  // issue 19 item 7: the token this page carries is no longer accepted
+  rotated: 'AntiDrift’s token was changed (antidrift token --rotate): reload this page to go on',
 };
 
 /**
  * The connection line in the top bar, and data-connection on <html>: while
- * "lost", the style sheet greys out what the page can no longer vouch for
- * (evidence health, focus, the drift tiers) until the stream is back.
+ * "lost" (or "rotated": the page must be reloaded), the style sheet greys out
+ * what the page can no longer vouch for (evidence health, focus, the drift
+ * tiers) until the stream is back.
  */
 function setConnection(status) {
   const element = byId('connection');

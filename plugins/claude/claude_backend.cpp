@@ -178,7 +178,7 @@ class ClaudeBackend : public antidrift::Backend {
     if (!result.standardError.empty() && logger.debug()) {
       logger.debug("claude stderr: " + result.standardError);
     }
-    if (result.status != runner::RunStatus::kExited) {
+    if (result.status != runner::RunStatus::Exited) {
       logger.warning(result.error);
       throw BackendError(result.error);
     }

@@ -72,7 +72,7 @@ const char* const kJudgeFlags[] = {"--skip-git-repo-check",
 std::string withoutPromptEcho(const runner::RunResult& result, const std::string& prompt) {
   const std::string marker = "code " + std::to_string(result.exitCode) + ": ";
   const std::size_t at = result.error.find(marker);
-  if (result.status != runner::RunStatus::kExited || at == std::string::npos) return result.error;
+  if (result.status != runner::RunStatus::Exited || at == std::string::npos) return result.error;
   std::string detail = result.error.substr(at + marker.size());
   const std::string ellipsis = "\xE2\x80\xA6";  // a line cut by the runner ends so
   if (detail.size() >= ellipsis.size() &&

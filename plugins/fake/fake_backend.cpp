@@ -98,15 +98,15 @@ std::string kindOf(const Poco::Dynamic::Var& value) {
 }
 
 /// Whether an entry field must be there.
-enum class Presence { kRequired, kOptional };
+enum class Presence { Required, Optional };
 
 /// The string field `name` of `entry`: nullopt when absent (a FieldError
-/// when kRequired); a FieldError naming the field when it is not a string.
+/// when Required); a FieldError naming the field when it is not a string.
 /// `meaning` says what the string holds, for the error sentence.
 std::optional<std::string> stringField(const Poco::JSON::Object& entry, const std::string& name,
                                        const std::string& meaning, Presence presence) {
   if (!entry.has(name)) {
-    if (presence == Presence::kRequired) {
+    if (presence == Presence::Required) {
       throw FieldError("\"" + name + "\" is missing (a string: " + meaning + ")");
     }
     return std::nullopt;
@@ -146,16 +146,16 @@ std::int64_t delayField(const Poco::JSON::Object& entry) {
 /// One entry of the "responses" array. Throws FieldError.
 CannedResponse readEntry(const Poco::JSON::Object& entry) {
   CannedResponse response;
-  response.role = lowerCase(*stringField(entry, "role", kRoleKinds, Presence::kRequired));
+  response.role = lowerCase(*stringField(entry, "role", kRoleKinds, Presence::Required));
   if (response.role.empty()) {
     throw FieldError(std::string("\"role\" is empty (a string: ") + kRoleKinds + ")");
   }
   response.match =
-      stringField(entry, "match", "a substring of the prompt", Presence::kOptional).value_or("");
+      stringField(entry, "match", "a substring of the prompt", Presence::Optional).value_or("");
   const std::optional<std::string> text =
-      stringField(entry, "text", "the answer", Presence::kOptional);
+      stringField(entry, "text", "the answer", Presence::Optional);
   const std::optional<std::string> fail =
-      stringField(entry, "fail", "the error message", Presence::kOptional);
+      stringField(entry, "fail", "the error message", Presence::Optional);
   response.delayMs = delayField(entry);
   if (!text && !fail) {
     throw FieldError("needs \"text\" or \"fail\"");

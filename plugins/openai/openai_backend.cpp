@@ -130,10 +130,10 @@ std::string setting(const std::map<std::string, std::string>& settings, const st
 
 /// How strictly a request asks for JSON, strictest first (issue 18 item 1).
 enum class Form : int {
-  kSchemaAndNoThinking = 0,  ///< response_format json_schema + thinking-off fields
-  kObjectAndNoThinking = 1,  ///< response_format json_object + thinking-off fields
-  kPlainAndNoThinking = 2,   ///< no response_format, thinking-off fields
-  kPlain = 3,                ///< neither (a server that refuses unknown fields)
+  SchemaAndNoThinking = 0,  ///< response_format json_schema + thinking-off fields
+  ObjectAndNoThinking = 1,  ///< response_format json_object + thinking-off fields
+  PlainAndNoThinking = 2,   ///< no response_format, thinking-off fields
+  Plain = 3,                ///< neither (a server that refuses unknown fields)
 };
 
 /// One HTTP exchange's outcome.
@@ -255,7 +255,7 @@ class OpenAiBackend : public antidrift::Backend {
       throw BackendError("openai: privacy.local_only is on and " + uri_.getHost() +
                          " is not this machine; list it in privacy.local_hosts if it is yours");
     }
-    form_.store(static_cast<int>(Form::kSchemaAndNoThinking));
+    form_.store(static_cast<int>(Form::SchemaAndNoThinking));
     probeModels();
   }
 
@@ -396,7 +396,7 @@ class OpenAiBackend : public antidrift::Backend {
     body.set("stream", false);
     body.set("temperature", 0);
     Poco::Dynamic::Var schema;
-    if (form == Form::kSchemaAndNoThinking && !request.answerSchema.empty()) {
+    if (form == Form::SchemaAndNoThinking && !request.answerSchema.empty()) {
       try {
         Poco::JSON::Parser parser;
         schema = parser.parse(request.answerSchema);
@@ -414,12 +414,12 @@ class OpenAiBackend : public antidrift::Backend {
       format.set("type", "json_schema");
       format.set("json_schema", jsonSchema);
       body.set("response_format", format);
-    } else if (form == Form::kSchemaAndNoThinking || form == Form::kObjectAndNoThinking) {
+    } else if (form == Form::SchemaAndNoThinking || form == Form::ObjectAndNoThinking) {
       Poco::JSON::Object format;
       format.set("type", "json_object");
       body.set("response_format", format);
     }
-    if (form != Form::kPlain) {
+    if (form != Form::Plain) {
       // Thinking off where the server allows (docs/TECH-NOTES.md §8): Ollama
       // reads `think`, llama.cpp and vLLM pass chat_template_kwargs to the
       // template, OpenAI-style servers read reasoning_effort. Servers that do
@@ -465,14 +465,14 @@ class OpenAiBackend : public antidrift::Backend {
     const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
 
     int form = form_.load();
-    if (form == static_cast<int>(Form::kSchemaAndNoThinking) && request.answerSchema.empty()) {
-      form = static_cast<int>(Form::kObjectAndNoThinking);  // nothing stricter to ask
+    if (form == static_cast<int>(Form::SchemaAndNoThinking) && request.answerSchema.empty()) {
+      form = static_cast<int>(Form::ObjectAndNoThinking);  // nothing stricter to ask
     }
     Exchange exchange;
     for (;;) {
       exchange = send("POST", "/chat/completions", requestBody(request, static_cast<Form>(form)),
                       deadline);
-      if (exchange.status != 400 || form == static_cast<int>(Form::kPlain)) break;
+      if (exchange.status != 400 || form == static_cast<int>(Form::Plain)) break;
       logger().information("openai: the server refused request form " + std::to_string(form) +
                            " (" + statusError(exchange) + "); trying a plainer one");
       ++form;

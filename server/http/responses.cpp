@@ -30,7 +30,7 @@ std::string errorJson(const std::string& message, const std::optional<RuntimeSta
   Poco::JSON::Object body;
   body.set("error", message);
   if (state) {
-    body.set("state", toString(*state));
+    body.set("state", std::string(toString(*state)));
   }
   return toJsonText(body);
 }

@@ -19,6 +19,11 @@ StaticFiles::StaticFiles(std::string rootDirectory, std::string token)
       token_(std::move(token)),
       pageTag_(drift::ownPageTag(token_)) {}
 
+void StaticFiles::setToken(std::string token) {
+  std::lock_guard<std::mutex> lock(tokenMutex_);
+  token_ = std::move(token);
+}
+
 std::optional<std::string> StaticFiles::relativePath(const std::string& urlPath) {
   if (urlPath == "/") {
     return std::string("index.html");
@@ -99,7 +104,12 @@ void StaticFiles::serve(const std::string& urlPath, Poco::Net::HTTPServerRespons
   }
   const std::string type = contentTypeFor(*relative);
   if (*relative == "index.html") {
-    Poco::replaceInPlace(content, std::string(kTokenPlaceholder), token_);
+    std::string token;
+    {
+      std::lock_guard<std::mutex> lock(tokenMutex_);
+      token = token_;
+    }
+    Poco::replaceInPlace(content, std::string(kTokenPlaceholder), token);
     Poco::replaceInPlace(content, std::string(kPageTagPlaceholder), pageTag_);
   }
   if (type.rfind("text/html", 0) == 0) {

@@ -4,6 +4,7 @@
 /// index.html and a Content-Security-Policy on HTML.
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -13,9 +14,9 @@ class HTTPServerResponse;
 
 namespace antidrift::http {
 
-/// Serves files from one directory. Immutable after construction, so
-/// serve() is thread-safe; it reads the file on every request (no cache:
-/// an edited page is served at once).
+/// Serves files from one directory. Thread-safe: only the token can change
+/// (setToken, under a mutex); serve() reads the file on every request (no
+/// cache: an edited page is served at once).
 class StaticFiles {
  public:
   /// The text in index.html replaced by the token (RequestGuard::token).
@@ -34,6 +35,13 @@ class StaticFiles {
   /// its drift::ownPageTag() goes in place of kPageTagPlaceholder (fixed for
   /// the life of this object).
   StaticFiles(std::string rootDirectory, std::string token);
+
+  /// Pages served from now on carry `token` (POST /token/rotate, issue 19
+  /// item 7). The page tag stays the one made from the first token: the
+  /// drift rules (Settings::ownPageTag) know that tag until the daemon
+  /// restarts, so pages served before and after a rotation both count as
+  /// AntiDrift's own page. Thread-safe.
+  void setToken(std::string token);
 
   /// Answers a GET of the decoded URL path `urlPath` ("/" is index.html):
   /// 200 with the file (HTML: Cache-Control no-store and the CSP; others:
@@ -54,8 +62,9 @@ class StaticFiles {
 
  private:
   std::string rootDirectory_;
-  std::string token_;
-  std::string pageTag_;  ///< drift::ownPageTag(token_)
+  mutable std::mutex tokenMutex_;
+  std::string token_;    ///< guarded by tokenMutex_
+  std::string pageTag_;  ///< drift::ownPageTag(the first token)
 };
 
 }  // namespace antidrift::http

@@ -19,6 +19,7 @@
 #include <Poco/Process.h>
 #include <Poco/StreamCopier.h>
 
+#include "antidrift/drift/rules.h"
 #include "http_test_support.h"
 #include "support/child_process.h"
 #include "support/temp_dir.h"
@@ -321,15 +322,15 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   ASSERT_TRUE(answered) << review.out;
   EXPECT_EQ(answered->getValue<std::string>("success"), "partly");
   EXPECT_EQ(answered->getValue<std::string>("note"), "Intro half done");
-  EXPECT_EQ(cli({"review", "yes"}).exitCode, 0);
+  EXPECT_EQ(cli({"review", "yes", "--note", "Intro | done after all"}).exitCode, 0);
 
   const ChildResult end = cli({"end"});
   EXPECT_EQ(end.exitCode, 0) << end.err;
   // No reviewer answer from the fake: the no-AI carry-forward from the last
-  // answer (issue 17 item 5), then the AI lines (issue 18 items 2-4).
+  // answer and its note (issue 17 item 5), then the AI lines (issue 18 items 2-4).
   EXPECT_EQ(end.out,
-            "runtime: locked\nlast lesson: You met the success condition.\nAI: fake\n"
-            "titles go: stay on this machine\n");
+            "runtime: locked\nlast lesson: You met the success condition — your note: Intro | "
+            "done after all.\nAI: fake\ntitles go: stay on this machine\n");
 
   // Outside review the daemon refuses the answer: its sentence and exit 1.
   const ChildResult late = cli({"review", "no"});
@@ -339,7 +340,9 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   const ChildResult history = cli({"history"});
   EXPECT_EQ(history.exitCode, 0) << history.err;
   EXPECT_THAT(history.out, HasSubstr("  completed  25 min  "));
-  EXPECT_THAT(history.out, HasSubstr("  Write the intro\n"));
+  // The review's answer and note (issue 17 item 4, re-walk).
+  EXPECT_THAT(history.out, HasSubstr(" drifts  met: yes  Write the intro\n"));
+  EXPECT_THAT(history.out, HasSubstr("\n    note: Intro | done after all\n"));
   // Where the drift went and the week (issue 17 item 5).
   EXPECT_THAT(history.out,
               ::testing::ContainsRegex("\n    drift went to: .*steam [0-9]+ s over 2 visits"));
@@ -409,14 +412,45 @@ TEST_F(CliTest, PlanThenStartAndAbandon) {
   const ChildResult plan = cli({"plan"});
   EXPECT_EQ(plan.exitCode, 0) << plan.err;
   EXPECT_THAT(plan.out, StartsWith("runtime: planning\n"));
+  // Planning is open already (the page, an earlier plan): it goes on, exit 0
+  // (issue 17 item 4, re-walk), and stderr says what comes next.
+  const ChildResult again = cli({"plan"});
+  EXPECT_EQ(again.exitCode, 0) << again.err;
+  EXPECT_THAT(again.out, StartsWith("runtime: planning\n"));
+  EXPECT_EQ(again.err,
+            "antidrift: already planning; go on with antidrift start --next TEXT --minutes N "
+            "(or plan on the page)\n");
+  EXPECT_EQ(parseObject(cli({"plan", "--json"}).out)->getValue<std::string>("runtime"), "planning");
 
   const ChildResult started = cli({"start", "--next", "Fix the bug", "--minutes", "5", "--json"});
   EXPECT_EQ(started.exitCode, 0) << started.err;
   EXPECT_EQ(parseObject(started.out)->getValue<std::string>("runtime"), "active");
 
+  // During a session `plan` is still the daemon's refusal.
+  const ChildResult during = cli({"plan"});
+  EXPECT_EQ(during.exitCode, 1);
+  EXPECT_EQ(during.err, "antidrift: cannot enter planning while active\n");
+
   const ChildResult abandon = cli({"abandon"});
   EXPECT_EQ(abandon.exitCode, 0) << abandon.err;
   EXPECT_THAT(abandon.out, HasSubstr("outcome: abandoned\n"));
+}
+
+// Issue 17 item 4, re-walk: with AntiDrift's own page in front, `status` and
+// the bars say neutral, as the page does, not "unknown".
+TEST_F(CliTest, AntiDriftsOwnPageInFrontIsNeutralInStatusAndTheBars) {
+  startDaemon();
+  startSession("Write the intro");
+  observe("firefox", "9 min left · AntiDrift " + drift::ownPageTag(token()) + " — Mozilla Firefox");
+  const ChildResult status = cli({"status"});
+  EXPECT_EQ(status.exitCode, 0) << status.err;
+  EXPECT_THAT(status.out,
+              HasSubstr("\ndrift: neutral (this is AntiDrift, not counted either way)\n"));
+  const ChildResult waybar = cli({"status", "--format", "waybar"});
+  EXPECT_EQ(waybar.exitCode, 0) << waybar.err;
+  EXPECT_EQ(parseObject(waybar.out)->getValue<std::string>("class"), "neutral");
+  const ChildResult i3blocks = cli({"status", "--format", "i3blocks"});
+  EXPECT_THAT(i3blocks.out, ::testing::EndsWith("\nneutral\n#aaaaaa\n"));
 }
 
 TEST_F(CliTest, TheDaemonsRefusalIsItsSentenceAndExit1AndStartChangesNothing) {
@@ -463,7 +497,9 @@ TEST_F(CliTest, BadUsageIsExit64) {
   EXPECT_EQ(help.exitCode, 0);
   EXPECT_THAT(help.out, HasSubstr("status [--format waybar|i3blocks|polybar]"));
   // Issue 17 item 4: no line is wrapped by the formatter, so the columns stay.
-  EXPECT_THAT(help.out, HasSubstr("\n  plan                      enter planning\n"));
+  EXPECT_THAT(
+      help.out,
+      HasSubstr("\n  plan                      enter planning (or go on with the open one)\n"));
   EXPECT_THAT(help.out, HasSubstr("\n  review yes|partly|no [--note TEXT]\n"));
   std::istringstream lines(help.out);
   for (std::string line; std::getline(lines, line);) {

@@ -145,6 +145,40 @@ TEST_F(DaemonBinaryTest, ExportHistoryWritesEveryVerifiedSessionInEachFormat) {
   EXPECT_THAT(bad.err, HasSubstr("jsonl, csv or markdown"));
 }
 
+// Issue 17 item 4, re-walk: --export-history=md has the review's note
+// (escaped for the table), the longest stretch as the page shows it and the
+// AI cost; the CSV has the cost's columns.
+TEST_F(DaemonBinaryTest, ExportHistoryMarkdownHasTheNoteTheStretchInSecondsAndTheAiCost) {
+  {
+    AuditLog log(store_);
+    log.open();
+    SessionSummary summary;
+    summary.id = "00000000-0000-4000-8000-000000000001";
+    summary.startedAtMs = 1'780'000'000'000;
+    summary.endedAtMs = summary.startedAtMs + 1'500'000;
+    summary.nextAction = "Write";
+    summary.timeboxSecs = 1500;
+    summary.outcome = Outcome::Completed;
+    summary.success = "no";
+    summary.note = "slides | notes";
+    summary.longestStretch =
+        OnTaskStretch{39'000, summary.startedAtMs, summary.startedAtMs + 39'000};
+    summary.driftBySite = std::vector<SiteDrift>{};
+    summary.aiCost.calls = 2;
+    summary.aiCost.inputTokens = 1200;
+    summary.aiCost.outputTokens = 40;
+    summary.aiCost.wallMs = 3'000;
+    log.append(summary);
+  }
+  const ChildResult markdown = run({"--export-history=md", "-D", "store.dir=" + store_});
+  EXPECT_EQ(markdown.exitCode, 0) << markdown.err;
+  EXPECT_THAT(markdown.out, HasSubstr("| 39 s | none | no | slides \\| notes |  | "
+                                      "2 calls · 1,200 tokens in · 40 out · 3 s waiting |\n"));
+  const ChildResult csv = run({"--export-history", "csv", "-D", "store.dir=" + store_});
+  EXPECT_EQ(csv.exitCode, 0) << csv.err;
+  EXPECT_THAT(csv.out, HasSubstr(",39,2,1200,40,false,3000\r\n"));
+}
+
 TEST_F(DaemonBinaryTest, ExportHistoryNeverExportsRecordsAfterABrokenLink) {
   writeAudit(3);
   std::string content = test::readWholeFile(auditPath());
@@ -454,6 +488,64 @@ TEST_F(DaemonBinaryTest, SigtermCreditsTheSessionUpToTheStopAndARestartKeepsIt) 
                          .extract<Poco::JSON::Object::Ptr>();
   EXPECT_EQ(again->getObject("stats")->getObject("buckets_ms")->getValue<Poco::Int64>("steam"),
             steamMs);
+}
+
+// The re-walk of issue 17 item 4, on the real daemon: a SIGTERM and a
+// restart in the middle of a stay in one window, and the watcher's first
+// report after it of the same window, are one drift episode and one visit.
+TEST_F(DaemonBinaryTest, ARestartMidStayIsNoNewDriftEpisodeNorVisit) {
+  const std::vector<std::string> args = {"-D", "server.port=0",
+                                         "-D", "store.dir=" + store_,
+                                         "-D", "evidence.x11=false",
+                                         "-D", "evidence.source=none",
+                                         "-D", "ai.backend=none",
+                                         "-D", "drift.blocked_apps=steam",
+                                         "-D", "server.www_dir=" + directory_.path() + "/www"};
+  const auto steam = [](int port, const test::RequestOptions& options) {
+    const test::Reply reply = test::sendRequest(port, "POST", "/evidence/window",
+                                                R"({"app":"steam","title":"Store"})", options);
+    ASSERT_EQ(reply.status, 202) << reply.body;
+  };
+  const auto tokenOptions = [this] {
+    std::string token = test::readWholeFile(store_ + "/token");
+    token.erase(token.find_last_not_of('\n') + 1);
+    test::RequestOptions options;
+    options.token = token;
+    return options;
+  };
+  {
+    RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
+    ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+    const test::RequestOptions options = tokenOptions();
+    ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+    ASSERT_EQ(
+        test::sendRequest(
+            daemon.port(), "POST", "/commitment",
+            R"({"next_action":"Stay put","success_condition":"","timebox_minutes":30})", options)
+            .status,
+        200);
+    steam(daemon.port(), options);
+    const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
+    ASSERT_EQ(state->getObject("drift")->getValue<std::string>("status"), "drifting");
+    ASSERT_EQ(::kill(daemon.pid(), SIGTERM), 0);
+    EXPECT_EQ(daemon.waitForExit(), 0) << daemon.err();
+  }
+  RunningDaemon daemon(ANTIDRIFTD_PATH, args, environment_);
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  const test::RequestOptions options = tokenOptions();
+  steam(daemon.port(), options);  // the same window, still in front
+  const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
+  EXPECT_EQ(state->getObject("drift")->getValue<std::string>("status"), "drifting");
+  EXPECT_EQ(state->getObject("stats")->getValue<Poco::Int64>("drift_episodes"), 1);
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/complete", "{}", options).status, 200);
+  const auto review = test::sendRequest(daemon.port(), "GET", "/state").json();
+  ASSERT_TRUE(review->has("drift_by_site"))
+      << test::sendRequest(daemon.port(), "GET", "/state").body;
+  const auto site = review->getArray("drift_by_site")->getObject(0);
+  EXPECT_EQ(site->getValue<std::string>("where"), "steam");
+  EXPECT_EQ(site->getValue<Poco::Int64>("visits"), 1);
+  EXPECT_EQ(review->getObject("stats")->getValue<Poco::Int64>("drift_episodes"), 1);
+  EXPECT_EQ(daemon.stop(), 0) << daemon.err();
 }
 
 // Issue 19 item 3 (review M3), end to end on the real daemon: the served page

@@ -121,6 +121,8 @@ TEST_F(HttpHistoryTest, HistoryAnswersTheDocumentedViewNotTheAuditLines) {
     see("code");
     ASSERT_EQ(post("/complete").status, 200);
     daemon_->executor().runAll();
+    ASSERT_EQ(post("/review", R"({"success":"partly","note":"intro | outro"})").status, 200);
+    daemon_->executor().runAll();
     ASSERT_EQ(post("/end").status, 200);
   }
   const Reply reply = get("/history?n=1");
@@ -160,6 +162,11 @@ TEST_F(HttpHistoryTest, HistoryAnswersTheDocumentedViewNotTheAuditLines) {
   ASSERT_EQ(markdown.status, 200);
   EXPECT_THAT(markdown.response.getContentType(), StartsWith("text/markdown"));
   EXPECT_THAT(markdown.body, HasSubstr("| Draft, the \"report\" | completed | 25 min | 2 min |"));
+  // The review's note, its pipe escaped, and the AI cost (issue 17 item 4, re-walk).
+  EXPECT_THAT(markdown.body, HasSubstr("| Met | Note | Recap | AI cost |\n"));
+  EXPECT_THAT(markdown.body, HasSubstr("| partly | intro \\| outro | Finished on time. | "));
+  EXPECT_THAT(csv.body, HasSubstr(",ai_calls,ai_input_tokens,ai_output_tokens,"
+                                  "ai_tokens_estimated,ai_wall_ms\r\n"));
   EXPECT_EQ(get("/history/export?format=pdf").status, 400);
   EXPECT_EQ(get("/history/export").status, 400);
 }

@@ -121,6 +121,31 @@ includes server | grep -E '#[[:space:]]*include[[:space:]]*"cli/' |
   while IFS= read -r line; do echo "rule 6 (server includes nothing of cli/): $line"; done |
   { grep . >&2 && echo x; } | grep -q x && fail "rule 6 broken" || true
 
+# Rule 7: the State is a plain value and reaches no Poco header, not even
+# through what it includes (issue 15 item 5): preprocess a unit that includes
+# session/state.h alone and list every header it reads (-H). Uses $CXX (ctest
+# passes the build's compiler), else c++.
+cxx=${CXX:-c++}
+if ! command -v "$cxx" >/dev/null 2>&1; then
+  fail "rule 7: no C++ compiler '$cxx' to list what session/state.h includes (set CXX)"
+elif ! tree=$(echo '#include "antidrift/session/state.h"' |
+  "$cxx" -std=c++17 -x c++ -Icore/include -E -H -o /dev/null - 2>&1); then
+  printf '%s\n' "$tree" | grep -v '^\.' >&2
+  fail "rule 7: preprocessing session/state.h failed"
+else
+  # -H prints one line per header, dots for the depth; show each chain from
+  # state.h down to the first Poco header it reaches.
+  printf '%s\n' "$tree" | awk '
+    /^\.+ / {
+      depth = length($1); path[depth] = $2
+      if ($2 ~ /\/Poco\// && path[depth - 1] !~ /\/Poco\//) {
+        chain = path[1]
+        for (i = 2; i <= depth; i++) chain = chain " -> " path[i]
+        print "rule 7 (session/state.h reaches no Poco header): " chain
+      }
+    }' | { grep . >&2 && echo x; } | grep -q x && fail "rule 7 broken" || true
+fi
+
 if [ "$failures" -gt 0 ]; then
   echo "layers: $failures check(s) failed; see docs/ARCHITECTURE.md \"The arrows\"" >&2
   exit 1

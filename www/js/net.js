@@ -5,7 +5,10 @@
  * the whole State on every change. Every State received goes to the handler
  * set with onState(); the state of the connection ("connecting", "open",
  * "lost") to the one set with onConnection(), so the page can say at once
- * that it lost the daemon.
+ * that it lost the daemon. Once the daemon's token was rotated (`antidrift
+ * token --rotate`: an `event: token` on the stream, or a POST refused for
+ * its token) the state is "rotated" for good: this page's token is stale
+ * and only a reload brings the new one (issue 19 item 7).
  */
 
 import { clearError, errorElement, showError } from './dom.js';
@@ -21,6 +24,19 @@ export const kUnreachable =
 let stateHandler = () => {};
 let connectionHandler = () => {};
 let eventSource = null;
+/** The daemon no longer accepts this page's token (it was rotated). */
+let tokenStale = false;
+
+/** Tells the connection handler `status`, or "rotated" once the token is stale. */
+function tell(status) {
+  connectionHandler(tokenStale ? 'rotated' : status);
+}
+
+/** This page's token was rotated away: say so until the page is reloaded. */
+function markTokenStale() {
+  tokenStale = true;
+  tell('rotated');
+}
 
 /** Sets the function every State from the daemon (stream, /state, POST answer) goes to. */
 export function onState(handler) {
@@ -30,7 +46,8 @@ export function onState(handler) {
 /**
  * Sets the function told about the connection: "connecting" before the
  * stream first opens, "open" when it (re)opens or delivers a State, "lost"
- * when it fails, the daemon says goodbye or a request cannot reach it.
+ * when it fails, the daemon says goodbye or a request cannot reach it;
+ * "rotated" from the token's rotation on.
  */
 export function onConnection(handler) {
   connectionHandler = handler;
@@ -69,7 +86,7 @@ async function send(method, path, body, onError) {
       credentials: 'same-origin',
     });
   } catch (error) {
-    connectionHandler('lost');
+    tell('lost');
     report(kUnreachable);
     return null;
   }
@@ -83,6 +100,8 @@ async function send(method, path, body, onError) {
     const message = data && typeof data.error === 'string' && data.error
       ? data.error
       : `The daemon refused this (HTTP ${response.status}).`;
+    // The stream's notice may have been missed (it was reconnecting).
+    if (response.status === 403 && message.includes('X-AntiDrift-Token')) markTokenStale();
     report(message);
     return null;
   }
@@ -108,7 +127,7 @@ function receiveState(data) {
   } catch (error) {
     return;
   }
-  connectionHandler('open');
+  tell('open');
   stateHandler(state);
 }
 
@@ -123,12 +142,14 @@ function connectShared(onOpen) {
     const data = message.data || {};
     if (data.type === 'open') {
       onOpen();
-      connectionHandler('open');
+      tell('open');
       loadState();  // joined an open stream: its last State is not replayed
     } else if (data.type === 'state') {
       receiveState(data.data);
     } else if (data.type === 'lost') {
-      connectionHandler('lost');
+      tell('lost');
+    } else if (data.type === 'token') {
+      markTokenStale();
     }
   });
   // The worker could not start (its script failed to load): a stream of our own.
@@ -168,13 +189,14 @@ function connectOwn(onOpen) {
   eventSource = new EventSource('/events');
   eventSource.addEventListener('open', () => {
     onOpen();
-    connectionHandler('open');
+    tell('open');
   });
   eventSource.addEventListener('state', (event) => receiveState(event.data));
   // The daemon is shutting down: say so now, not when the socket closes.
-  eventSource.addEventListener('bye', () => connectionHandler('lost'));
+  eventSource.addEventListener('bye', () => tell('lost'));
+  eventSource.addEventListener('token', markTokenStale);
   eventSource.addEventListener('error', () => {
-    connectionHandler('lost');
+    tell('lost');
     if (eventSource.readyState === EventSource.CLOSED) {
       window.setTimeout(() => connectOwn(onOpen), kSseRetryMs);
     }

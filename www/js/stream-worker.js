@@ -7,6 +7,8 @@
  *   {type: 'open'}                 the stream (re)opened
  *   {type: 'state', data: <text>}  a `state` event's data, as sent
  *   {type: 'lost'}                 the stream failed or the daemon said bye
+ *   {type: 'token'}                the daemon's token was rotated: the tabs'
+ *                                  copies are stale (issue 19 item 7)
  * A tab sends {type: 'close'} when it goes away and {type: 'join'} when it
  * comes back from the back/forward cache. A tab that joins an open
  * stream is told 'open' and loads the current State itself (GET /state):
@@ -26,6 +28,7 @@ function open() {
   source.addEventListener('open', () => broadcast({ type: 'open' }));
   source.addEventListener('state', (event) => broadcast({ type: 'state', data: event.data }));
   source.addEventListener('bye', () => broadcast({ type: 'lost' }));
+  source.addEventListener('token', () => broadcast({ type: 'token' }));
   source.addEventListener('error', () => {
     broadcast({ type: 'lost' });
     // The browser reconnects by itself unless the answer was not a stream

@@ -24,7 +24,7 @@ const kIcons = {
   lost: svgIcon('<circle cx="16" cy="16" r="11" fill="none" stroke="#8a9299" stroke-width="6"/>'),
 };
 
-/** Connection as reported by net.js: "connecting", "open" or "lost". */
+/** Connection as reported by net.js: "connecting", "open", "lost" or "rotated". */
 let connection = 'connecting';
 
 /** sessionStorage key of the heads-up message the person dismissed (issue 17 item 4). */
@@ -79,6 +79,7 @@ export function isDrifting(state) {
 /** The title before " · AntiDrift <tag>", or "" for the name alone. */
 function titlePrefix(state) {
   if (connection === 'lost') return 'Lost contact';
+  if (connection === 'rotated') return 'Reload this page';
   if (!state) return '';
   if (isDrifting(state)) return 'Drifting';
   if (state.runtime === 'planning') return 'Planning';
@@ -108,7 +109,7 @@ export function refreshTab() {
   if (document.title !== title) document.title = title;
 
   let look = 'calm';
-  if (connection === 'lost') look = 'lost';
+  if (connection === 'lost' || connection === 'rotated') look = 'lost';
   else if (isDrifting(state)) look = 'alarm';
   const root = document.documentElement;
   if (root.dataset.alarm !== String(look === 'alarm')) root.dataset.alarm = String(look === 'alarm');

@@ -10,7 +10,7 @@
 #include <Poco/JSON/Object.h>
 
 #include "antidrift/ai/errors.h"
-#include "antidrift/backend.h"
+#include "antidrift/backend_abi.h"
 #include "antidrift/domain/ai_cost.h"
 
 namespace antidrift::ai::detail {

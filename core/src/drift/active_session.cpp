@@ -35,7 +35,7 @@ void ActiveSession::track(std::int64_t atMs, const std::string& app, bool away) 
     where = engine.subjectSite();
     if (where.empty()) where = engine.view().app;
   }
-  focus.record(atMs, status, where);
+  focus.record(atMs, status, where, engine.continuesStay());
 }
 
 std::int64_t ActiveSession::creditUntil(std::int64_t atMs) {

@@ -94,6 +94,8 @@ void Engine::reset() {
   localMisses_.clear();
   pendingSinceMono_.reset();
   driftingSinceMs_.reset();
+  resumed_.reset();
+  continuing_ = false;
   lastNudgeMono_.reset();
   ringChanged_ = false;
   nudgeKeys_.clear();
@@ -112,6 +114,7 @@ void Engine::setView(Decision& decision, DriftStatus status, std::string reason,
     decision.episodeStarted = true;
     driftingSinceMs_ = atMs;
   }
+  if (!isDrifting || decision.episodeStarted) continuing_ = false;
   if (view_.status != status || view_.reason != reason || view_.app != app) {
     decision.changed = true;
   }
@@ -167,8 +170,40 @@ void Engine::endStretch() {
   nudgeEpoch_.advance();
 }
 
+std::optional<DriftStay> Engine::stay() const {
+  if (!subject_) return std::nullopt;
+  if (view_.status == DriftStatus::Drifting) {
+    return DriftStay{subject_->key, true, view_.reason, view_.blocked};
+  }
+  if (view_.status == DriftStatus::OnTask) return DriftStay{subject_->key, false, view_.reason};
+  return std::nullopt;
+}
+
+void Engine::resumeStay(const DriftStay& stay) {
+  if (stay.key.empty()) return;
+  resumed_ = stay;
+}
+
 Decision Engine::observe(const Observation& obs, const Commitment& commitment, std::int64_t nowMono,
                          Advisors advisors) {
+  // Only the first observation after a restart may continue the stay.
+  const std::optional<DriftStay> resumed = std::move(resumed_);
+  resumed_.reset();
+  const bool same = resumed && verdictKey(rules_, obs) == resumed->key;
+  if (same && !resumed->blocked) {  // a hard rule decides again by itself
+    cache_.put(resumed->key, CachedVerdict{!resumed->drifting, resumed->reason});
+  }
+  Decision decision = observeWindow(obs, commitment, nowMono, advisors);
+  if (same && resumed->drifting && decision.episodeStarted && subject_ &&
+      subject_->key == resumed->key) {
+    decision.episodeStarted = false;  // the drift the daemon stopped in goes on
+    continuing_ = true;
+  }
+  return decision;
+}
+
+Decision Engine::observeWindow(const Observation& obs, const Commitment& commitment,
+                               std::int64_t nowMono, Advisors advisors) {
   Decision decision;
   const WindowKind kind = rules_.classify(obs);
   if (kind == WindowKind::Unreadable || kind == WindowKind::LockScreen) {
@@ -268,7 +303,14 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
             "remembered: " + said, obs.app, obs.atMs);
     return decision;
   };
-  if (remembered && remembered->source == VerdictSource::You) return recall(*remembered);
+  // The person's own marks come before the local tier and overrule it: an
+  // on-mark beats a known distraction, an off-mark (Back to task) beats
+  // relevance. An off-mark that a known distraction agrees with corrected
+  // nothing — the person confirmed the drift the distraction found — so the
+  // distraction decides and its reason, which says why, is shown (issue 17
+  // item 4, the re-walk: the reason shown is the verdict that decided).
+  const bool yourMark = remembered && remembered->source == VerdictSource::You;
+  if (yourMark && remembered->onTask) return recall(*remembered);
 
   // The local tier (issue 16 item 3), before anything is sent: what it
   // decides is cached for the session like a verdict, so a heartbeat of the
@@ -278,6 +320,7 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
   const std::string missKey = obs.domain.empty() ? key : key + "\ndomain:" + obs.domain;
   if (localMisses_.count(missKey) == 0) {
     const RelevanceResult relevance = relevant.score(obs.title);
+    if (yourMark && relevance.relevant) return recall(*remembered);  // your off-mark beats it
     if (relevance.relevant && obs.title != kPrivateWindowTitle) {
       std::string reason = "its title shares your commitment's words: ";
       for (std::size_t i = 0; i < relevance.shared.size() && i < 4; ++i) {
@@ -305,6 +348,7 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
     if (localMisses_.size() >= VerdictCache::kMaxEntries) localMisses_.clear();
     localMisses_.insert(missKey);
   }
+  if (yourMark) return recall(*remembered);  // your off-mark, no known distraction agreeing
   // 3c. A site-wide verdict of the judge for the page's domain, confirmed by
   // two of its pages (issue 19 item 4), after the local tier.
   if (!subject_->siteKey.empty()) {

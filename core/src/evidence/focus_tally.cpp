@@ -37,13 +37,14 @@ void FocusTally::credit(std::int64_t untilMs) {
   // Neutral and unknown time pause the stretch; away time ended it on entry.
 }
 
-void FocusTally::record(std::int64_t atMs, SpanStatus status, const std::string& where) {
+void FocusTally::record(std::int64_t atMs, SpanStatus status, const std::string& where,
+                        bool continuing) {
   credit(atMs);
   const std::int64_t at = open_ ? std::max(atMs, lastMs_) : atMs;
   if (status == SpanStatus::Drifting || status == SpanStatus::Away) {
     state_.current = OnTaskStretch{};  // drift and absence end the stretch
   }
-  if (status == SpanStatus::Drifting &&
+  if (status == SpanStatus::Drifting && !continuing &&
       !(open_ && status_ == SpanStatus::Drifting && where_ == where)) {
     siteFor(where).visits += 1;
   }

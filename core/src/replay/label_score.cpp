@@ -53,18 +53,6 @@ std::vector<CostlyWindow> costliest(std::map<std::string, CostlyWindow>& byWindo
 
 }  // namespace
 
-const char* toString(Label label) {
-  switch (label) {
-    case Label::On:
-      return "on";
-    case Label::Off:
-      return "off";
-    case Label::Neutral:
-      return "neutral";
-  }
-  return "neutral";
-}
-
 void Labels::set(const std::string& app, const std::string& title, Label label) {
   labels_[windowKey(app, title)] = label;
 }

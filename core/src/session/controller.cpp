@@ -212,7 +212,8 @@ bool Controller::auditHoldsLocked(const std::string& id) const {
 
 ActionError Controller::illegalLocked(const std::string& action) const {
   return ActionError{ErrorKind::IllegalTransition,
-                     "cannot " + action + " while " + toString(v_->runtime), v_->runtime};
+                     "cannot " + action + " while " + std::string(toString(v_->runtime)),
+                     v_->runtime};
 }
 
 // ---- Restore -------------------------------------------------------------------------------
@@ -226,12 +227,13 @@ std::string Controller::restore() {
   session::restoreFrom(*snapshot, *v_);
   if ((v_->runtime == RuntimeState::Active || v_->runtime == RuntimeState::Review) &&
       !v_->session.commitment) {
-    logger().warning("snapshot in %s without a commitment; starting locked", toString(v_->runtime));
+    logger().warning("snapshot in %s without a commitment; starting locked",
+                     std::string(toString(v_->runtime)));
     resetSessionLocked();
     v_->runtime = RuntimeState::Locked;
   }
 
-  std::string what = "restored " + toString(v_->runtime);
+  std::string what = "restored " + std::string(toString(v_->runtime));
   if (v_->runtime == RuntimeState::Review) {
     try {
       if (auditHoldsLocked(v_->session.commitment->id)) {
@@ -248,7 +250,8 @@ std::string Controller::restore() {
                      std::string(e.what()));
     }
   }
-  if (v_->runtime == RuntimeState::Review && v_->review.reflection.status == "pending") {
+  if (v_->runtime == RuntimeState::Review &&
+      v_->review.reflection.status == ReflectionStatus::Pending) {
     startReviewLocked();  // the call was lost with the old process; ask again
   }
   if (v_->runtime == RuntimeState::Active) {
@@ -475,7 +478,7 @@ void Controller::recordWindow(Observation raw) {
   const drift::DriftView driftBefore = v_->session.engine.view();
   v_->evidence.current = obs;
   v_->evidence.lastObservationMono = clock_.monotonicMs();
-  if (obs.app != "unknown") {
+  if (obs.app != "unknown" && v_->evidence.offersApps(obs.source)) {  // issue 17 item 4
     v_->evidence.seeApp(obs.app, v_->evidence.lastObservationMono, kRecentAppsMs, kMaxSessionApps);
   }
   const bool active = v_->runtime == RuntimeState::Active;
@@ -535,7 +538,7 @@ bool Controller::evaluateDriftLocked() {
   drift::Decision decision = v_->session.evaluate(
       v_->evidence.current ? &*v_->evidence.current : nullptr,
       health == Health::Ok && v_->evidence.current ? std::string()
-                                                   : "evidence is " + toString(health),
+                                                   : "evidence is " + std::string(toString(health)),
       v_->evidence.away, *v_->session.commitment, sessionNowLocked(), clock_.monotonicMs(),
       backend_ ? drift::Engine::Advisors::JudgeAndNudge : drift::Engine::Advisors::None);
   return applyDriftLocked(decision);

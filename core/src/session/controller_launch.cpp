@@ -72,15 +72,15 @@ void Controller::startReviewLocked() {
       ai::fallbackCarryForward(factsOf(session::summaryOf(v_->session, v_->review)));
   if (!backend_) {
     v_->review.reviewer.reset();
-    v_->review.reflection = ReflectionRecord{"absent", "", ""};
+    v_->review.reflection = ReflectionRecord{ReflectionStatus::Absent, "", ""};
     if (!v_->review.fallback.empty()) v_->review.lastCarryForward = v_->review.fallback;
     return;
   }
   v_->review.reviewerToken = v_->review.reviewer.begin();
   // A re-run (the person answered the review) keeps the recap it had until
   // the new one arrives, so an End in between still records it.
-  v_->review.reflection =
-      ReflectionRecord{"pending", v_->review.reflection.recap, v_->review.reflection.carryForward};
+  v_->review.reflection = ReflectionRecord{ReflectionStatus::Pending, v_->review.reflection.recap,
+                                           v_->review.reflection.carryForward};
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   v_->review.giveUpMono = clock_.monotonicMs() + timeoutMs + kReviewerGraceMs;
   v_->session.stats.addAiCall("reviewer");

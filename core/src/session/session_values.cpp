@@ -63,11 +63,11 @@ void Review::applyReviewer(bool inReview) {
   if (ready && !value->carryForward.empty()) lastCarryForward = value->carryForward;
   if (!inReview) return;  // ended meanwhile: only the carry-forward stays
   if (ready) {
-    reflection = ReflectionRecord{"ready", value->recap, value->carryForward};
+    reflection = ReflectionRecord{ReflectionStatus::Ready, value->recap, value->carryForward};
   } else if (!reflection.recap.empty()) {
-    reflection.status = "ready";  // the re-run failed: the earlier recap stands
+    reflection.status = ReflectionStatus::Ready;  // the re-run failed: the earlier recap stands
   } else {
-    reflection = ReflectionRecord{"absent", "", ""};
+    reflection = ReflectionRecord{ReflectionStatus::Absent, "", ""};
     if (!fallback.empty()) lastCarryForward = fallback;  // issue 17 item 5
   }
 }
@@ -146,6 +146,11 @@ bool Evidence::setSourceRunning(const std::string& source, bool running) {
   return true;
 }
 
+bool Evidence::offersApps(const std::string& source) const {
+  return runningSources.empty() ||
+         std::find(runningSources.begin(), runningSources.end(), source) != runningSources.end();
+}
+
 void Evidence::seeApp(const std::string& app, std::int64_t nowMono, std::int64_t recentMs,
                       std::size_t maxApps) {
   recentApps[app] = nowMono;
@@ -197,6 +202,8 @@ Snapshot snapshotOf(const Values& values, std::int64_t savedAtMs) {
   snapshot.timeline = values.session.timeline.spans();
   snapshot.timelineSplit = values.session.timeline.split();
   snapshot.focus = values.session.focus.state();
+  // The verdict about the window in front, so a restart mid-stay continues it (issue 17 item 4).
+  if (values.runtime == RuntimeState::Active) snapshot.driftStay = values.session.engine.stay();
   snapshot.reflection = values.review.reflection;
   snapshot.review = values.review.answer;
   snapshot.lastCarryForward = values.review.lastCarryForward;
@@ -218,6 +225,9 @@ void restoreFrom(const Snapshot& snapshot, Values& values) {
   values.review.lastCarryForward = snapshot.lastCarryForward;
   values.planning.lastAllowedApps = snapshot.lastAllowedApps;
   values.session.engine.reset();
+  if (snapshot.driftStay && snapshot.runtime == RuntimeState::Active) {
+    values.session.engine.resumeStay(*snapshot.driftStay);  // issue 17 item 4
+  }
 }
 
 SessionSummary summaryOf(const Session& session, const Review& review) {

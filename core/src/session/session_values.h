@@ -130,7 +130,8 @@ struct Evidence {
   std::int64_t lastObservationMono = -1;  ///< monotonic ms of the last observation; -1 none
   std::vector<std::string> runningSources;
   std::vector<std::string> stoppedSources;  ///< reported running false, not running again
-  /// app → monotonic ms last seen, any runtime (Planning's app choices).
+  /// app → monotonic ms last seen, any runtime, from a source that offersApps
+  /// (Planning's app choices).
   std::map<std::string, std::int64_t> recentApps;
   bool away = false;
   Health lastHealth = Health::Unavailable;  ///< the health last announced
@@ -144,6 +145,14 @@ struct Evidence {
   bool currentFromRunningSource() const;
   /// Records that `source` runs (or stopped). False when nothing changed.
   bool setSourceRunning(const std::string& source, bool running);
+  /// Whether a window from `source` names an app the person used, for
+  /// "Seen recently" (issue 17 item 4; docs/API.md "Evidence"): while a
+  /// built-in window source runs (runningSources not empty), only a window
+  /// it reported; with none running (evidence.source = none, or the source
+  /// stopped), the outside watchers' windows (POST /evidence/window, the
+  /// ActivityWatch API) are the person's. Every window counts in the stats
+  /// either way.
+  bool offersApps(const std::string& source) const;
   /// Remembers `app` seen at `nowMono`, keeping at most `maxApps` entries
   /// (the older than `recentMs` go first, then the oldest; issue 19 item 7).
   void seeApp(const std::string& app, std::int64_t nowMono, std::int64_t recentMs,

@@ -2,18 +2,6 @@
 
 namespace antidrift {
 
-std::string toString(Health health) {
-  switch (health) {
-    case Health::Ok:
-      return "ok";
-    case Health::Stale:
-      return "stale";
-    case Health::Unavailable:
-      return "unavailable";
-  }
-  return "unavailable";
-}
-
 std::string_view toString(GroundingStatus status) {
   switch (status) {
     case GroundingStatus::Idle:

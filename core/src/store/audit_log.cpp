@@ -49,7 +49,7 @@ Poco::JSON::Object summaryToObject(const SessionSummary& summary) {
   object.set("next_action", validUtf8(summary.nextAction));
   object.set("success_condition", validUtf8(summary.successCondition));
   object.set("timebox_secs", Poco::Int64(summary.timeboxSecs));
-  object.set("outcome", toString(summary.outcome));
+  object.set("outcome", std::string(toString(summary.outcome)));
   object.set("switches", Poco::Int64(summary.switches));
   Poco::JSON::Array buckets;
   for (const auto& [app, secs] : summary.topBuckets) {

@@ -286,9 +286,18 @@ FocusState focusFromJson(const Poco::JSON::Object& object) {
   return focus;
 }
 
+bool requireBool(const Poco::JSON::Object& object, const std::string& key,
+                 const std::string& context) {
+  const Poco::Dynamic::Var value = object.get(key);
+  if (!value.isBoolean()) {
+    throw std::runtime_error("field \"" + context + key + "\" must be a boolean");
+  }
+  return value.extract<bool>();
+}
+
 Poco::JSON::Object reflectionToJson(const ReflectionRecord& reflection) {
   Poco::JSON::Object object;
-  object.set("status", validUtf8(reflection.status));
+  object.set("status", std::string(toString(reflection.status)));
   object.set("recap", validUtf8(reflection.recap));
   object.set("carry_forward", validUtf8(reflection.carryForward));
   return object;
@@ -297,12 +306,12 @@ Poco::JSON::Object reflectionToJson(const ReflectionRecord& reflection) {
 ReflectionRecord reflectionFromJson(const Poco::JSON::Object& object) {
   const std::string context = "reflection.";
   ReflectionRecord reflection;
-  reflection.status = requireString(object, "status", context);
-  if (reflection.status != "idle" && reflection.status != "pending" &&
-      reflection.status != "ready" && reflection.status != "absent") {
-    throw std::runtime_error("field \"reflection.status\" has unknown value \"" +
-                             reflection.status + "\"");
+  const std::string status = requireString(object, "status", context);
+  const std::optional<ReflectionStatus> parsed = parseReflectionStatus(status);
+  if (!parsed) {
+    throw std::runtime_error("field \"reflection.status\" has unknown value \"" + status + "\"");
   }
+  reflection.status = *parsed;
   reflection.recap = requireString(object, "recap", context);
   reflection.carryForward = requireString(object, "carry_forward", context);
   return reflection;
@@ -310,18 +319,34 @@ ReflectionRecord reflectionFromJson(const Poco::JSON::Object& object) {
 
 }  // namespace
 
+std::optional<ReflectionStatus> parseReflectionStatus(std::string_view text) {
+  for (auto status : {ReflectionStatus::Idle, ReflectionStatus::Pending, ReflectionStatus::Ready,
+                      ReflectionStatus::Absent}) {
+    if (text == toString(status)) return status;
+  }
+  return std::nullopt;
+}
+
 std::string snapshotToJson(const Snapshot& snapshot) {
   Poco::JSON::Object object;
   object.set("version", kSnapshotVersion);  // the format written is always the current one
-  object.set("runtime", toString(snapshot.runtime));
+  object.set("runtime", std::string(toString(snapshot.runtime)));
   if (snapshot.commitment) {
     object.set("commitment", commitmentToJson(*snapshot.commitment));
   }
-  object.set("outcome", toString(snapshot.outcome));
+  object.set("outcome", std::string(toString(snapshot.outcome)));
   object.set("ended_at", Poco::Int64(snapshot.endedAtMs));
   object.set("stats", statsToJson(snapshot.stats));
   object.set("timeline", timelineToJson(snapshot.timeline, snapshot.timelineSplit));
   object.set("focus", focusToJson(snapshot.focus));
+  if (snapshot.driftStay) {  // issue 17 item 4
+    Poco::JSON::Object stay;
+    stay.set("key", validUtf8(snapshot.driftStay->key));
+    stay.set("drifting", snapshot.driftStay->drifting);
+    stay.set("reason", validUtf8(snapshot.driftStay->reason));
+    stay.set("blocked", snapshot.driftStay->blocked);
+    object.set("drift_stay", stay);
+  }
   object.set("reflection", reflectionToJson(snapshot.reflection));
   object.set("last_carry_forward", validUtf8(snapshot.lastCarryForward));
   Poco::JSON::Object review;
@@ -379,6 +404,15 @@ Snapshot snapshotFromJson(const std::string& json) {
     snapshot.focus = focusFromJson(*requireObject(*object, "focus", context));
   } else {
     snapshot.focus.complete = false;  // written before it: the figures are unknown
+  }
+  if (object->has("drift_stay") && !object->isNull("drift_stay")) {  // issue 17 item 4
+    const Poco::JSON::Object::Ptr stay = requireObject(*object, "drift_stay", context);
+    DriftStay value;
+    value.key = requireString(*stay, "key", "drift_stay.");
+    value.drifting = requireBool(*stay, "drifting", "drift_stay.");
+    value.reason = requireString(*stay, "reason", "drift_stay.");
+    value.blocked = requireBool(*stay, "blocked", "drift_stay.");
+    snapshot.driftStay = std::move(value);
   }
   snapshot.reflection = reflectionFromJson(*requireObject(*object, "reflection", context));
   snapshot.lastCarryForward = requireString(*object, "last_carry_forward", context);
@@ -468,6 +502,13 @@ std::optional<std::string> snapshotInvariantProblem(const Snapshot& snapshot) {
     if (problem) return problem;
   }
   if (snapshot.timeline.size() > Timeline::kMaxSpans) return "timeline has too many spans";
+  if (snapshot.driftStay) {  // issue 17 item 4: a key is an app and a page, a reason one line
+    for (const auto& problem :
+         {text(snapshot.driftStay->key, kMaxSnapshotTextChars, "drift_stay.key"),
+          text(snapshot.driftStay->reason, kMaxSnapshotTextChars, "drift_stay.reason")}) {
+      if (problem) return problem;
+    }
+  }
   return std::nullopt;
 }
 

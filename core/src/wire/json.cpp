@@ -121,7 +121,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
   Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
   json->set("version", state.version);
   json->set("now", state.nowMs);
-  json->set("runtime", toString(state.runtime));
+  json->set("runtime", std::string(toString(state.runtime)));
   const bool inSession =
       state.runtime == RuntimeState::Active || state.runtime == RuntimeState::Review;
   if (inSession && state.commitment) {
@@ -134,10 +134,10 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     json->set("timeline", timelineJson(state.timeline));
   }
   if (state.runtime == RuntimeState::Review) {
-    json->set("outcome", toString(state.outcome));
+    json->set("outcome", std::string(toString(state.outcome)));
     json->set("ended_at", state.endedAtMs);
     Poco::JSON::Object::Ptr reflection = new Poco::JSON::Object;
-    reflection->set("status", state.reflection.status);
+    reflection->set("status", std::string(toString(state.reflection.status)));
     reflection->set("recap", state.reflection.recap);
     reflection->set("carry_forward", state.reflection.carryForward);
     json->set("reflection", reflection);
@@ -152,7 +152,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
   }
 
   Poco::JSON::Object::Ptr evidence = new Poco::JSON::Object;
-  evidence->set("health", toString(state.evidence.health));
+  evidence->set("health", std::string(toString(state.evidence.health)));
   evidence->set("source", state.evidence.source);
   evidence->set("away", state.evidence.away);
   if (state.evidence.current) {
@@ -244,8 +244,8 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
 Poco::JSON::Object::Ptr healthJson(const State& state) {
   Poco::JSON::Object::Ptr json = new Poco::JSON::Object;
   json->set("status", "ok");
-  json->set("runtime", toString(state.runtime));
-  json->set("evidence", toString(state.evidence.health));
+  json->set("runtime", std::string(toString(state.runtime)));
+  json->set("evidence", std::string(toString(state.evidence.health)));
   // Issue 18 item 2: which AI, chosen how, and where titles go.
   json->set("ai", state.ai.available ? state.ai.backend : std::string("none"));
   json->set("ai_auto", state.ai.origin.automatic);
@@ -306,6 +306,33 @@ std::string minutesText(std::int64_t secs) {
   return std::to_string((secs + 30) / 60) + " min";
 }
 
+/// "39 s" under a minute, else whole minutes ("12 min"): what the page shows
+/// for a site's drift and the longest stretch (www/js/format.js
+/// shortDuration; issue 17 item 5, re-walk).
+std::string shortDurationText(std::int64_t secs) {
+  secs = std::max<std::int64_t>(0, secs);
+  return secs < 60 ? std::to_string(secs) + " s" : minutesText(secs);
+}
+
+/// `value` with a comma every three digits, "2,310" (the page's
+/// toLocaleString('en')).
+std::string groupedDigits(std::int64_t value) {
+  std::string digits = std::to_string(std::max<std::int64_t>(0, value));
+  for (std::size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
+  return digits;
+}
+
+/// "4 calls · 2,310 tokens in · 95 out (estimated) · 6 s waiting", as the
+/// page's history (www/js/format.js formatAiCost; issue 18 item 4); "—"
+/// when no call was made or the record is older than issue 18.
+std::string aiCostText(const AiCost& cost) {
+  if (cost.calls <= 0) return "—";
+  return std::to_string(cost.calls) + (cost.calls == 1 ? " call" : " calls") + " · " +
+         groupedDigits(cost.inputTokens) + " tokens in · " + groupedDigits(cost.outputTokens) +
+         " out" + (cost.estimated ? " (estimated)" : "") + " · " +
+         std::to_string((std::max<std::int64_t>(0, cost.wallMs) + 500) / 1000) + " s waiting";
+}
+
 std::string topApps(const SessionSummary& summary) {
   std::string text;
   for (const auto& [app, secs] : summary.topBuckets) {
@@ -315,14 +342,14 @@ std::string topApps(const SessionSummary& summary) {
   return text;
 }
 
-/// "youtube.com 5 min over 6 visits; slack 1 min over 1 visit"; "" when
+/// "youtube.com 5 min over 6 visits; slack 40 s over 1 visit"; "" when
 /// none or unknown.
 std::string driftSites(const SessionSummary& summary) {
   std::string text;
   if (!summary.driftBySite) return text;
   for (const SiteDrift& site : *summary.driftBySite) {
     if (!text.empty()) text += "; ";
-    text += site.where + " " + minutesText(site.driftMs / 1000) + " over " +
+    text += site.where + " " + shortDurationText(site.driftMs / 1000) + " over " +
             std::to_string(site.visits) + (site.visits == 1 ? " visit" : " visits");
   }
   return text;
@@ -337,7 +364,7 @@ Poco::JSON::Object::Ptr sessionViewJson(const SessionSummary& summary) {
   json->set("ended_at", summary.endedAtMs);
   json->set("next_action", summary.nextAction);
   json->set("success_condition", summary.successCondition);
-  json->set("outcome", toString(summary.outcome));
+  json->set("outcome", std::string(toString(summary.outcome)));
   json->set("planned_secs", plannedSecs(summary));
   json->set("actual_secs", actualSecs(summary));
   json->set("on_task_secs", summary.onTaskSecs);
@@ -453,7 +480,8 @@ std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFor
       out << "id,started_at,ended_at,next_action,success_condition,outcome,planned_secs,"
              "actual_secs,on_task_secs,drift_secs,away_secs,on_task_share,switches,"
              "drift_episodes,corrections,success,note,recap,carry_forward,top_buckets,"
-             "drift_by_site,longest_on_task_secs\r\n";
+             "drift_by_site,longest_on_task_secs,ai_calls,ai_input_tokens,ai_output_tokens,"
+             "ai_tokens_estimated,ai_wall_ms\r\n";
       for (const SessionSummary& summary : sessions) {
         const std::optional<double> share = onTaskShare(summary);
         std::ostringstream shareText;
@@ -469,7 +497,9 @@ std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFor
             << csvCell(topApps(summary), true) << ',' << csvCell(driftSites(summary), true) << ','
             << (summary.longestStretch ? std::to_string(summary.longestStretch->onTaskMs / 1000)
                                        : std::string())
-            << "\r\n";
+            << ',' << summary.aiCost.calls << ',' << summary.aiCost.inputTokens << ','
+            << summary.aiCost.outputTokens << ',' << (summary.aiCost.estimated ? "true" : "false")
+            << ',' << summary.aiCost.wallMs << "\r\n";
       }
       break;
     case ExportFormat::Markdown:
@@ -479,20 +509,21 @@ std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFor
         break;
       }
       out << "| Ended (UTC) | Next action | Outcome | Planned | Actual | On task | Longest "
-             "stretch | Drift went to | Met | Recap |\n"
-             "|---|---|---|---|---|---|---|---|---|---|\n";
+             "stretch | Drift went to | Met | Note | Recap | AI cost |\n"
+             "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
       for (const SessionSummary& summary : sessions) {
         out << "| " << isoUtc(summary.endedAtMs) << " | " << markdownCell(summary.nextAction)
             << " | " << toString(summary.outcome) << " | " << minutesText(plannedSecs(summary))
             << " | " << minutesText(actualSecs(summary)) << " | " << shareText(onTaskShare(summary))
             << " | "
-            << (summary.longestStretch ? minutesText(summary.longestStretch->onTaskMs / 1000)
+            << (summary.longestStretch ? shortDurationText(summary.longestStretch->onTaskMs / 1000)
                                        : std::string("unknown"))
             << " | "
             << (!summary.driftBySite           ? std::string("unknown")
                 : summary.driftBySite->empty() ? std::string("none")
                                                : markdownCell(driftSites(summary)))
-            << " | " << markdownCell(summary.success) << " | " << markdownCell(summary.recap)
+            << " | " << markdownCell(summary.success) << " | " << markdownCell(summary.note)
+            << " | " << markdownCell(summary.recap) << " | " << aiCostText(summary.aiCost)
             << " |\n";
       }
       break;

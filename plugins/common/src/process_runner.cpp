@@ -376,13 +376,13 @@ RunResult run(const RunRequest& request) {
 
   const std::string executable = resolveExecutable(request.executable);
   if (executable.empty()) {
-    result.status = RunStatus::kNotFound;
+    result.status = RunStatus::NotFound;
     result.error = (name.empty() ? std::string("(no executable)") : name) + " not found";
     return result;
   }
   const std::string setsid = resolveExecutable("setsid");
   if (setsid.empty()) {
-    result.status = RunStatus::kNotFound;
+    result.status = RunStatus::NotFound;
     result.error = "setsid not found (needed to run " + name + ")";
     return result;
   }
@@ -413,7 +413,7 @@ RunResult run(const RunRequest& request) {
       handle = std::make_unique<Poco::ProcessHandle>(Poco::Process::launch(
           setsid, arguments, workDirectory.path(), &in.pipe, &out.pipe, &err.pipe, environment));
     } catch (const Poco::Exception& e) {
-      result.status = RunStatus::kFailedToStart;
+      result.status = RunStatus::FailedToStart;
       result.error = name + " could not start: " + e.displayText();
       return result;
     }
@@ -485,10 +485,10 @@ RunResult run(const RunRequest& request) {
     result.standardError = sanitizeUtf8(err.bytes);
 
     if (timedOut) {
-      result.status = RunStatus::kTimedOut;
+      result.status = RunStatus::TimedOut;
       result.error = name + " timed out after " + formatSeconds(request.timeoutMs);
     } else {
-      result.status = RunStatus::kExited;
+      result.status = RunStatus::Exited;
       if (result.signal != 0) {
         result.error = name + " was killed by signal " + std::to_string(result.signal);
       } else if (result.exitCode != 0) {
@@ -499,7 +499,7 @@ RunResult run(const RunRequest& request) {
     }
     return result;
   } catch (const Poco::Exception& e) {
-    result.status = RunStatus::kFailedToStart;
+    result.status = RunStatus::FailedToStart;
     result.error = name + " could not run: " + e.displayText();
     return result;
   }

@@ -60,7 +60,7 @@ TEST(FenceData, LongRunsOfMarkerCharactersNeverRejoin) {
   }
 }
 
-TEST(FenceData, SanitisesInvalidUtf8AndControlCharacters) {
+TEST(FenceData, SanitizesInvalidUtf8AndControlCharacters) {
   const std::string body = fencedBody(fenceData("title",
                                                 "a\xff"
                                                 "b\x07\r\nc\td\xc2\x85"),

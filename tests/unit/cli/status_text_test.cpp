@@ -231,4 +231,53 @@ TEST(HistoryText, WhereTheDriftWentAndTheWeek) {
   EXPECT_EQ(weekLine(*parse("{}")), "");
 }
 
+// Issue 17 item 4, re-walk: AntiDrift's own page in front is neutral time,
+// and the CLI and the bars say so in the page's words ("Neutral · this is
+// AntiDrift, not counted either way"), not "unknown".
+TEST(StatusText, AntiDriftsOwnPageIsNeutralAsOnThePage) {
+  const auto own = parse(R"({"runtime":"active","commitment":{"next_action":"Write",)"
+                         R"("timebox_secs":1500,"remaining_secs":900},)"
+                         R"("drift":{"status":"unknown","reason":"this is AntiDrift"},)"
+                         R"("evidence":{"health":"ok","current":{"app":"chromium",)"
+                         R"("title":"AntiDrift abc"}}})");
+  EXPECT_EQ(barClass(*own), "neutral");
+  EXPECT_THAT(describeState(*own),
+              HasSubstr("\ndrift: neutral (this is AntiDrift, not counted either way)\n"));
+  EXPECT_THAT(describeState(*own), ::testing::Not(HasSubstr("unknown")));
+  EXPECT_EQ(summaryLine(*own), "active neutral: Write (15:00 left)");
+  const auto waybar = parse(barOutput(*own, BarFormat::Waybar));
+  EXPECT_EQ(waybar->getValue<std::string>("class"), "neutral");
+  EXPECT_EQ(waybar->getValue<std::string>("alt"), "neutral");
+  EXPECT_THAT(waybar->getValue<std::string>("tooltip"),
+              HasSubstr("drift: neutral (this is AntiDrift, not counted either way)"));
+  EXPECT_EQ(barOutput(*own, BarFormat::I3blocks), "15:00 Write\nneutral\n#aaaaaa\n");
+  EXPECT_EQ(barLine(*own, BarFormat::Polybar), "%{F#aaaaaa}15:00 Write%{F-}\n");
+  // Another unknown (a window that says nothing) stays unknown.
+  const auto other = parse(R"({"runtime":"active","drift":{"status":"unknown",)"
+                           R"("reason":"window unknown"}})");
+  EXPECT_EQ(barClass(*other), "unknown");
+  EXPECT_THAT(describeState(*other), HasSubstr("drift: unknown (window unknown)\n"));
+  // The reason alone outside active is no drift status.
+  EXPECT_EQ(barClass(*parse(R"({"runtime":"review","drift":{"status":"unknown",)"
+                            R"("reason":"this is AntiDrift"}})")),
+            "review");
+}
+
+// Issue 17 item 4, re-walk: `history` shows the review's answer and note, the
+// note on its own line, escaped as every printed text.
+TEST(HistoryText, TheReviewsAnswerAndNote) {
+  const auto answered = parse(R"({"started_at":0,"outcome":"completed","planned_secs":1500,)"
+                              R"("drift_episodes":1,"success":"partly","next_action":"Write",)"
+                              R"("note":"half\ndone\t\u001b]52;c;eA==\u0007 \u009b2J"})");
+  EXPECT_THAT(historyLine(*answered), ::testing::EndsWith("  1 drifts  met: partly  Write"));
+  const std::string note = historyNoteLine(*answered);
+  EXPECT_EQ(note.find('\n'), std::string::npos);
+  EXPECT_EQ(terminalSafe(note), "    note: half done  ]52;c;eA==  2J");
+  const auto unanswered = parse(R"({"started_at":0,"outcome":"expired","planned_secs":60,)"
+                                R"("drift_episodes":0,"success":"","note":"","next_action":"X"})");
+  EXPECT_THAT(historyLine(*unanswered), ::testing::EndsWith("  0 drifts  met: not answered  X"));
+  EXPECT_EQ(historyNoteLine(*unanswered), "");
+  EXPECT_EQ(historyNoteLine(*parse("{}")), "");
+}
+
 }  // namespace antidrift::cli

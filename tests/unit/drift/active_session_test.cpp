@@ -26,7 +26,7 @@ Commitment gatsby() {
   return commitment;
 }
 
-TEST(AdmitWindow, NormalisesTheAppAndKeepsTheSiteTimeAndSource) {
+TEST(AdmitWindow, NormalizesTheAppAndKeepsTheSiteTimeAndSource) {
   const Rules rules(Settings{});
   const Observation obs = admitWindow(
       rules, Observation{kStart, "Firefox", "Gatsby docs\x07", "x11", "gatsbyjs.com", false});

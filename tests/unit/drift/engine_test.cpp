@@ -743,6 +743,53 @@ TEST_F(EngineTest, ResetForgetsTheSessionAndAdvancesBothEpochs) {
   EXPECT_TRUE(see("Slack", "general").judge) << "the cache is gone";
 }
 
+// ---- A restart mid-stay (issue 17 item 4, the re-walk) -------------------------------------
+
+TEST_F(EngineTest, TheStayOfBeforeARestartContinuesOnItsFirstObservation) {
+  judge("firefox", "Cats - Catflix — Mozilla Firefox", verdict(false, "Cats."));
+  ASSERT_EQ(engine().view().status, DriftStatus::Drifting);
+  const std::optional<DriftStay> stay = engine().stay();
+  ASSERT_TRUE(stay);
+  EXPECT_TRUE(stay->drifting);
+  EXPECT_EQ(stay->reason, judgeReason("Cats."));
+
+  engine_.emplace(settings_);  // a restart: a new engine
+  engine().resumeStay(*stay);
+  advance(30'000);
+  (void)engine().suspend("evidence is unknown", utc_);  // before the source reports
+  const Decision again = see("firefox", "Cats - Catflix — Mozilla Firefox");
+  EXPECT_FALSE(again.episodeStarted) << "the same drift goes on";
+  EXPECT_FALSE(again.judge) << "its verdict is kept";
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, judgeReason("Cats."));
+  EXPECT_TRUE(engine().continuesStay());
+  advance(10'000);
+  (void)see("code - insiders", "main.cpp");
+  EXPECT_FALSE(engine().continuesStay());
+  EXPECT_TRUE(see("firefox", "Cats - Catflix — Mozilla Firefox").episodeStarted)
+      << "leaving and coming back is a new episode";
+}
+
+TEST_F(EngineTest, AnotherFirstWindowAfterARestartEndsTheStay) {
+  judge("firefox", "Cats - Catflix — Mozilla Firefox", verdict(false, "Cats."));
+  const std::optional<DriftStay> stay = engine().stay();
+  ASSERT_TRUE(stay);
+  engine_.emplace(settings_);
+  engine().resumeStay(*stay);
+  (void)see("code - insiders", "main.cpp");
+  const Decision back = see("firefox", "Cats - Catflix — Mozilla Firefox");
+  EXPECT_TRUE(back.judge) << "the stay and its verdict are forgotten: judged afresh";
+  EXPECT_TRUE(
+      engine().applyVerdict(back.judge->key, verdict(false, "Cats."), "", utc_).episodeStarted);
+  EXPECT_FALSE(engine().continuesStay());
+}
+
+TEST_F(EngineTest, NoStayWithoutAVerdictAboutAWindow) {
+  EXPECT_FALSE(engine().stay());
+  (void)see("code - insiders", "main.cpp");  // an allowed app: matched again anyway
+  EXPECT_FALSE(engine().stay());
+}
+
 // ---- The local tier (issue 16 item 3) ------------------------------------------------------
 
 class LocalTierTest : public EngineTest {

@@ -339,6 +339,50 @@ TEST_F(EngineMemoryTest, BackToTaskOnADriftingWindowConfirmsItAsTheirs) {
   EXPECT_EQ(untouched.size(), 0u);
 }
 
+// The re-walk of issue 17 item 4: the reason shown is the verdict that
+// decided. Back to task on a known distraction confirmed it; the next
+// session the distraction decides again and says why.
+TEST_F(EngineMemoryTest, BackToTaskOnAKnownDistractionLeavesTheDistractionsReason) {
+  settings_.distractionSites = {DistractionSite{"video", {"youtube.com"}, {"YouTube"}}};
+  newEngine();
+  (void)see("firefox", "Cats - YouTube — Mozilla Firefox");
+  ASSERT_EQ(engine_->view().reason, "YouTube is a known distraction (video)");
+  (void)engine_->refocus(utc_);
+  ASSERT_EQ(memory_.size(), 1u);  // remembered as theirs
+
+  newEngine();
+  const Decision again = see("firefox", "Cats - YouTube — Mozilla Firefox");
+  EXPECT_FALSE(again.judge);
+  EXPECT_EQ(engine_->view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine_->view().reason, "YouTube is a known distraction (video)");
+}
+
+// The person's marks still overrule the local tier where they disagree with it.
+TEST_F(EngineMemoryTest, YourMarksOverruleTheLocalTierWhereTheyDisagree) {
+  settings_.distractionSites = {DistractionSite{"video", {"youtube.com"}, {"YouTube"}}};
+  const Rules rules(settings_);
+  const std::set<std::string> words = memoryWords(commitment_);
+  // On task once said of a known distraction: on task, the mark's reason.
+  const Observation talk{0, "firefox", "Conference talk - YouTube — Mozilla Firefox", "test"};
+  memory_.remember(verdictKey(rules, talk), true, "you said this is on task", VerdictSource::You,
+                   words, kT0);
+  // Back to task once on a page whose title shares the commitment's words:
+  // drifting, though relevance alone would call it on task.
+  const Observation relevant{0, "firefox",
+                             "Gatsby page transitions gossip - Forum — Mozilla Firefox", "test"};
+  memory_.remember(verdictKey(rules, relevant), false, "you went back to the task from this",
+                   VerdictSource::You, words, kT0);
+
+  newEngine();
+  (void)see(talk.app, talk.title);
+  EXPECT_EQ(engine_->view().status, DriftStatus::OnTask);
+  EXPECT_EQ(engine_->view().reason, "remembered: you said this is on task");
+  const Decision drift = see(relevant.app, relevant.title);
+  EXPECT_TRUE(drift.episodeStarted);
+  EXPECT_EQ(engine_->view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine_->view().reason, "remembered: you went back to the task from this");
+}
+
 TEST_F(EngineMemoryTest, AFailedJudgeCallAndAPrivateWindowAreNotRemembered) {
   newEngine();
   const Decision first = see("firefox", "Something - Example — Mozilla Firefox");

@@ -65,6 +65,23 @@ TEST(FocusTally, NothingYetIsEmptyNotAFabricatedZeroSite) {
   EXPECT_EQ(tally.longest().onTaskMs, kMin);
 }
 
+// The re-walk of issue 17 item 4: the drift a restart interrupted goes on
+// (drift::Engine::continuesStay) — no new visit, though the tally restarted.
+TEST(FocusTally, ADriftThatContinuesTheStayOfBeforeARestartIsNoNewVisit) {
+  FocusTally tally;
+  tally.record(kT0, SpanStatus::Drifting, "catflix");
+  tally.extendTo(kT0 + kMin);
+  FocusTally restarted;
+  restarted.restore(tally.state());
+  restarted.record(kT0 + 2 * kMin, SpanStatus::Unknown, "");  // evidence not ok yet
+  restarted.record(kT0 + 2 * kMin, SpanStatus::Drifting, "catflix", true);
+  restarted.extendTo(kT0 + 3 * kMin);
+  EXPECT_THAT(restarted.topSites(10), ElementsAre(SiteDrift{"catflix", 2 * kMin, 1}));
+  restarted.record(kT0 + 3 * kMin, SpanStatus::OnTask, "");
+  restarted.record(kT0 + 4 * kMin, SpanStatus::Drifting, "catflix");  // back again: a visit
+  EXPECT_THAT(restarted.topSites(10), ElementsAre(SiteDrift{"catflix", 2 * kMin, 2}));
+}
+
 TEST(FocusTally, ARestoreCreditsNothingForTheTimeDown) {
   FocusTally tally;
   tally.record(kT0, SpanStatus::Drifting, "youtube.com");

@@ -102,7 +102,7 @@ TEST(JoinWebTab, OtherTitlesDoNotMatch) {
   EXPECT_FALSE(joinWebTab("Inbox - Mozilla Firefox", "Mozilla Firefox", url, false));
 }
 
-TEST(JoinWebTab, BothTitlesAreComparedSanitised) {
+TEST(JoinWebTab, BothTitlesAreComparedSanitized) {
   const auto joined = joinWebTab("Caf\xC3\xA9\tmenu - Mozilla Firefox", "  Caf\xC3\xA9menu ",
                                  "https://cafe.example/menu", false);
   ASSERT_TRUE(joined.has_value());

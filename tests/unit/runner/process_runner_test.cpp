@@ -108,7 +108,7 @@ TEST(ProcessRunnerTest, CatEchoesStdin) {
   request.executable = "cat";
   request.input = "ROLE: coach\nhello ✓\n";
   const RunResult result = run(request);
-  EXPECT_EQ(result.status, RunStatus::kExited);
+  EXPECT_EQ(result.status, RunStatus::Exited);
   EXPECT_TRUE(result.succeeded());
   EXPECT_EQ(result.exitCode, 0);
   EXPECT_EQ(result.error, "");
@@ -143,7 +143,7 @@ TEST(ProcessRunnerTest, SleepIsKilledAtTheDeadline) {
   const auto start = Clock::now();
   const RunResult result = run(request);
   const auto elapsed = millisecondsSince(start);
-  EXPECT_EQ(result.status, RunStatus::kTimedOut);
+  EXPECT_EQ(result.status, RunStatus::TimedOut);
   EXPECT_EQ(result.error, "sleep timed out after 0.3 s");
   EXPECT_EQ(result.signal, SIGTERM);
   EXPECT_GE(elapsed, 300);
@@ -155,7 +155,7 @@ TEST(ProcessRunnerTest, GrandchildHoldingThePipeIsKilledAndDoesNotDelayReturn) {
   const auto start = Clock::now();
   const RunResult result = run(shell("sleep 30 & sleep 30", 400));
   const auto elapsed = millisecondsSince(start);
-  EXPECT_EQ(result.status, RunStatus::kTimedOut);
+  EXPECT_EQ(result.status, RunStatus::TimedOut);
   EXPECT_EQ(result.error, "sh timed out after 0.4 s");
   EXPECT_LT(elapsed, 400 + 2000);
   ASSERT_GT(result.processGroupId, 0);
@@ -185,7 +185,7 @@ TEST(ProcessRunnerTest, ChildThatEscapesItsGroupCannotHoldTheRunnerOpen) {
 TEST(ProcessRunnerTest, NonZeroExitReportsCodeAndLastStderrLine) {
   const RunResult result =
       run(shell("echo partial; echo first >&2; echo '  not logged in  ' >&2; echo >&2; exit 3"));
-  EXPECT_EQ(result.status, RunStatus::kExited);
+  EXPECT_EQ(result.status, RunStatus::Exited);
   EXPECT_FALSE(result.succeeded());
   EXPECT_EQ(result.exitCode, 3);
   EXPECT_EQ(result.error, "sh exited with code 3: not logged in");
@@ -201,7 +201,7 @@ TEST(ProcessRunnerTest, NonZeroExitWithoutStderrHasNoColon) {
 
 TEST(ProcessRunnerTest, DeathBySignalIsReported) {
   const RunResult result = run(shell("kill -9 $$"));
-  EXPECT_EQ(result.status, RunStatus::kExited);
+  EXPECT_EQ(result.status, RunStatus::Exited);
   EXPECT_EQ(result.signal, 9);
   EXPECT_EQ(result.error, "sh was killed by signal 9");
 }
@@ -210,13 +210,13 @@ TEST(ProcessRunnerTest, MissingExecutableIsFoundBeforeLaunch) {
   RunRequest request;
   request.executable = "antidrift-no-such-cli";
   RunResult result = run(request);
-  EXPECT_EQ(result.status, RunStatus::kNotFound);
+  EXPECT_EQ(result.status, RunStatus::NotFound);
   EXPECT_EQ(result.error, "antidrift-no-such-cli not found");
   EXPECT_EQ(result.processGroupId, 0);
 
   request.executable = "/nonexistent/dir/codex";
   result = run(request);
-  EXPECT_EQ(result.status, RunStatus::kNotFound);
+  EXPECT_EQ(result.status, RunStatus::NotFound);
   EXPECT_EQ(result.error, "codex not found");
 }
 
@@ -288,13 +288,13 @@ TEST(ProcessRunnerTest, TwentyRunsLeakNoDescriptorAndLeaveNoZombie) {
     RunRequest request = shell(i % 2 == 0 ? "cat; echo err >&2" : "exit 2");
     request.input = "x";
     const RunResult result = run(request);
-    EXPECT_EQ(result.status, RunStatus::kExited);
+    EXPECT_EQ(result.status, RunStatus::Exited);
   }
   RunRequest timeout;
   timeout.executable = "sleep";
   timeout.arguments = {"5"};
   timeout.timeoutMs = 50;
-  EXPECT_EQ(run(timeout).status, RunStatus::kTimedOut);
+  EXPECT_EQ(run(timeout).status, RunStatus::TimedOut);
   EXPECT_EQ(openDescriptorCount(), before);
   int status = 0;
   errno = 0;

@@ -123,6 +123,32 @@ TEST(RequestGuardMutating, MissingTokenIs401AndWrongTokenIs403) {
   }
 }
 
+TEST(RequestGuardMutating, AReplacedTokenIsRefusedInEveryHeaderAndTheNewOneAccepted) {
+  // POST /token/rotate (issue 19 item 7): the old token stops working at once.
+  RequestGuard guard(kToken);
+  const std::string fresh(64, 'b');
+  guard.replaceToken(fresh);
+  EXPECT_EQ(guard.token(), fresh);
+  RequestHeaders headers = validPost();
+  const auto old = guard.checkMutating(headers);
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->status, 403);
+  EXPECT_THAT(old->message, HasSubstr("if the token was rotated: reload the page"));
+  headers.token.reset();
+  headers.authorization = "Bearer " + kToken;
+  ASSERT_TRUE(guard.checkMutating(headers));
+  EXPECT_EQ(guard.checkMutating(headers)->status, 403);
+  ASSERT_TRUE(guard.checkActivityWatch(headers, false));
+  headers.authorization = "Bearer " + fresh;
+  EXPECT_FALSE(guard.checkMutating(headers));
+  EXPECT_FALSE(guard.checkActivityWatch(headers, false));
+  headers.authorization.reset();
+  headers.token = fresh;
+  EXPECT_FALSE(guard.checkMutating(headers));
+  EXPECT_THROW(guard.replaceToken(""), std::invalid_argument);
+  EXPECT_EQ(guard.token(), fresh);
+}
+
 TEST(RequestGuardMutating, WrongContentTypeIs415AfterTheTokenCheck) {
   const RequestGuard guard(kToken);
   RequestHeaders headers = validPost();

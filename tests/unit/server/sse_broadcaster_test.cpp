@@ -227,6 +227,37 @@ TEST(SseBroadcaster, ReturnsWhenTheClientIsGoneAndFreesTheSlot) {
   EXPECT_TRUE(broadcaster.subscribe());
 }
 
+TEST(SseBroadcaster, ANoticeReachesEveryOpenStreamOnceAndTheStreamGoesOn) {
+  // POST /token/rotate tells the open pages (issue 19 item 7).
+  SseBroadcaster broadcaster(4, 1h);
+  broadcaster.publish(1, R"({"runtime":"locked","version":1})");
+  auto open = broadcaster.subscribe();
+  RecordingBuffer openBuffer;
+  std::ostream openOut(&openBuffer);
+  std::thread openStream([&] { broadcaster.stream(*open, openOut); });
+  ASSERT_TRUE(openBuffer.waitFor(event(1, R"({"runtime":"locked","version":1})")));
+
+  const std::string notice = "event: token\ndata: {\"rotated\":true}\n\n";
+  broadcaster.notifyAll("token", R"({"rotated":true})");
+  ASSERT_TRUE(openBuffer.waitFor(notice));
+  broadcaster.publish(2, R"({"runtime":"planning","version":2})");
+  ASSERT_TRUE(openBuffer.waitFor(event(2, R"({"runtime":"planning","version":2})")));
+
+  auto later = broadcaster.subscribe();
+  RecordingBuffer laterBuffer;
+  std::ostream laterOut(&laterBuffer);
+  std::thread laterStream([&] { broadcaster.stream(*later, laterOut); });
+  ASSERT_TRUE(laterBuffer.waitFor(event(2, R"({"runtime":"planning","version":2})")));
+  broadcaster.stop();
+  openStream.join();
+  laterStream.join();
+
+  EXPECT_EQ(openBuffer.text(), "retry: 2000\n\n" + event(1, R"({"runtime":"locked","version":1})") +
+                                   notice + event(2, R"({"runtime":"planning","version":2})") +
+                                   "event: bye\ndata: {}\n\n");
+  EXPECT_THAT(laterBuffer.text(), Not(HasSubstr("event: token")));
+}
+
 TEST(SseBroadcaster, StopRefusesNewClientsAndEndsStreams) {
   SseBroadcaster broadcaster(4, 1h);
   auto first = broadcaster.subscribe();

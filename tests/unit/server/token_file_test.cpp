@@ -8,6 +8,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -124,6 +125,53 @@ TEST_F(TokenFileTest, ASymlinkedTokenFileIsRefusedAndItsTargetUntouched) {
   ASSERT_EQ(::symlink(victim.c_str(), path().c_str()), 0);
   EXPECT_THROW(TokenFile::loadOrCreate(directory()), std::runtime_error);
   EXPECT_EQ(modeOf(victim), 0644u);
+}
+
+TEST_F(TokenFileTest, RotateReplacesTheTokenAtomicallyWithMode0600) {
+  // Issue 19 item 7 (review L10): `antidrift token --rotate`.
+  const std::string old = TokenFile::loadOrCreate(directory()).token;
+  ASSERT_EQ(::chmod(path().c_str(), 0600), 0);
+  const std::string fresh = TokenFile::rotate(directory());
+  EXPECT_NE(fresh, old);
+  EXPECT_TRUE(std::regex_match(fresh, std::regex("[0-9a-f]{64}"))) << fresh;
+  EXPECT_EQ(contentOf(path()), fresh + "\n");
+  EXPECT_EQ(modeOf(path()), 0600u);
+  EXPECT_EQ(TokenFile::loadOrCreate(directory()).token, fresh);
+  // No temporary file is left beside it.
+  std::vector<std::string> names;
+  Poco::File(directory()).list(names);
+  EXPECT_EQ(names, std::vector<std::string>{"token"});
+}
+
+TEST_F(TokenFileTest, RotateWithoutEntropyFailsAndKeepsTheOldToken) {
+  const std::string old = TokenFile::loadOrCreate(directory()).token;
+  const TokenFile::EntropySource failing = [](unsigned char*, std::size_t) -> long {
+    errno = ENOSYS;
+    return -1;
+  };
+  EXPECT_THROW(TokenFile::rotate(directory(), failing), std::runtime_error);
+  EXPECT_EQ(contentOf(path()), old + "\n");
+  std::vector<std::string> names;
+  Poco::File(directory()).list(names);
+  EXPECT_EQ(names, std::vector<std::string>{"token"});
+}
+
+TEST_F(TokenFileTest, RotateReplacesASymlinkWithoutWritingThroughIt) {
+  Poco::File(directory()).createDirectories();
+  const std::string victim = root_ + "/victim";
+  std::ofstream(victim) << "untouched\n";
+  ASSERT_EQ(::symlink(victim.c_str(), path().c_str()), 0);
+  const std::string fresh = TokenFile::rotate(directory());
+  EXPECT_EQ(contentOf(victim), "untouched\n");
+  struct stat info {};
+  ASSERT_EQ(::lstat(path().c_str(), &info), 0);
+  EXPECT_TRUE(S_ISREG(info.st_mode));
+  EXPECT_EQ(contentOf(path()), fresh + "\n");
+}
+
+TEST_F(TokenFileTest, RotateWithoutAStoreIsAnError) {
+  EXPECT_THROW(TokenFile::rotate(directory()), std::runtime_error);
+  EXPECT_FALSE(Poco::File(directory()).exists());
 }
 
 }  // namespace

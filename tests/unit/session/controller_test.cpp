@@ -203,7 +203,7 @@ TEST_F(ControllerTest, TwelveHoursExactlyIsAllowedAndSecondsWinOverMinutes) {
   EXPECT_EQ(controller_->state().commitment->timeboxSecs, 12 * 3600);
 }
 
-TEST_F(ControllerTest, AllowedAppsDefaultFromSettingsAndAreNormalised) {
+TEST_F(ControllerTest, AllowedAppsDefaultFromSettingsAndAreNormalized) {
   settings_.defaultAllowedApps = {"Emacs", " emacs ", "XTerm"};
   makeController();
   ASSERT_FALSE(controller_->enterPlanning());
@@ -716,6 +716,34 @@ TEST_F(ControllerTest, AppsSeenLongAgoAreNoLongerOffered) {
   controller_->recordWindow(window("Code", "index.js"));
   ASSERT_FALSE(controller_->enterPlanning());
   EXPECT_THAT(controller_->state().appChoices, ElementsAre("code"));
+}
+
+// Issue 17 item 4 ("app names posted over HTTP appear in Seen recently"):
+// while a built-in window source runs, "Seen recently" offers what it saw,
+// not names a client posted to POST /evidence/window; those still count in
+// the session's stats like any evidence.
+TEST_F(ControllerTest, SeenRecentlyOffersWhatTheRunningWindowSourceSawNotPostedNames) {
+  controller_->setSourceRunning("x11", true);
+  controller_->recordWindow(window("Code", "index.js"));
+  clock_.advance(1000);
+  controller_->recordWindow(Observation{0, "made-up-by-a-test", "Title", "http", ""});
+  clock_.advance(1000);
+  controller_->recordWindow(Observation{0, "xterm", "bash", "activitywatch", ""});
+  ASSERT_FALSE(controller_->enterPlanning());
+  EXPECT_THAT(controller_->state().appChoices, ElementsAre("code"));
+
+  ASSERT_FALSE(controller_->startCommitment(validRequest()));
+  controller_->recordWindow(Observation{0, "made-up-by-a-test", "Title", "http", ""});
+  clock_.advance(5000);
+  controller_->recordWindow(window("Code", "index.js"));
+  EXPECT_EQ(controller_->state().stats.bucketsMs.at("made-up-by-a-test"), 5000);
+}
+
+TEST_F(ControllerTest, WithNoBuiltInSourceTheOutsideWatchersNamesAreOffered) {
+  // evidence.source = none: POST /evidence/window (a compositor script) is the window source.
+  controller_->recordWindow(Observation{0, "foot", "bash", "http", ""});
+  ASSERT_FALSE(controller_->enterPlanning());
+  EXPECT_THAT(controller_->state().appChoices, ElementsAre("foot"));
 }
 
 TEST_F(ControllerTest, TheLastAllowedListIsRememberedAcrossEndAndRestart) {

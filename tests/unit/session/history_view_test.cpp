@@ -159,5 +159,52 @@ TEST(HistoryView, OldRecordsWithoutDriftBySiteAreUnknownNotZero) {
   EXPECT_EQ(sessionViewJson(summary)->getArray("drift_by_site")->size(), 0u);
 }
 
+// Issue 17 items 4–5, re-walk: the Markdown export has the review's note
+// (escaped for a table), the longest stretch as the page shows it (seconds
+// under a minute), and both exports have the AI cost (issue 18 item 4).
+TEST(HistoryView, TheExportsHaveTheNoteTheStretchAsThePageShowsItAndTheAiCost) {
+  SessionSummary summary = session(kJuneFirst10h, 60, 120);
+  summary.success = "partly";
+  summary.note = "intro | outro\nnext line";
+  summary.longestStretch = OnTaskStretch{39'000, summary.startedAtMs, summary.startedAtMs + 39'000};
+  summary.driftBySite = std::vector<SiteDrift>{{"youtube.com", 20'000, 1}};
+  summary.aiCost.calls = 4;
+  summary.aiCost.inputTokens = 2310;
+  summary.aiCost.outputTokens = 95;
+  summary.aiCost.estimated = true;
+  summary.aiCost.wallMs = 6'400;
+
+  const std::string markdown = exportHistory({summary}, ExportFormat::Markdown);
+  EXPECT_THAT(markdown, HasSubstr("| Met | Note | Recap | AI cost |\n"));
+  EXPECT_THAT(markdown, HasSubstr("|---|---|---|---|---|---|---|---|---|---|---|---|\n"));
+  EXPECT_THAT(markdown,
+              HasSubstr("| 39 s | youtube.com 20 s over 1 visit | partly | "
+                        "intro \\| outro next line |  | "
+                        "4 calls · 2,310 tokens in · 95 out (estimated) · 6 s waiting |\n"));
+  // Every row has as many cells as the header: the note's pipe is escaped.
+  const std::string header = markdown.substr(markdown.find("| Ended"));
+  const std::string row = markdown.substr(markdown.rfind("\n| ", markdown.size() - 2) + 1);
+  const auto cells = [](const std::string& line) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < line.size() && line[i] != '\n'; ++i) {
+      if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) ++count;
+    }
+    return count;
+  };
+  EXPECT_EQ(cells(row), cells(header));
+  summary.longestStretch->onTaskMs = 150'000;
+  EXPECT_THAT(exportHistory({summary}, ExportFormat::Markdown), HasSubstr("| 3 min | "));
+
+  const std::string csv = exportHistory({summary}, ExportFormat::Csv);
+  EXPECT_THAT(csv, HasSubstr(",drift_by_site,longest_on_task_secs,ai_calls,ai_input_tokens,"
+                             "ai_output_tokens,ai_tokens_estimated,ai_wall_ms\r\n"));
+  EXPECT_THAT(csv, HasSubstr(",youtube.com 20 s over 1 visit,150,4,2310,95,true,6400\r\n"));
+  EXPECT_THAT(csv, HasSubstr(",partly,\"intro | outro\nnext line\","));
+
+  summary.aiCost = AiCost{};  // no call made (or a record from before issue 18)
+  EXPECT_THAT(exportHistory({summary}, ExportFormat::Markdown), HasSubstr(" |  | — |\n"));
+  EXPECT_THAT(exportHistory({summary}, ExportFormat::Csv), HasSubstr(",150,0,0,0,false,0\r\n"));
+}
+
 }  // namespace
 }  // namespace antidrift

@@ -171,15 +171,15 @@ TEST_F(ReviewFlowTest, EveryWayIntoReviewAsksTheReviewerOnce) {
     start();
     ending();
     ASSERT_EQ(state().runtime, RuntimeState::Review);
-    EXPECT_EQ(state().reflection.status, "pending");
-    EXPECT_EQ(seen_.back().reflection.status, "pending");
+    EXPECT_EQ(state().reflection.status, ReflectionStatus::Pending);
+    EXPECT_EQ(seen_.back().reflection.status, ReflectionStatus::Pending);
     ASSERT_EQ(executor_.runAll(), 1u);
     EXPECT_EQ(backend_->calls("reviewer"), ++calls);
     const State review = state();
-    EXPECT_EQ(review.reflection.status, "ready");
+    EXPECT_EQ(review.reflection.status, ReflectionStatus::Ready);
     EXPECT_EQ(review.reflection.recap, "You drifted to YouTube twice but finished.");
     EXPECT_EQ(review.reflection.carryForward, "Close the browser first.");
-    EXPECT_EQ(seen_.back().reflection.status, "ready");  // announced
+    EXPECT_EQ(seen_.back().reflection.status, ReflectionStatus::Ready);  // announced
     EXPECT_EQ(review.stats.aiCalls.at("reviewer"), 1);
     const auto json = toJson(review)->getObject("reflection");
     EXPECT_EQ(json->getValue<std::string>("recap"), review.reflection.recap);
@@ -222,7 +222,7 @@ TEST_F(ReviewFlowTest, TheLatestReviewWinsAndAStaleAnswerIsDiscarded) {
   start();
   ASSERT_FALSE(controller_->complete());
   ASSERT_FALSE(controller_->answerReview(ReviewAnswer{"no", "too big"}));
-  EXPECT_EQ(state().reflection.status, "pending");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Pending);
   EXPECT_EQ(state().review.success, "no");
   ASSERT_EQ(executor_.runAll(), 2u);  // the first answer arrives first and is stale
   EXPECT_EQ(state().reflection.recap, "Not met.");
@@ -237,11 +237,11 @@ TEST_F(ReviewFlowTest, AnEndWhileAReRunIsPendingRecordsTheEarlierRecap) {
   start();
   ASSERT_FALSE(controller_->complete());
   ASSERT_EQ(executor_.runAll(), 1u);
-  ASSERT_EQ(state().reflection.status, "ready");
+  ASSERT_EQ(state().reflection.status, ReflectionStatus::Ready);
   const std::string recap = state().reflection.recap;
   ASSERT_FALSE(recap.empty());
   ASSERT_FALSE(controller_->answerReview(ReviewAnswer{"yes", ""}));  // re-runs the reviewer
-  EXPECT_EQ(state().reflection.status, "pending");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Pending);
   ASSERT_FALSE(controller_->end());  // before the re-run answers
   ASSERT_EQ(audit_.records.size(), 1u);
   EXPECT_EQ(audit_.records[0].recap, recap);
@@ -256,7 +256,7 @@ TEST_F(ReviewFlowTest, AFailedReRunKeepsTheEarlierRecap) {
   backend_->fail("reviewer", "scripted: reviewer is down");
   ASSERT_FALSE(controller_->answerReview(ReviewAnswer{"no", ""}));
   executor_.runAll();
-  EXPECT_EQ(state().reflection.status, "ready");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Ready);
   EXPECT_EQ(state().reflection.recap, recap);
 }
 
@@ -279,14 +279,14 @@ TEST_F(ReviewFlowTest, AReviewerThatHangsPastTheTimeoutIsAbsentAndEndIsImmediate
   make();
   start();
   ASSERT_FALSE(controller_->complete());
-  EXPECT_EQ(state().reflection.status, "pending");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Pending);
   ASSERT_TRUE(controller_->nextWakeMonotonicMs());
   EXPECT_EQ(*controller_->nextWakeMonotonicMs(),
             clock_.monotonicMs() + 30'000 + Controller::kReviewerGraceMs);
   clock_.advance(30'000 + Controller::kReviewerGraceMs);
   controller_->tick();
-  EXPECT_EQ(state().reflection.status, "absent");
-  EXPECT_EQ(seen_.back().reflection.status, "absent");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Absent);
+  EXPECT_EQ(seen_.back().reflection.status, ReflectionStatus::Absent);
   ASSERT_FALSE(controller_->end());
   EXPECT_EQ(state().runtime, RuntimeState::Locked);
   executor_.runAll();  // the hung call finally returns: discarded
@@ -299,7 +299,7 @@ TEST_F(ReviewFlowTest, AFailingReviewerIsAbsentAndNothingElseChanges) {
   start();
   ASSERT_FALSE(controller_->complete());
   executor_.runAll();
-  EXPECT_EQ(state().reflection.status, "absent");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Absent);
   EXPECT_EQ(state().reflection.recap, "");
   EXPECT_FALSE(controller_->end());
 }
@@ -308,10 +308,10 @@ TEST_F(ReviewFlowTest, WithAiOffTheReflectionIsAbsentAndEverythingElseWorks) {
   make(/*withAi=*/false);
   start();
   ASSERT_FALSE(controller_->complete());
-  EXPECT_EQ(state().reflection.status, "absent");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Absent);
   EXPECT_EQ(executor_.pending(), 0u);
   ASSERT_FALSE(controller_->answerReview(ReviewAnswer{"yes", ""}));
-  EXPECT_EQ(state().reflection.status, "absent");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Absent);
   ASSERT_FALSE(controller_->end());
   EXPECT_EQ(audit_.records.back().success, "yes");
 }
@@ -324,7 +324,7 @@ TEST_F(ReviewFlowTest, ARestartInReviewKeepsTheRecap) {
   make();
   controller_->restore();
   EXPECT_EQ(state().runtime, RuntimeState::Review);
-  EXPECT_EQ(state().reflection.status, "ready");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Ready);
   EXPECT_EQ(state().reflection.recap, "You drifted to YouTube twice but finished.");
   EXPECT_EQ(executor_.pending(), 0u);  // not asked again
   EXPECT_EQ(backend_->calls("reviewer"), 1u);
@@ -338,9 +338,9 @@ TEST_F(ReviewFlowTest, ARestartWhileTheReviewerWasPendingAsksAgain) {
   ASSERT_EQ(executor_.dropAll(), 1u);
   make();
   controller_->restore();
-  EXPECT_EQ(state().reflection.status, "pending");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Pending);
   ASSERT_EQ(executor_.runAll(), 1u);
-  EXPECT_EQ(state().reflection.status, "ready");
+  EXPECT_EQ(state().reflection.status, ReflectionStatus::Ready);
 }
 
 TEST_F(ReviewFlowTest, TheCarryForwardReachesTheNextCoachPromptAfterTheProfile) {

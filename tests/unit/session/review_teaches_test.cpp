@@ -105,6 +105,40 @@ TEST_F(ReviewTeachesTest, TheReviewSaysWhereTheDriftWentAndTheLongestStretch) {
               HasSubstr("catflix 3 min over 2 visits"));
 }
 
+// The re-walk of issue 17 item 4: a daemon restart in the middle of a stay
+// in one window continues it — no new visit, no new drift episode, no new
+// judge call; leaving and coming back is a new visit as ever.
+TEST_F(ReviewTeachesTest, ARestartMidStayContinuesTheVisitAndTheDriftEpisode) {
+  start(true);
+  see("code", "report.md");
+  clock_.advance(kMin);
+  see("firefox", "Cats - Catflix — Mozilla Firefox");
+  ASSERT_EQ(controller_->state().drift.status, drift::DriftStatus::Drifting);
+  const std::string reason = controller_->state().drift.reason;
+  clock_.advance(kMin);
+  controller_->flushForShutdown();  // SIGTERM
+  clock_.advance(30'000);           // the daemon is down
+  makeControllerWithBackend(backend_, "scripted");
+  controller_->restore();
+  see("firefox", "Cats - Catflix — Mozilla Firefox");  // the source's first report
+  EXPECT_EQ(controller_->state().drift.status, drift::DriftStatus::Drifting);
+  EXPECT_EQ(controller_->state().drift.reason, reason);
+  clock_.advance(kMin);
+  see("firefox", "Cats - Catflix — Mozilla Firefox");
+  EXPECT_EQ(controller_->state().stats.driftEpisodes, 1);
+  EXPECT_EQ(backend_->calls("judge"), 1u);
+
+  see("code", "report.md");  // leaving and coming back is a new visit, as ever
+  clock_.advance(kMin);
+  see("firefox", "Cats - Catflix — Mozilla Firefox");
+  clock_.advance(kMin);
+  ASSERT_FALSE(controller_->complete());
+  EXPECT_EQ(controller_->state().stats.driftEpisodes, 2);
+  ASSERT_TRUE(controller_->state().focus);
+  EXPECT_THAT(controller_->state().focus->driftBySite,
+              ElementsAre(SiteDrift{"catflix", 3 * kMin, 2}));
+}
+
 TEST_F(ReviewTeachesTest, TheReviewerHearsWhereTheDriftWentAndTheAnswerAndNoteAsData) {
   start(true);
   driftTwiceToOneSite();
@@ -127,7 +161,7 @@ TEST_F(ReviewTeachesTest, WithoutTheAiTheCarryForwardUsesTheAnswerNoteAndDrift) 
   see("steam", "Library");  // a hard rule: drifting without any AI
   clock_.advance(3 * kMin);
   ASSERT_FALSE(controller_->complete());
-  EXPECT_EQ(controller_->state().reflection.status, "absent");
+  EXPECT_EQ(controller_->state().reflection.status, ReflectionStatus::Absent);
   EXPECT_EQ(controller_->state().lastCarryForward,
             "Most drift went to steam 3 min over 1 visit: keep it closed next time.");
   // A later answer updates it.

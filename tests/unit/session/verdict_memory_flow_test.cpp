@@ -267,6 +267,7 @@ TEST_F(VerdictMemoryFlowTest, WithMemoryOffARestartAsksTheJudgeAgain) {
   writeBehind();
   EXPECT_TRUE(controller_->verdicts().empty());
   boot(fileStore_.get());
+  see("Code", "main.cpp");  // another window first: no stay continues (issue 17 item 4)
   see("Firefox", kCats);
   EXPECT_EQ(executor_.runAll(), 1u);
   EXPECT_EQ(backend_->calls("judge"), 2u);

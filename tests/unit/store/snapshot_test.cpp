@@ -59,11 +59,13 @@ Snapshot fullSnapshot() {
   snapshot.stats.aiCalls = {{"judge", 4}, {"nudge", 1}};
   snapshot.stats.aiCost = AiCost{5, 4100, 230, true, 6400};  // issue 18 item 4
   snapshot.lastAllowedApps = {"code", "qterminal"};
-  snapshot.reflection.status = "ready";
+  snapshot.reflection.status = ReflectionStatus::Ready;
   snapshot.reflection.recap = "Recap " + kUnicode;
   snapshot.reflection.carryForward = "Carry " + kUnicode;
   snapshot.lastCarryForward = "Last " + kUnicode;
   snapshot.savedAtMs = 1780001400999;
+  snapshot.driftStay = DriftStay{"firefox\ncats - catflix " + kUnicode, true, "AI judge: \"Cats.\"",
+                                 false};  // issue 17 item 4
   return snapshot;
 }
 
@@ -102,6 +104,7 @@ void expectSameSnapshot(const Snapshot& actual, const Snapshot& expected) {
   EXPECT_EQ(actual.reflection.carryForward, expected.reflection.carryForward);
   EXPECT_EQ(actual.lastCarryForward, expected.lastCarryForward);
   EXPECT_EQ(actual.savedAtMs, expected.savedAtMs);
+  EXPECT_EQ(actual.driftStay, expected.driftStay);
 }
 
 std::string replaceOnce(std::string text, const std::string& from, const std::string& to) {
@@ -124,6 +127,13 @@ unsigned permissionsOf(const std::string& path) {
 TEST(SnapshotJson, RoundTripsEveryFieldIncludingUnicode) {
   const Snapshot original = fullSnapshot();
   expectSameSnapshot(snapshotFromJson(snapshotToJson(original)), original);
+}
+
+TEST(SnapshotJson, ADriftStayThatIsNotTextAndBooleansIsRefused) {
+  const std::string json = snapshotToJson(fullSnapshot());
+  EXPECT_THAT(json, HasSubstr("\"drift_stay\":{"));
+  EXPECT_THROW(snapshotFromJson(replaceOnce(json, "\"drifting\":true", "\"drifting\":1")),
+               std::runtime_error);
 }
 
 TEST(SnapshotJson, RoundTripsDefaultSnapshotWithoutCommitment) {
@@ -163,6 +173,53 @@ TEST(SnapshotJson, ASnapshotWrittenBeforeTheDriftFieldsStillLoads) {
   EXPECT_TRUE(parsed.stats.aiCalls.empty());
   EXPECT_EQ(parsed.stats.aiCost, AiCost{});  // written before issue 18: no cost
   EXPECT_TRUE(parsed.lastAllowedApps.empty());
+  EXPECT_FALSE(parsed.driftStay);  // issue 17 item 4: no stay to continue
+}
+
+struct ReflectionCase {
+  const char* text;
+  ReflectionStatus status;
+};
+
+class SnapshotReflectionStatus : public ::testing::TestWithParam<ReflectionCase> {};
+
+// Issue 15 item 5: the reflection status became an enum; a snapshot written
+// while it was a string (the same names) loads, and is written back unchanged.
+TEST_P(SnapshotReflectionStatus, ASnapshotWrittenWhileItWasAStringLoadsAndWritesTheSameName) {
+  const std::string status = std::string("\"status\":\"") + GetParam().text + "\"";
+  const std::string older =
+      R"({"version":1,"runtime":"review","commitment":{"id":"x","next_action":"Write",)"
+      R"("success_condition":"Done","timebox_secs":60,"started_at":1,"deadline":60001,)"
+      R"("allowed_apps":["code"]},"outcome":"completed","ended_at":60001,"stats":{)"
+      R"("buckets_ms":{},"switches":0,"drift_episodes":0,"drift_ms":0,"away_ms":0},)"
+      R"("reflection":{)" +
+      status +
+      R"(,"recap":"Wrote it","carry_forward":""},"last_carry_forward":"",)"
+      R"("saved_at":1})";
+  const Snapshot parsed = snapshotFromJson(older);
+  EXPECT_EQ(parsed.reflection.status, GetParam().status);
+  EXPECT_EQ(parsed.reflection.recap, "Wrote it");
+  EXPECT_THAT(snapshotToJson(parsed),
+              HasSubstr(R"("reflection":{"carry_forward":"","recap":"Wrote it",)" + status + "}"));
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryName, SnapshotReflectionStatus,
+                         ::testing::Values(ReflectionCase{"idle", ReflectionStatus::Idle},
+                                           ReflectionCase{"pending", ReflectionStatus::Pending},
+                                           ReflectionCase{"ready", ReflectionStatus::Ready},
+                                           ReflectionCase{"absent", ReflectionStatus::Absent}),
+                         [](const ::testing::TestParamInfo<ReflectionCase>& info) {
+                           return std::string(info.param.text);
+                         });
+
+TEST(SnapshotJson, ReflectionStatusNamesAreTheirOwnInverse) {
+  for (const ReflectionStatus status : {ReflectionStatus::Idle, ReflectionStatus::Pending,
+                                        ReflectionStatus::Ready, ReflectionStatus::Absent}) {
+    EXPECT_EQ(parseReflectionStatus(toString(status)), status);
+  }
+  EXPECT_EQ(parseReflectionStatus("none"), std::nullopt);  // GroundingStatus's name, not this one's
+  EXPECT_EQ(parseReflectionStatus("Ready"), std::nullopt);  // names are lower case
+  EXPECT_EQ(parseReflectionStatus(""), std::nullopt);
 }
 
 TEST(SnapshotJson, TimelineSpansKeepTheHeadsUpAndOldSpansLoadWithout) {
@@ -532,6 +589,9 @@ TEST(FileSnapshotStore, EveryBrokenInvariantIsNamed) {
       {"oversized lesson",
        [](Snapshot& s) { s.lastCarryForward = std::string(kMaxSnapshotTextChars + 1, 'l'); },
        "last_carry_forward"},
+      {"oversized drift stay reason",
+       [](Snapshot& s) { s.driftStay->reason = std::string(kMaxSnapshotTextChars + 1, 'r'); },
+       "drift_stay.reason"},
   };
   for (const Case& c : cases) {
     Snapshot snapshot = fullSnapshot();

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "antidrift/ai/errors.h"
-#include "antidrift/backend.h"
+#include "antidrift/backend_abi.h"
 #include "antidrift/domain/ai_cost.h"
 
 namespace antidrift::ai {

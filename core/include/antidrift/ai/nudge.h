@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "antidrift/ai/errors.h"
-#include "antidrift/backend.h"
+#include "antidrift/backend_abi.h"
 #include "antidrift/domain/ai_cost.h"
 
 namespace antidrift::ai {

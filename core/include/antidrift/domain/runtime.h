@@ -3,7 +3,6 @@
 #pragma once
 
 #include <optional>
-#include <string>
 #include <string_view>
 
 namespace antidrift {
@@ -14,12 +13,38 @@ enum class RuntimeState { Locked, Planning, Active, Review };
 /// How an active session ended (docs/DESIGN.md §2). `None` while not in review.
 enum class Outcome { None, Completed, Expired, Abandoned };
 
-/// "locked" | "planning" | "active" | "review".
-std::string toString(RuntimeState state);
+/// "locked" | "planning" | "active" | "review" (the wire and snapshot names;
+/// issue 15 item 5). Pure; thread-safe.
+constexpr std::string_view toString(RuntimeState state) {
+  switch (state) {
+    case RuntimeState::Locked:
+      return "locked";
+    case RuntimeState::Planning:
+      return "planning";
+    case RuntimeState::Active:
+      return "active";
+    case RuntimeState::Review:
+      return "review";
+  }
+  return "locked";
+}
 /// Inverse of toString; nullopt for any other text.
 std::optional<RuntimeState> parseRuntimeState(std::string_view text);
-/// "" | "completed" | "expired" | "abandoned".
-std::string toString(Outcome outcome);
+/// "" | "completed" | "expired" | "abandoned" (the wire, snapshot and audit
+/// log names; issue 15 item 5). Pure; thread-safe.
+constexpr std::string_view toString(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::None:
+      return "";
+    case Outcome::Completed:
+      return "completed";
+    case Outcome::Expired:
+      return "expired";
+    case Outcome::Abandoned:
+      return "abandoned";
+  }
+  return "";
+}
 /// Inverse of toString(Outcome); "" maps to None; nullopt for any other text.
 std::optional<Outcome> parseOutcome(std::string_view text);
 

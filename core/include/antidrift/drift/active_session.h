@@ -76,7 +76,8 @@ struct ActiveSession {
   /// The timeline follows `app` (the window in front; "" none) and the
   /// engine's status (away wins: spanStatusOf) from `atMs` on; the focus
   /// tally too, drifting at the site of the window judged off task
-  /// (Engine::subjectSite), else its app (issue 17 item 5).
+  /// (Engine::subjectSite), else its app (issue 17 item 5); a drift that
+  /// continues the stay of before a restart is no new visit (issue 17 item 4).
   void track(std::int64_t atMs, const std::string& app, bool away);
   /// The session's time ends at `atMs`: the stats, the timeline and the focus tally are
   /// credited up to it and the open drifting time is closed into the stats.

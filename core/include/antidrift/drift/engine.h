@@ -18,6 +18,7 @@
 #include "antidrift/ai/nudge.h"
 #include "antidrift/ai/redact.h"
 #include "antidrift/domain/commitment.h"
+#include "antidrift/domain/drift_stay.h"
 #include "antidrift/drift/distractions.h"
 #include "antidrift/drift/nudge_ring.h"
 #include "antidrift/drift/relevance.h"
@@ -118,7 +119,10 @@ class Engine {
 
   /// docs/DESIGN.md §4 on one observation while active with evidence ok and the
   /// person present: hard rules → local match (+ nudge, seed 000) → cached
-  /// verdict (the page's, else a site-scoped one for its site) → the local
+  /// verdict (the page's, else a site-scoped one for its site) → the
+  /// person's remembered marks (setMemory; a Back to task that a known
+  /// distraction agrees with leaves the distraction's reason: issue 17 item
+  /// 4) → the local
   /// tier (issue 16 item 3: a known distraction is drifting at once unless the
   /// title shares the commitment's distinctive words; a title that shares them
   /// is on task) → judge (debounced, one call per key per session) → unknown. Observations that say
@@ -209,6 +213,26 @@ class Engine {
   /// returns it in ms; the status stays as it is.
   std::int64_t close(std::int64_t atMs);
 
+  /// The window the status is about and its verdict, for the snapshot
+  /// (issue 17 item 4, the re-walk: a restart mid-stay): set while drifting,
+  /// or on task by a verdict (a cached, remembered or local-tier one), about
+  /// a window; nullopt otherwise (an allowed app is matched again anyway).
+  std::optional<DriftStay> stay() const;
+
+  /// After reset() on a restart (docs/DESIGN.md §9): when the first
+  /// observation is of the window `stay` was about (its verdict key), it
+  /// continues the stay: the verdict is kept for the session (cached, so no
+  /// judge call; a hard rule decides again by itself) and a drift goes on —
+  /// no episodeStarted, continuesStay() true. Any other first observation
+  /// ends the stay and forgets it (all drift state reset, as before); a
+  /// later return is a new visit.
+  void resumeStay(const DriftStay& stay);
+
+  /// Whether the drift shown continues the stay resumeStay() restored (the
+  /// focus tally counts no new visit for it); false once the status leaves
+  /// drifting.
+  bool continuesStay() const { return continuing_; }
+
   /// Lends the engine the verdict memory (issue 16 item 3), owned by the
   /// caller and outliving the engine (and its copies); nullptr: none (the
   /// default). observe() consults it after the session cache misses and
@@ -240,6 +264,9 @@ class Engine {
 
   void setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
                std::int64_t atMs);
+  /// observe() without the restored stay's bookkeeping.
+  Decision observeWindow(const Observation& obs, const Commitment& commitment, std::int64_t nowMono,
+                         Advisors advisors);
   /// Why `obs` is on task by the commitment's own lists (an allowed app, a
   /// marked page or a marked site), or nullopt when it is not.
   std::optional<std::string> localMatch(const Observation& obs, const Commitment& commitment) const;
@@ -293,7 +320,10 @@ class Engine {
   /// A judge call waiting for its key to stay in front judgeDebounceSecs.
   std::optional<std::int64_t> pendingSinceMono_;
   std::optional<std::int64_t> driftingSinceMs_;  ///< UTC ms the current drift began
-  std::optional<std::int64_t> lastNudgeMono_;    ///< monotonic ms of the last nudge call
+  /// The stay restored by resumeStay(), until the first observation.
+  std::optional<DriftStay> resumed_;
+  bool continuing_ = false;                    ///< the drift shown continues the restored stay
+  std::optional<std::int64_t> lastNudgeMono_;  ///< monotonic ms of the last nudge call
   // The verdict memory (issue 16 item 3): not owned; the words of the last
   // commitment consulted, for the answers and corrections that follow.
   VerdictMemory* memory_ = nullptr;

@@ -74,7 +74,11 @@ class FocusTally {
   /// From `atMs` on the person is in `status`, drifting at `where` when
   /// `status` is Drifting (ignored otherwise): the time since the last
   /// record is credited to what it was, then the new status starts.
-  void record(std::int64_t atMs, SpanStatus status, const std::string& where);
+  /// `continuing`: this drift goes on from before a restart (the window the
+  /// daemon stopped in, drift::Engine::continuesStay; issue 17 item 4), so
+  /// it is no new visit.
+  void record(std::int64_t atMs, SpanStatus status, const std::string& where,
+              bool continuing = false);
   /// Credits the time up to `atMs` (the session ends or stops); no new status.
   void extendTo(std::int64_t atMs);
   /// Starts from stored state (restore after a restart): nothing is credited

@@ -10,6 +10,7 @@
 #include <istream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -20,8 +21,18 @@ struct ReplayReport;
 /// A window's label (docs/API.md "Scoring against labels").
 enum class Label { On, Off, Neutral };
 
-/// "on" | "off" | "neutral". Pure.
-const char* toString(Label label);
+/// "on" | "off" | "neutral" (the labels file's names). Pure; thread-safe.
+constexpr std::string_view toString(Label label) {
+  switch (label) {
+    case Label::On:
+      return "on";
+    case Label::Off:
+      return "off";
+    case Label::Neutral:
+      return "neutral";
+  }
+  return "neutral";
+}
 
 /// The labels of a day: (app, title) exactly as recorded → label.
 class Labels {

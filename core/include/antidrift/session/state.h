@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "antidrift/ai/coach.h"
 #include "antidrift/domain/ai_cost.h"
@@ -33,8 +34,19 @@ enum class Health { Ok, Stale, Unavailable };
 enum class GroundingStatus { Idle, Pending, Ready, None };
 /// "idle" | "pending" | "ready" | "none" (the wire names, issue 15 item 5).
 std::string_view toString(GroundingStatus status);
-/// "ok" | "stale" | "unavailable".
-std::string toString(Health health);
+/// "ok" | "stale" | "unavailable" (the wire names, issue 15 item 5). Pure;
+/// thread-safe.
+constexpr std::string_view toString(Health health) {
+  switch (health) {
+    case Health::Ok:
+      return "ok";
+    case Health::Stale:
+      return "stale";
+    case Health::Unavailable:
+      return "unavailable";
+  }
+  return "unavailable";
+}
 
 /// The evidence part of State.
 struct EvidenceView {

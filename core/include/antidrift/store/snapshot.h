@@ -6,8 +6,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "antidrift/domain/commitment.h"
+#include "antidrift/domain/drift_stay.h"
 #include "antidrift/domain/runtime.h"
 #include "antidrift/evidence/focus_tally.h"
 #include "antidrift/evidence/stats.h"
@@ -18,11 +20,40 @@ namespace antidrift {
 /// Schema version written into snapshot.json; bump when fields change meaning.
 inline constexpr int kSnapshotVersion = 1;
 
+/// Where the session's reflection stands (docs/DESIGN.md §7; an enum since
+/// issue 15 item 5, written by its toString name in the snapshot and on the wire).
+enum class ReflectionStatus {
+  Idle,     ///< not asked yet (no session in review)
+  Pending,  ///< the reviewer is running
+  Ready,    ///< a recap (and maybe a carry-forward) is there
+  Absent,   ///< no reflection: AI off, or the reviewer failed with no earlier recap
+};
+
+/// "idle" | "pending" | "ready" | "absent" (the snapshot's and the wire's
+/// names). Pure; thread-safe.
+constexpr std::string_view toString(ReflectionStatus status) {
+  switch (status) {
+    case ReflectionStatus::Idle:
+      return "idle";
+    case ReflectionStatus::Pending:
+      return "pending";
+    case ReflectionStatus::Ready:
+      return "ready";
+    case ReflectionStatus::Absent:
+      return "absent";
+  }
+  return "idle";
+}
+/// The inverse of toString(ReflectionStatus); nullopt for any other text (a
+/// snapshot holding one is refused, as for an unknown span status). Pure;
+/// thread-safe.
+std::optional<ReflectionStatus> parseReflectionStatus(std::string_view text);
+
 /// Reflection fields of docs/DESIGN.md §7 that survive restarts.
 struct ReflectionRecord {
-  std::string status = "idle";  ///< "idle" | "pending" | "ready" | "absent"
-  std::string recap;            ///< one line, "" until ready
-  std::string carryForward;     ///< this session's lesson, "" until ready
+  ReflectionStatus status = ReflectionStatus::Idle;
+  std::string recap;         ///< one line, "" until ready
+  std::string carryForward;  ///< this session's lesson, "" until ready
 };
 
 /// What the person said on Review (issue 7 item 5): whether the success
@@ -33,7 +64,8 @@ struct ReviewAnswer {
 };
 
 /// Everything the daemon needs to resume after a restart. Coach, drift
-/// verdicts and nudges are ephemeral and deliberately absent (docs/DESIGN.md §9).
+/// verdicts and nudges are ephemeral and deliberately absent (docs/DESIGN.md §9),
+/// bar the verdict about the window in front (`driftStay`, issue 17 item 4).
 struct Snapshot {
   int version = kSnapshotVersion;
   RuntimeState runtime = RuntimeState::Locked;
@@ -46,6 +78,10 @@ struct Snapshot {
   /// Where the current session's drift went and its stretches (issue 17 item
   /// 5); complete false when read from a snapshot written before it.
   FocusState focus;
+  /// While active: the window the drift status was about at the write and
+  /// its verdict, so a restart mid-stay continues it (issue 17 item 4);
+  /// nullopt when none (or written before it).
+  std::optional<DriftStay> driftStay;
   ReflectionRecord reflection;   ///< of the current session (review)
   ReviewAnswer review;           ///< of the current session (review)
   std::string lastCarryForward;  ///< survives End; grounds the next coach (§7)
@@ -55,15 +91,16 @@ struct Snapshot {
   std::int64_t savedAtMs = 0;  ///< UTC ms of the write
 };
 
-/// Serialises a snapshot to compact JSON text with snake_case keys (runtime
-/// and outcome as their toString names, times as UTC ms integers). The
-/// version written is always kSnapshotVersion. Invalid UTF-8 in any text is
-/// replaced by U+FFFD so the result always parses back. Pure; thread-safe.
+/// Serialises a snapshot to compact JSON text with snake_case keys (runtime,
+/// outcome, span and reflection statuses as their toString names, times as
+/// UTC ms integers). The version written is always kSnapshotVersion. Invalid
+/// UTF-8 in any text is replaced by U+FFFD so the result always parses back.
+/// Pure; thread-safe.
 std::string snapshotToJson(const Snapshot& snapshot);
 /// Parses snapshotToJson's output ("commitment" may be absent or null;
 /// unknown keys are ignored; "allowed_titles", "corrections", "ai_calls",
 /// "last_allowed_apps", "timeline", "review", "drift_reasons", "extended_secs",
-/// "commitment.allowed_sites" and "focus" (issue 17 items 4, 5), added after
+/// "commitment.allowed_sites", "focus" and "drift_stay" (issue 17 items 4, 5), added after
 /// version 1 shipped, may be absent). Throws std::runtime_error with a message naming the bad field
 /// on malformed or unsupported input, including a version newer than kSnapshotVersion. Pure;
 /// thread-safe.
@@ -81,7 +118,8 @@ inline constexpr std::size_t kMaxSnapshotTextChars = 4000;
 /// (timebox + extension) s (so a restored session always expires and no
 /// arithmetic overflows); text over docs/DESIGN.md §2's limits (kMaxFieldChars per
 /// field, kMaxAllowedApps apps, titles over kMaxTitleBytes); more than
-/// kMaxSnapshotAllowedTitles titles or Timeline::kMaxSpans spans. Pure;
+/// kMaxSnapshotAllowedTitles titles or Timeline::kMaxSpans spans; a
+/// drift_stay key or reason over kMaxSnapshotTextChars. Pure;
 /// thread-safe.
 std::optional<std::string> snapshotInvariantProblem(const Snapshot& snapshot);
 

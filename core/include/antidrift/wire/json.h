@@ -79,8 +79,12 @@ std::string exportExtension(ExportFormat format);
 /// - Jsonl: one session view per line (sessionViewJson, compact);
 /// - Csv: RFC 4180 with a header row; times as ISO 8601 UTC; a text cell
 ///   starting with = + - @ gets a leading ' so spreadsheets do not run it;
-/// - Markdown: a heading and one table row per session (pipes escaped).
-/// Every document ends with a newline. Pure.
+///   the AI cost as five `ai_` columns (issue 18 item 4);
+/// - Markdown: a heading and one table row per session, with the review's
+///   note and the AI cost; durations as the page shows them ("39 s" under a
+///   minute, else "12 min"); in text cells '|' is escaped and a newline is a
+///   space (issue 17 item 4, re-walk).
+/// Columns: docs/API.md §6 "Export". Every document ends with a newline. Pure.
 std::string exportHistory(const std::vector<SessionSummary>& sessions, ExportFormat format);
 
 }  // namespace antidrift

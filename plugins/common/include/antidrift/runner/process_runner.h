@@ -77,16 +77,16 @@ struct RunRequest {
 
 /// How a run ended.
 enum class RunStatus {
-  kExited,         ///< the child exited (any code) or died of a signal
-  kNotFound,       ///< the executable (or `setsid`) is not on $PATH
-  kTimedOut,       ///< the deadline passed; the process group was killed
-  kFailedToStart,  ///< the launch itself failed (e.g. out of file descriptors)
+  Exited,         ///< the child exited (any code) or died of a signal
+  NotFound,       ///< the executable (or `setsid`) is not on $PATH
+  TimedOut,       ///< the deadline passed; the process group was killed
+  FailedToStart,  ///< the launch itself failed (e.g. out of file descriptors)
 };
 
 /// The outcome of `run`. `error` is empty exactly when the child exited with
 /// code 0; otherwise it is a short sentence for the UI (see `run`).
 struct RunResult {
-  RunStatus status = RunStatus::kFailedToStart;
+  RunStatus status = RunStatus::FailedToStart;
   /// The child's exit code when it exited normally; -1 otherwise.
   int exitCode = -1;
   /// The signal that ended the child (e.g. 9 after a timeout); 0 if none.
@@ -106,7 +106,7 @@ struct RunResult {
   int processGroupId = 0;
 
   /// True when the child exited with code 0.
-  bool succeeded() const { return status == RunStatus::kExited && exitCode == 0; }
+  bool succeeded() const { return status == RunStatus::Exited && exitCode == 0; }
 };
 
 /// Grace period between SIGTERM and SIGKILL at the deadline, milliseconds.
