@@ -290,7 +290,7 @@ export function onPeek(listener) {
  * Whether the countdown shows m:ss for `remainingMs` left: in the last minute,
  * and for a moment after the person pointed at or focused the timer; whole
  * minutes otherwise (issue 20 item 1: a frame a second costs this
- * software-rendered chromium about 0.4 % of a core, docs/PERFORMANCE.md).
+ * software-rendered chromium 0.3-0.4 % of a core, docs/PERFORMANCE.md).
  */
 export function showsSeconds(remainingMs) {
   return remainingMs <= kSecondsBelowMs || performance.now() < peekUntil;

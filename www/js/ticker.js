@@ -3,11 +3,12 @@
  * active, and only when something shown changes. The countdown shows whole
  * minutes ("12 min") and wakes once a minute, as the status bars do, in
  * front of the person or behind another window alike: on this machine's
- * software-rendered chromium one frame a second alone costs about 0.4 % of a
- * core, a compositor-drawn countdown no less (docs/PERFORMANCE.md "The page
- * at rest"). It shows m:ss, changing once a second on the second of the
- * remaining time, in the last minute and for a moment after the person
- * points at or focuses the timer (js/active.js). Hidden, only the tab title
+ * software-rendered chromium one frame a second alone costs 0.3-0.4 % of a
+ * core, seconds drawn by the compositor alone 0.22-0.34 %
+ * (docs/PERFORMANCE.md "Status bars and the page at rest"). It shows m:ss,
+ * changing once a second on the second of the remaining time, in the last
+ * minute and for a moment after the person points at or focuses the timer
+ * (js/active.js). Hidden, only the tab title
  * changes, once a minute ("N min left", js/tab.js). Locked, planning and
  * review never wake the page: it redraws on a State only.
  */
