@@ -390,7 +390,7 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"evidence.idle_after_s", std::to_string(settings.idleAfterSecs)},
       {"evidence.x11", config.x11 ? "true" : "false"},
       {"evidence.source",
-       toString(config.evidenceSource) + " (" + config.evidenceSourceReason + ")"},
+       std::string(toString(config.evidenceSource)) + " (" + config.evidenceSourceReason + ")"},
       {"drift.allowed_apps", joinApps(settings.defaultAllowedApps)},
       {"drift.blocked_apps", joinApps(settings.blockedApps)},
       {"drift.title_sensitive_apps", joinApps(settings.titleSensitiveApps)},
@@ -444,7 +444,7 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
   return entries;
 }
 
-std::string toString(EvidenceSource source) {
+std::string_view toString(EvidenceSource source) {
   switch (source) {
     case EvidenceSource::X11:
       return "x11";

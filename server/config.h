@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Poco/AutoPtr.h>
@@ -55,7 +56,7 @@ enum class EvidenceSource {
 };
 
 /// "none", "x11", "sway" or "i3". Pure.
-std::string toString(EvidenceSource source);
+std::string_view toString(EvidenceSource source);
 
 /// Everything antidriftd reads from its configuration, validated.
 /// Defaults are the built-in defaults of docs/DESIGN.md §12; see

@@ -93,7 +93,7 @@ void EvidenceSources::Impl::startX11(WindowReporting windows) {
     }
     log.information(what + " from display " + environment.display + "; away after " +
                     std::to_string(config.settings.idleAfterSecs) + " s without input, by " +
-                    toString(detection));
+                    std::string(toString(detection)));
   } else {
     log.warning(what + " unavailable: " + why);
   }
@@ -103,7 +103,7 @@ void EvidenceSources::Impl::startX11(WindowReporting windows) {
 }
 
 void EvidenceSources::Impl::startIpc(sway::IpcServer server) {
-  const std::string name = sway::toString(server);
+  const std::string name(sway::toString(server));
   sway::SwaySourceOptions options;
   options.server = server;
   options.heartbeatSecs = config.settings.heartbeatSecs;
@@ -144,8 +144,8 @@ EvidenceSources::~EvidenceSources() {
 
 void EvidenceSources::start() {
   Impl& impl = *impl_;
-  impl.log.information("evidence source: " + toString(impl.config.evidenceSource) + " (" +
-                       impl.config.evidenceSourceReason + ")");
+  impl.log.information("evidence source: " + std::string(toString(impl.config.evidenceSource)) +
+                       " (" + impl.config.evidenceSourceReason + ")");
   switch (impl.config.evidenceSource) {
     case EvidenceSource::X11:
       impl.startX11(Impl::WindowReporting::On);

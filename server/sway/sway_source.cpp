@@ -90,7 +90,7 @@ int timeoutUntil(SteadyClock::time_point deadline, SteadyClock::time_point now) 
 
 }  // namespace
 
-std::string toString(IpcServer server) {
+std::string_view toString(IpcServer server) {
   return server == IpcServer::Sway ? "sway" : "i3";
 }
 
@@ -230,8 +230,9 @@ std::optional<UnixSocket> SwaySource::Impl::connect(std::string& path, std::stri
   const std::vector<std::string> candidates = ipcSocketCandidates(options.server, location);
   if (candidates.empty()) {
     const std::string variable = options.server == IpcServer::Sway ? "$SWAYSOCK" : "$I3SOCK";
-    why = "no " + toString(options.server) + " IPC socket found (" + variable + " = \"" +
-          location.configuredPath + "\", $XDG_RUNTIME_DIR = \"" + location.runtimeDirectory + "\")";
+    why = "no " + std::string(toString(options.server)) + " IPC socket found (" + variable +
+          " = \"" + location.configuredPath + "\", $XDG_RUNTIME_DIR = \"" +
+          location.runtimeDirectory + "\")";
     return std::nullopt;
   }
   for (const std::string& candidate : candidates) {
@@ -294,7 +295,7 @@ std::string SwaySource::Impl::serve(UnixSocket& socket) {
       return failure.what();
     }
     if (count == 0) {
-      return "the " + toString(options.server) + " IPC socket was closed";
+      return "the " + std::string(toString(options.server)) + " IPC socket was closed";
     }
     decoder.append(buffer.data(), count);
     IpcMessage message;
@@ -336,7 +337,8 @@ std::string SwaySource::Impl::handleMessage(const IpcMessage& message) {
       success = false;
     }
     if (!success) {
-      return "the " + toString(options.server) + " IPC server refused the window subscription";
+      return "the " + std::string(toString(options.server)) +
+             " IPC server refused the window subscription";
     }
   }
   // The shutdown event and anything else: the closed socket that follows says enough.
@@ -454,7 +456,7 @@ bool SwaySource::start(std::string& error) {
   Impl& impl = *impl_;
   std::lock_guard<std::mutex> lock(impl.lifecycleMutex);
   if (impl.started) {
-    error = "the " + toString(impl.options.server) + " source was already started";
+    error = "the " + std::string(toString(impl.options.server)) + " source was already started";
     return false;
   }
   {
@@ -469,14 +471,15 @@ bool SwaySource::start(std::string& error) {
     impl.thread = std::thread([&impl] {
       // Named for `top -H` and the idle benchmark ("ad-sway", "ad-i3"); the adapter does not
       // link the core's thread_name.h.
-      const std::string threadName = "ad-" + toString(impl.options.server);
+      const std::string threadName = "ad-" + std::string(toString(impl.options.server));
       static_cast<void>(pthread_setname_np(pthread_self(), threadName.substr(0, 15).c_str()));
       impl.threadId.store(std::this_thread::get_id());
       impl.run();
       impl.threadId.store(std::thread::id());  // ids of ended threads are reused
     });
   } catch (const std::system_error& failure) {
-    error = "cannot start the " + toString(impl.options.server) + " thread: " + failure.what();
+    error = "cannot start the " + std::string(toString(impl.options.server)) +
+            " thread: " + failure.what();
     std::lock_guard<std::mutex> wakeLock(impl.wakeMutex);
     close(impl.wakeFd);
     impl.wakeFd = -1;

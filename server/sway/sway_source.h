@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace antidrift::sway {
@@ -20,7 +21,7 @@ enum class IpcServer {
 };
 
 /// "sway" or "i3": the name of the source in Observation::source and in health.
-std::string toString(IpcServer server);
+std::string_view toString(IpcServer server);
 
 /// Where the source looks for the socket, read again before every connection attempt (a
 /// restarted sway makes a new socket with its new pid in the name).

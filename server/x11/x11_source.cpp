@@ -171,7 +171,7 @@ std::int64_t fromSyncValue(const XSyncValue& value) {
 
 }  // namespace
 
-const char* toString(X11IdleDetection detection) {
+std::string_view toString(X11IdleDetection detection) {
   switch (detection) {
     case X11IdleDetection::SyncAlarms:
       return "sync alarms";

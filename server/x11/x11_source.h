@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace antidrift {
@@ -36,7 +37,7 @@ enum class X11IdleDetection {
 };
 
 /// "sync alarms", "XScreenSaver polling" or "nothing", for log lines.
-const char* toString(X11IdleDetection detection);
+std::string_view toString(X11IdleDetection detection);
 
 /// Watches the active window of one X display on a background thread ("ad-x11").
 ///

@@ -327,7 +327,7 @@ TEST_F(X11SourceTest, UsesSyncAlarmsForIdleTimeWhenTheServerHasThem) {
   EXPECT_EQ(source->idleDetection(), X11IdleDetection::SyncAlarms);
   auto withoutIdle = startSource(kNoHeartbeat, 0);
   EXPECT_EQ(withoutIdle->idleDetection(), X11IdleDetection::Off);
-  EXPECT_STREQ(toString(X11IdleDetection::SyncAlarms), "sync alarms");
+  EXPECT_EQ(toString(X11IdleDetection::SyncAlarms), "sync alarms");
 }
 
 TEST_F(X11SourceTest, AlarmsReportAwayAtTheThresholdAndBackAtTheNextInputWithoutPolling) {
