@@ -428,6 +428,10 @@ describe('AntiDrift UI, AI off', () => {
     assert.equal(await page.isHidden('#ai-on'), true);
     // The daemon's own sentence (ai.detail), shown before anything is pressed.
     assert.match((await page.textContent('#ai-detail')).trim(), /AI is off \(ai\.backend = none\)/);
+    // What still works, said once, in a person's words (issue 17, re-walk C).
+    const offText = (await page.textContent('#ai-off')).replace(/\s+/g, ' ');
+    assert.doesNotMatch(offText, /drift\.categories_file|drift\.blocked_|hard rules|README|Quick start/);
+    assert.equal(offText.match(/Without AI/g).length, 1, offText);
     await cancelPlanningAndClose(page);
   });
 
@@ -436,8 +440,9 @@ describe('AntiDrift UI, AI off', () => {
     // Pre-filled with the last list (earlier tests started sessions); empty it.
     await page.fill('#allowed-apps', '');
     await page.waitForSelector('#allowed-apps-empty:not([hidden])');
-    assert.match(await page.textContent('#allowed-apps-empty'),
-      /nothing\s+will count as on task; every app will be judged/);
+    // True with the AI off, as this daemon has it (issue 17, re-walk C): nothing is judged.
+    assert.equal(await page.textContent('#allowed-apps-empty'), 'No allowed apps: only windows whose '
+      + 'titles share words with your next action count as on task; other windows are left unjudged.');
     await page.fill('#allowed-apps', 'code');
     await page.waitForSelector('#allowed-apps-empty', { state: 'hidden' });
     await page.fill('#allowed-apps', ' , ');
