@@ -728,6 +728,7 @@ State Controller::stateLocked() const {
                             view.status == drift::DriftStatus::Drifting && !view.blocked
                                 ? v_->session.engine.subjectSite()
                                 : std::string()};
+    state.drift.memoryKey = view.memoryKey;  // issue 17, re-walk A
   }
   state.stats = v_->session.stats.stats();
   if (v_->runtime == RuntimeState::Review) {
