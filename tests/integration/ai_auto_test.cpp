@@ -149,7 +149,7 @@ TEST_F(AiAutoTest, WithNothingUsableTheAiIsOffAndThePageSaysSoPlainly) {
   EXPECT_TRUE(ai->getValue<bool>("auto"));
   // One short line, which the page, `antidrift status` and the bar carry (issue 17, re-walk C).
   EXPECT_EQ(ai->getValue<std::string>("detail"),
-            "AI is off: no local model server and no logged-in claude or codex was found at start.");
+            "No local model server and no logged-in claude or codex was found at start.");
   EXPECT_EQ(ai->getValue<std::string>("prompts"), "");
   EXPECT_EQ(daemon.stop(), 0);
   EXPECT_THAT(daemon.err(), HasSubstr("ai.backend = auto found no usable AI backend, AI is off"));

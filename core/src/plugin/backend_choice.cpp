@@ -97,7 +97,8 @@ BackendChoice chooseBackend(const AutoProbes& probes) {
 std::string aiOffByAutoSentence(bool localOnly) {
   // One short line (issue 17, re-walk C): `antidrift status` and the bar's
   // tooltip carry it as it is; the page explains what works without AI.
-  return std::string("AI is off: no local model server") +
+  // Without "AI is off": the page's heading and `antidrift status`'s "AI: off —" say that.
+  return std::string("No local model server") +
          (localOnly ? "" : " and no logged-in claude or codex") + " was found at start.";
 }
 

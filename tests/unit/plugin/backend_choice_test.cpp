@@ -130,12 +130,11 @@ TEST(ChooseBackend, LocalOnlyNeverChoosesACli) {
 TEST(AiOffByAutoSentence, SaysAiIsOffInOneShortLineInAPersonsWords) {
   // `antidrift status` and the bar's tooltip carry it whole (issue 17, re-walk C).
   const std::string sentence = aiOffByAutoSentence(false);
-  EXPECT_EQ(sentence, "AI is off: no local model server and no logged-in claude or codex was found "
-                      "at start.");
+  EXPECT_EQ(sentence, "No local model server and no logged-in claude or codex was found at start.");
   EXPECT_LT(sentence.size(), 100u);
   EXPECT_EQ(sentence.find('\n'), std::string::npos);
   EXPECT_THAT(sentence, ::testing::Not(HasSubstr("ai.backend")));
-  EXPECT_EQ(aiOffByAutoSentence(true), "AI is off: no local model server was found at start.");
+  EXPECT_EQ(aiOffByAutoSentence(true), "No local model server was found at start.");
 }
 
 TEST(DescribeConfiguredServer, NamesTheModelWhenTheServerAnswers) {

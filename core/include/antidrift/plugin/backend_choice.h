@@ -80,7 +80,8 @@ struct BackendChoice {
 BackendChoice chooseBackend(const AutoProbes& probes);
 
 /// The one short line when auto found nothing (issue 18 item 2; issue 17,
-/// re-walk C): AI is off and what was missing, in a person's words, under 100
+/// re-walk C): what was missing, in a person's words (the page and `antidrift
+/// status` say "AI off" before it), under 100
 /// characters — the page, `antidrift status` and the bar's tooltip show it;
 /// the page says what works without AI. Pure.
 std::string aiOffByAutoSentence(bool localOnly);
