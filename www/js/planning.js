@@ -184,7 +184,7 @@ export function allowedAppsWarning(aiOn) {
   return aiOn
     ? 'No allowed apps: no app counts as on task by itself; each window is judged by its title.'
     : 'No allowed apps: only windows whose titles share words with your next action count as on '
-      + 'task; other windows are left unjudged.';
+      + 'task; known distractions still bring up the banner, other windows are left unjudged.';
 }
 
 /** Status "none" (no profile configured or readable) shows nothing. */

@@ -447,7 +447,8 @@ describe('AntiDrift UI, AI off', () => {
     await page.waitForSelector('#allowed-apps-empty:not([hidden])');
     // True with the AI off, as this daemon has it (issue 17, re-walk C): nothing is judged.
     assert.equal(await page.textContent('#allowed-apps-empty'), 'No allowed apps: only windows whose '
-      + 'titles share words with your next action count as on task; other windows are left unjudged.');
+      + 'titles share words with your next action count as on task; known distractions still bring up '
+      + 'the banner, other windows are left unjudged.');
     await page.fill('#allowed-apps', 'code');
     await page.waitForSelector('#allowed-apps-empty', { state: 'hidden' });
     await page.fill('#allowed-apps', ' , ');
