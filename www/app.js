@@ -22,6 +22,7 @@ import { connect, kUnreachable, loadState, onConnection, onState } from './js/ne
 import * as planning from './js/planning.js';
 import * as review from './js/review.js';
 import { acceptNewer, forgetVersion, latestState } from './js/store.js';
+import { setContactLost } from './js/notify.js';
 import { refreshTab, setTabConnection } from './js/tab.js';
 import { scheduleTick } from './js/ticker.js';
 import { announceIfTimeUp } from './js/timeup.js';
@@ -107,6 +108,7 @@ function setConnection(status) {
   element.dataset.status = status === 'open' ? 'ok' : 'problem';
   document.documentElement.dataset.connection = status;
   setTabConnection(status);
+  setContactLost(status !== 'open');
   // Back in contact: "… did not reach it. Try again once it is back" is
   // over (issue 17 item 4); any other error line stays until the next action.
   if (status === 'open') {

@@ -147,10 +147,9 @@ TEST_F(AiAutoTest, WithNothingUsableTheAiIsOffAndThePageSaysSoPlainly) {
   EXPECT_EQ(ai->getValue<std::string>("backend"), "none");
   EXPECT_FALSE(ai->getValue<bool>("available"));
   EXPECT_TRUE(ai->getValue<bool>("auto"));
-  EXPECT_THAT(ai->getValue<std::string>("detail"),
-              HasSubstr("AI is off: ai.backend = auto found no local model server and no "
-                        "logged-in claude or codex"));
-  EXPECT_THAT(ai->getValue<std::string>("detail"), HasSubstr("hard rules"));
+  // One short line, which the page, `antidrift status` and the bar carry (issue 17, re-walk C).
+  EXPECT_EQ(ai->getValue<std::string>("detail"),
+            "No local model server and no logged-in claude or codex was found at start.");
   EXPECT_EQ(ai->getValue<std::string>("prompts"), "");
   EXPECT_EQ(daemon.stop(), 0);
   EXPECT_THAT(daemon.err(), HasSubstr("ai.backend = auto found no usable AI backend, AI is off"));

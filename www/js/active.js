@@ -7,7 +7,7 @@
 
 import { byId, setHidden, setText } from './dom.js';
 import { formatClock, formatMinutes } from './format.js';
-import { post } from './net.js';
+import { post, remove } from './net.js';
 import { mountNotifyControl, notifyDrift, setDaemonNotify } from './notify.js';
 import { mountSoundToggle } from './sound.js';
 import { latestState, serverNowMs } from './store.js';
@@ -43,6 +43,7 @@ let dismissedNudge = '';
 /** Wires the freshly cloned active template. */
 export function mount(state) {
   marksKey = ''; // a fresh view: the marks list is drawn again
+  confirmed = null;
   // A page opened while already drifting shows the banner but raises no notification.
   driftAnnounced = Boolean(state && state.drift && state.drift.status === 'drifting');
   dismissedNudge = dismissedHeadsUp();
@@ -135,7 +136,8 @@ export function update(state) {
       words && reason ? `${words} · ${reason}${when}` : (words || reason || '—'));
   }
   setDaemonNotify(state.notify);
-  updateDriftBanner(drift);
+  updateDriftBanner(drift, windowNow ? String(windowNow.title || '') : '');
+  updateRemembered(drift);
   // "On task" beside a heads-up must not read as all clear (issue 17 item 4).
   const headsUp = String(updateHeadsUp(drift));
   if (driftStatus.dataset.headsUp !== headsUp) driftStatus.dataset.headsUp = headsUp;
@@ -143,6 +145,69 @@ export function update(state) {
   setText('extended', extendedSecs > 0 ? `· extended by ${formatMinutes(extendedSecs)}` : '');
   setHidden(byId('extended'), extendedSecs <= 0);
   tick();
+}
+
+/**
+ * The remembered-verdict line (issue 17, re-walk A; docs/API.md "Remembered
+ * verdicts"): a mark the person just made ("This is on task", "Back to task")
+ * is remembered for later sessions whose work shares words with this one,
+ * and a verdict remembered from such a session may decide now. Either way the
+ * line says so and offers Forget (DELETE /verdicts?key=).
+ * `confirmed`: {key, text} of the last mark's verdict, or null.
+ */
+let confirmed = null;
+/** Keys forgotten from this page: the session's cache may still show them. */
+const forgottenKeys = new Set();
+
+/** Shows the remembered line for `state.drift` and the last confirmed mark. */
+function updateRemembered(drift) {
+  const stateKey = typeof drift.memory_key === 'string' ? drift.memory_key : '';
+  let key = '';
+  let text = '';
+  if (stateKey !== '') {
+    key = stateKey;
+    text = forgottenKeys.has(key)
+      ? 'Forgotten: later sessions will not reuse this verdict.'
+      : 'This verdict is remembered from an earlier session whose work shares words with this one.';
+  } else if (confirmed) {
+    key = confirmed.key;
+    text = forgottenKeys.has(key)
+      ? 'Forgotten: it counts for this session only.'
+      : confirmed.text;
+  }
+  setText('remembered-text', text);
+  const forget = byId('remembered-forget');
+  if (forget) forget.dataset.key = key;
+  setHidden(forget, key === '' || forgottenKeys.has(key));
+  setHidden(byId('remembered'), text === '');
+}
+
+/**
+ * After a mark (`onTask` true: This is on task; false: Back to task) made at
+ * `sinceMs` (server UTC ms): finds the person's verdict the daemon remembered
+ * for it (GET /verdicts, most recently used first) and confirms it with Forget.
+ * Nothing is shown when nothing was remembered (drift.memory off).
+ */
+async function confirmRemembered(onTask, sinceMs) {
+  let data = null;
+  try {
+    const response = await fetch('/verdicts', { cache: 'no-store' });
+    if (response.ok) data = await response.json();
+  } catch (error) {
+    data = null;
+  }
+  const verdicts = data && Array.isArray(data.verdicts) ? data.verdicts : [];
+  const verdict = verdicts.find((item) => item && item.source === 'you' && item.on_task === onTask
+    && Number(item.last_used) >= sinceMs);
+  if (!verdict || !byId('remembered')) return;
+  const what = verdict.kind === 'page' ? 'This page' : String(verdict.label || 'This');
+  forgottenKeys.delete(String(verdict.key));
+  confirmed = {
+    key: String(verdict.key),
+    text: `${what} ${onTask ? 'is on task' : 'is drift'} this session, and is remembered `
+      + 'for later sessions whose work shares words with this one.',
+  };
+  updateRemembered((latestState() || {}).drift || {});
 }
 
 /** The key of the marks list last drawn: it is redrawn only when it changed. */
@@ -195,8 +260,29 @@ function wireDriftTiers() {
       if (button.isConnected) button.disabled = false;
     });
   };
-  action('drift-refocus', '/drift/refocus');
-  action('drift-ontask', '/drift/ontask');
+  // A mark is remembered across sessions: confirmed with Forget (issue 17, re-walk A).
+  const mark = (id, route, onTask) => {
+    byId(id).addEventListener('click', async (event) => {
+      const button = event.currentTarget;
+      button.disabled = true;
+      const since = serverNowMs() - 1000;
+      const answer = await post(route, {});
+      if (button.isConnected) button.disabled = false;
+      if (answer) await confirmRemembered(onTask, since);
+    });
+  };
+  mark('drift-refocus', '/drift/refocus', false);
+  mark('drift-ontask', '/drift/ontask', true);
+  byId('remembered-forget').addEventListener('click', async (event) => {
+    const button = event.currentTarget;
+    const key = button.dataset.key || '';
+    if (key === '') return;
+    button.disabled = true;
+    const answer = await remove(`/verdicts?key=${encodeURIComponent(key)}`);
+    if (button.isConnected) button.disabled = false;
+    if (answer) forgottenKeys.add(key);
+    updateRemembered((latestState() || {}).drift || {});
+  });
   // "All of <site> this session" (issue 17 item 4).
   byId('drift-ontask-site').addEventListener('click', async (event) => {
     const button = event.currentTarget;
@@ -224,12 +310,29 @@ function wireDriftTiers() {
 }
 
 /**
+ * A site key as a person knows it (issue 17, re-walk D): a domain
+ * ("youtube.com") as it is; a bare name ("youtube", the title's site suffix)
+ * as the window's title or the reason writes it ("YouTube"), else with a
+ * capital first letter. Pure.
+ */
+export function siteName(site, texts = []) {
+  if (site.includes('.')) return site;
+  const escaped = site.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`(^|[^\\p{L}\\p{N}])(${escaped})(?![\\p{L}\\p{N}])`, 'iu');
+  for (const text of texts) {
+    const match = typeof text === 'string' ? pattern.exec(text) : null;
+    if (match) return match[2];
+  }
+  return site.charAt(0).toUpperCase() + site.slice(1);
+}
+
+/**
  * The hard tier (docs/DESIGN.md §4): status "drifting" shows the banner with the
  * daemon's reason verbatim and three actions. When it appears, focus moves
  * to it (keyboard users land on its buttons); a new drift after the view
  * mounted also raises a Web Notification when the person allowed them.
  */
-function updateDriftBanner(drift) {
+function updateDriftBanner(drift, windowTitle = '') {
   const banner = byId('drift-banner');
   const drifting = drift.status === 'drifting';
   const reason = drift.reason ? String(drift.reason) : '';
@@ -240,7 +343,8 @@ function updateDriftBanner(drift) {
   // The choice (issue 17 item 4): this page, or all of the site the daemon derived.
   const site = drift.site ? String(drift.site) : '';
   setText('drift-ontask', site ? 'This page is on task' : 'This is on task');
-  setText('drift-ontask-site', site ? `All of ${site} this session` : '');
+  const siteWords = site ? siteName(site, [drift.reason, windowTitle]) : '';
+  setText('drift-ontask-site', site ? `All of ${siteWords} this session` : '');
   setHidden(byId('drift-ontask-site'), drift.blocked === true || site === '');
   const appeared = drifting && banner.hidden;
   setHidden(banner, !drifting);

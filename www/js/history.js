@@ -15,7 +15,9 @@ import {
   siteDriftLine, stretchLine,
 } from './format.js';
 import { finiteOr } from './svg.js';
-import { sanitizeSpans, timelineFigure, timelineLegend } from './timeline.js';
+import {
+  downtimeGaps, sanitizeSpans, timelineFigure, timelineLegend,
+} from './timeline.js';
 
 /** How many sessions the history asks for (GET /history?n=). */
 const kSessionCount = 20;
@@ -42,7 +44,9 @@ export async function loadHistory() {
   list.replaceChildren(...sessions.map(historyItem));
   // One legend for every strip, naming only the statuses that occur.
   const statuses = sessions.flatMap((session) => sanitizeSpans(session.timeline).map((span) => span.status));
-  byId('history-legend').replaceChildren(...(statuses.length > 0 ? [timelineLegend(statuses)] : []));
+  const anyDown = sessions.some((session) => downtimeGaps(sanitizeSpans(session.timeline)).length > 0);
+  byId('history-legend').replaceChildren(...(statuses.length > 0
+    ? [timelineLegend(statuses, { downMs: anyDown ? null : 0 })] : []));
   setHidden(empty, sessions.length > 0);
   setHidden(byId('history-sessions'), sessions.length === 0);
   setHidden(byId('history-downloads'), sessions.length === 0);

@@ -10,12 +10,26 @@
  */
 
 import { byId, setHidden, setText } from './dom.js';
+import { notifyStatusText } from './notify-text.js';
 
 const kSupported = typeof window.Notification === 'function';
 
 /** The daemon's notification sinks from the latest State (notify.desktop, notify.do_not_disturb). */
 let daemonNotifies = false;
 let doNotDisturb = '';
+/** Contact with the daemon is lost: what it notifies or holds cannot be known (issue 17, re-walk D). */
+let contactLost = false;
+
+/**
+ * While contact with the daemon is lost (`lost` true) the status line makes
+ * no claim about desktop notifications or do-not-disturb: the daemon may have
+ * stopped and released them. Called by app.js on each connection change.
+ */
+export function setContactLost(lost) {
+  if (Boolean(lost) === contactLost) return;
+  contactLost = Boolean(lost);
+  showPermission();
+}
 
 /**
  * Follows State.notify: while the daemon notifies on the desktop, the page's
@@ -49,13 +63,7 @@ export function mountNotifyControl() {
 function showPermission() {
   const permission = kSupported ? Notification.permission : 'unsupported';
   setHidden(byId('notify-drift'), daemonNotifies || permission !== 'default');
-  let text = '';
-  if (daemonNotifies) text = 'Desktop notifications on: drift, reminders and time up';
-  else if (permission === 'granted') text = 'Browser notifications on: drift and time up';
-  else if (permission === 'denied') text = 'Notifications blocked in this browser';
-  if (doNotDisturb) {
-    text += `${text ? ' · ' : ''}other apps' notifications held until the session ends (${doNotDisturb})`;
-  }
+  const text = notifyStatusText({ daemonNotifies, permission, doNotDisturb, contactLost });
   setText('notify-status', text);
   setHidden(byId('notify-status'), text === '');
 }

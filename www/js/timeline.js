@@ -18,6 +18,33 @@ export const kSpanStatusWords = {
   neutral: 'AntiDrift itself',
 };
 
+/**
+ * A gap between two spans: AntiDrift was not running (a stop or a crash and
+ * a restart). The daemon records spans end to end while it runs (core
+ * evidence/timeline.cpp: only a restart leaves time that is no span), so any
+ * gap is downtime; it is drawn and named in the legend with its length
+ * (issue 17, re-walk B).
+ */
+export const kDownWords = 'AntiDrift not running';
+/** Shortest gap between spans drawn as downtime, in ms. */
+const kDownMinimumMs = 1;
+
+/** A downtime's length as m:ss, a part second counted as a whole one (never "0:00"). */
+function downLength(ms) {
+  return formatClock(Math.ceil(ms / 1000));
+}
+
+/** The gaps of sanitized `spans` (oldest first): [{start, end}] in UTC ms. Pure. */
+export function downtimeGaps(spans) {
+  const gaps = [];
+  for (let i = 1; i < spans.length; i += 1) {
+    const start = spans[i - 1].end;
+    const end = spans[i].start;
+    if (end - start >= kDownMinimumMs) gaps.push({ start, end });
+  }
+  return gaps;
+}
+
 /** Width of the strip in SVG units; the strip is stretched to its box. */
 const kStripUnits = 1000;
 /** Narrowest block drawn, in SVG units, so a short span is still visible. */
@@ -84,6 +111,22 @@ export function timelineFigure(timeline, {
       + `${formatTime(span.start)}–${formatTime(span.end)} (${minutes})`);
     svg.append(block);
   }
+  const gaps = downtimeGaps(spans);
+  for (const gap of gaps) {
+    const x = (gap.start - from) * scale;
+    const width = Math.max(kMinimumBlockUnits, (gap.end - gap.start) * scale);
+    const block = svgElement('rect', {
+      class: 'timeline-gap span-down',
+      'data-status': 'down',
+      x: Math.min(x, kStripUnits - width).toFixed(2),
+      y: 0,
+      width: width.toFixed(2),
+      height: 10,
+    });
+    withTitle(block, `${kDownWords} · ${formatTime(gap.start)}–${formatTime(gap.end)} `
+      + `(${downLength(gap.end - gap.start)})`);
+    svg.append(block);
+  }
 
   const axis = document.createElement('div');
   axis.className = 'timeline-axis muted small';
@@ -96,12 +139,19 @@ export function timelineFigure(timeline, {
   const figure = document.createElement('figure');
   figure.className = 'timeline';
   figure.append(svg, axis);
-  if (withLegend) figure.append(timelineLegend(spans.map((span) => span.status)));
+  if (withLegend) {
+    const downMs = gaps.reduce((total, gap) => total + (gap.end - gap.start), 0);
+    figure.append(timelineLegend(spans.map((span) => span.status), { downMs }));
+  }
   return figure;
 }
 
-/** The legend: one swatch per status in `statuses`, in kSpanStatusWords order. */
-export function timelineLegend(statuses) {
+/**
+ * The legend: one swatch per status in `statuses`, in kSpanStatusWords order;
+ * with `downMs` > 0, one more, "AntiDrift not running (m:ss)", for the gaps
+ * (`null` for a legend shared by several strips: the entry without a length).
+ */
+export function timelineLegend(statuses, { downMs = 0 } = {}) {
   const present = new Set(statuses);
   const list = document.createElement('ul');
   list.className = 'legend muted small';
@@ -114,6 +164,17 @@ export function timelineLegend(statuses) {
     swatch.setAttribute('aria-hidden', 'true');
     const text = document.createElement('span');
     text.textContent = words;
+    item.append(swatch, text);
+    list.append(item);
+  }
+  if (downMs === null || downMs > 0) {
+    const item = document.createElement('li');
+    item.dataset.status = 'down';
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch span-down';
+    swatch.setAttribute('aria-hidden', 'true');
+    const text = document.createElement('span');
+    text.textContent = downMs === null ? kDownWords : `${kDownWords} (${downLength(downMs)})`;
     item.append(swatch, text);
     list.append(item);
   }

@@ -123,6 +123,7 @@ void Engine::setView(Decision& decision, DriftStatus status, std::string reason,
   view_.app = std::move(app);
   view_.blocked = false;
   view_.judgeAtMs = 0;
+  view_.memoryKey.clear();
 }
 
 std::optional<std::string> Engine::localMatch(const Observation& obs,
@@ -279,6 +280,7 @@ Decision Engine::observeWindow(const Observation& obs, const Commitment& commitm
     pendingSinceMono_.reset();
     setView(decision, cached->onTask ? DriftStatus::OnTask : DriftStatus::Drifting, cached->reason,
             obs.app, obs.atMs);
+    view_.memoryKey = cached->memoryKey;
     return decision;
   }
 
@@ -287,20 +289,25 @@ Decision Engine::observeWindow(const Observation& obs, const Commitment& commitm
   // The person's own corrections come before the local tier (they win over
   // heuristics as over the judge); the judge's verdicts after it.
   std::optional<RememberedVerdict> remembered;
+  std::string rememberedKey;  // which of the two keys answered
   if (memory_ != nullptr && obs.title != kPrivateWindowTitle) {
     const std::set<std::string>& words = memoryWordsFor(commitment);
     remembered = memory_->lookup(key, words, obs.atMs);
-    if (!remembered && !subject_->siteKey.empty())
+    rememberedKey = key;
+    if (!remembered && !subject_->siteKey.empty()) {
       remembered = memory_->lookup(subject_->siteKey, words, obs.atMs);
+      rememberedKey = subject_->siteKey;
+    }
   }
   const auto recall = [&](const RememberedVerdict& known) {
     const std::string said = known.reason.empty() ? obs.app + " fits the commitment"
                              : known.source == VerdictSource::Judge ? judgeReason(known.reason)
                                                                     : known.reason;
-    cache_.put(key, CachedVerdict{known.onTask, "remembered: " + said});
+    cache_.put(key, CachedVerdict{known.onTask, "remembered: " + said, rememberedKey});
     pendingSinceMono_.reset();
     setView(decision, known.onTask ? DriftStatus::OnTask : DriftStatus::Drifting,
             "remembered: " + said, obs.app, obs.atMs);
+    view_.memoryKey = rememberedKey;
     return decision;
   };
   // The person's own marks come before the local tier and overrule it: an

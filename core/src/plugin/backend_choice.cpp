@@ -95,14 +95,11 @@ BackendChoice chooseBackend(const AutoProbes& probes) {
 }
 
 std::string aiOffByAutoSentence(bool localOnly) {
-  return std::string("AI is off: ai.backend = auto found no local model server") +
-         (localOnly ? "" : " and no logged-in claude or codex") +
-         ". Without AI, detection still works: known distractions (the drift.categories_file "
-         "list) and blocked apps and titles (the hard rules) raise the banner at once, the allowed "
-         "apps and pages whose titles share your commitment's words count as on task, and other "
-         "windows are not judged. Start Ollama or llama.cpp's server (or log in to a CLI) and "
-         "restart the "
-         "daemon to add the judge, the heads-up, the coach and the recap.";
+  // One short line (issue 17, re-walk C): `antidrift status` and the bar's
+  // tooltip carry it as it is; the page explains what works without AI.
+  // Without "AI is off": the page's heading and `antidrift status`'s "AI: off —" say that.
+  return std::string("No local model server") +
+         (localOnly ? "" : " and no logged-in claude or codex") + " was found at start.";
 }
 
 }  // namespace antidrift::plugin

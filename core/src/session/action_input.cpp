@@ -68,7 +68,8 @@ std::int64_t observedAtMs(std::int64_t rawAtMs, std::int64_t wallNowMs, std::int
 bool driftViewChanged(const drift::DriftView& before, const drift::DriftView& after) {
   return before.status != after.status || before.reason != after.reason ||
          before.nudge != after.nudge || before.app != after.app ||
-         before.blocked != after.blocked || before.judgeAtMs != after.judgeAtMs;
+         before.blocked != after.blocked || before.judgeAtMs != after.judgeAtMs ||
+         before.memoryKey != after.memoryKey;
 }
 
 }  // namespace antidrift::session

@@ -20,7 +20,8 @@ Poco::Logger& logger() {
 }
 
 /// The drift banner of an active session (docs/DESIGN.md §4): the engine's
-/// view, with the site a "mark the site" would cover while it drifts.
+/// view, with the site a "mark the site" would cover while it drifts, and the
+/// remembered verdict that decided, for the page's Forget (issue 17, re-walk A).
 DriftView driftViewOf(const drift::Engine& engine) {
   const drift::DriftView& view = engine.view();
   return DriftView{view.status,
@@ -31,7 +32,8 @@ DriftView driftViewOf(const drift::Engine& engine) {
                    view.judgeAtMs,
                    view.status == drift::DriftStatus::Drifting && !view.blocked
                        ? engine.subjectSite()
-                       : std::string()};
+                       : std::string(),
+                   view.memoryKey};
 }
 
 /// The earlier of `next` and `at`.

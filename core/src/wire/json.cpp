@@ -173,7 +173,8 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
     drift->set("app", state.drift.app);
     drift->set("blocked", state.drift.blocked);
     if (state.drift.judgeAtMs > 0) drift->set("judge_at", state.drift.judgeAtMs);
-    drift->set("site", state.drift.site);  // issue 17 item 4
+    drift->set("site", state.drift.site);             // issue 17 item 4
+    drift->set("memory_key", state.drift.memoryKey);  // issue 17, re-walk A
     json->set("drift", drift);
   }
   if (state.runtime == RuntimeState::Planning) {

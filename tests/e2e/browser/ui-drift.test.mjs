@@ -108,6 +108,9 @@ describe('AntiDrift UI: drift banner and Heads up with the fake AI backend', () 
     await page.waitForSelector('.app-choice[data-app="firefox"]');
     await page.fill('#allowed-apps', '');
     await page.waitForSelector('#allowed-apps-empty:not([hidden])');
+    // With the AI on, windows are judged (issue 17, re-walk C).
+    assert.equal(await page.textContent('#allowed-apps-empty'),
+      'No allowed apps: no app counts as on task by itself; each window is judged by its title.');
     await page.click('.app-choice[data-app="code"]');
     assert.equal(await page.inputValue('#allowed-apps'), 'code');
     assert.equal(await page.getAttribute('.app-choice[data-app="code"]', 'aria-pressed'), 'true');

@@ -73,7 +73,8 @@ describe('AntiDrift UI: marking pages and sites on task, and where the drift wen
     await observe('firefox', kCatPage);
     await page.waitForSelector('#drift-banner:not([hidden])');
     assert.equal(await page.textContent('#drift-ontask'), 'This page is on task');
-    assert.equal(await page.textContent('#drift-ontask-site'), 'All of kittens daily this session');
+    // The site as its title writes it, not the lower-case key (issue 17, re-walk D).
+    assert.equal(await page.textContent('#drift-ontask-site'), 'All of Kittens Daily this session');
     screenshots.push(await screenshot(page, 'ui-marks-choice'));
 
     // This page: listed beside "On task in:", which still names only the apps.
@@ -84,11 +85,13 @@ describe('AntiDrift UI: marking pages and sites on task, and where the drift wen
     assert.deepEqual(await markTexts(page),
       ['this page: “cat videos compilation - kittens daily” (firefox)']);
     assert.equal((await state()).drift.reason, 'you said this firefox page is on task');
+    // drift.memory is off here: nothing is remembered, so nothing says so.
+    assert.equal(await page.isHidden('#remembered'), true);
 
     // All of a site this session: every page of it, without asking the judge again.
     await observe('firefox', kDogPage);
     await page.waitForSelector('#drift-banner:not([hidden])');
-    assert.equal(await page.textContent('#drift-ontask-site'), 'All of puppy tube this session');
+    assert.equal(await page.textContent('#drift-ontask-site'), 'All of Puppy Tube this session');
     const siteMark = page.waitForResponse((response) => response.url().endsWith('/drift/ontask'));
     await page.click('#drift-ontask-site');
     assert.equal((await siteMark).status(), 200);
@@ -152,6 +155,114 @@ describe('AntiDrift UI: marking pages and sites on task, and where the drift wen
     assert.equal(await page.textContent('#week-drift-last'), '—');
     assert.deepEqual(await horizontalOverflow(page), []);
     screenshots.push(await screenshot(page, 'ui-marks-history'));
+    assert.deepEqual(page.pageErrors, []);
+  });
+});
+
+describe('AntiDrift UI: a mark is remembered across sessions, said so, and can be forgotten', () => {
+  const suite = useDaemonAndBrowser('antidrift-ui-remembered-', (workDir) => {
+    const pluginDir = process.env.ANTIDRIFT_PLUGIN_DIR;
+    if (!pluginDir) throw new Error('ANTIDRIFT_PLUGIN_DIR is not set (folder with antidrift-fake.so)');
+    const configFile = path.join(workDir, 'antidrift.properties');
+    fs.writeFileSync(configFile, [
+      '# written by ui-marks.test.mjs',
+      'ai.backend = fake',
+      `ai.fake.responses = ${writeResponses(workDir)}`,
+      `ai.plugin_dir = ${pluginDir}`,
+      'drift.judge_debounce_s = 0',
+      '',
+    ].join('\n'));
+    return { options: { configFile } };
+  });
+  const { screenshots } = suite;
+
+  const observe = async (app, title) => {
+    const answer = await suite.daemon.post('/evidence/window', { app, title });
+    assert.equal(answer.status, 202, answer.text);
+  };
+  const remembered = async () => (await suite.daemon.getJson('/verdicts')).body.verdicts
+    .filter((verdict) => verdict.source === 'you');
+  const startSession = async (page, nextAction) => {
+    await page.click('#plan-button');
+    await waitForView(page, 'planning');
+    await page.fill('#next-action', nextAction);
+    await page.fill('#success-condition', 'Three paragraphs written');
+    await page.fill('#allowed-apps', 'code');
+    await page.click('#start');
+    await waitForView(page, 'active');
+  };
+  const endSession = async (page) => {
+    await page.click('#complete');
+    await waitForView(page, 'review');
+    await page.click('#end');
+    await waitForView(page, 'locked');
+  };
+  const kRememberedText = 'This page is on task this session, and is remembered for later sessions '
+    + 'whose work shares words with this one.';
+
+  test('This page is on task says it is remembered, with Forget; a later session offers Forget too', async () => {
+    const page = await openPlanningPage(suite);
+    await page.fill('#next-action', 'Draft the quarterly report summary');
+    await page.fill('#success-condition', 'Three paragraphs written');
+    await page.fill('#allowed-apps', 'code');
+    await page.click('#start');
+    await waitForView(page, 'active');
+    assert.equal(await page.isHidden('#remembered'), true);
+
+    // Marked on task: the page says it is remembered beyond this session.
+    await observe('firefox', kCatPage);
+    await page.waitForSelector('#drift-banner:not([hidden])');
+    await page.click('#drift-ontask');
+    await page.waitForSelector('#remembered:not([hidden])');
+    assert.equal(await page.textContent('#remembered-text'), kRememberedText);
+    assert.equal(await page.isVisible('#remembered-forget'), true);
+    assert.equal((await remembered()).length, 1);
+    screenshots.push(await screenshot(page, 'ui-remembered-confirmed'));
+
+    // Forget: gone from the memory, still on task this session.
+    const forgot = page.waitForResponse((response) => response.url().includes('/verdicts?key='));
+    await page.click('#remembered-forget');
+    assert.equal((await forgot).status(), 200);
+    await page.waitForFunction(() => document.getElementById('remembered-text').textContent
+      === 'Forgotten: it counts for this session only.');
+    assert.equal(await page.isHidden('#remembered-forget'), true);
+    assert.deepEqual(await remembered(), []);
+    assert.equal((await suite.daemon.getJson('/state')).body.drift.status, 'ontask');
+
+    // Back to task is remembered too, and said so.
+    await observe('firefox', kDogPage);
+    await page.waitForSelector('#drift-banner:not([hidden])');
+    await page.click('#drift-refocus');
+    await page.waitForFunction(() => /is drift this session, and is remembered/
+      .test(document.getElementById('remembered-text').textContent));
+    assert.equal(await page.isVisible('#remembered-forget'), true);
+
+    // Undone and marked again, then a later session whose work shares a word:
+    // the remembered verdict decides, and the Focus line's reason comes with Forget.
+    await page.click('#active-marks-list button[data-kind="title"]');
+    await page.waitForSelector('#active-marks', { state: 'hidden' });
+    await observe('firefox', kCatPage);
+    await page.waitForSelector('#drift-banner:not([hidden])');
+    await page.click('#drift-ontask');
+    await page.waitForFunction((text) => document.getElementById('remembered-text').textContent === text,
+      kRememberedText);
+    await observe('code', 'report.md - Visual Studio Code');  // the next session starts here
+    await endSession(page);
+    await startSession(page, 'Review the quarterly budget');
+    assert.equal(await page.isHidden('#remembered'), true, 'a new session starts without a confirmation');
+    await observe('firefox', kCatPage);
+    await page.waitForFunction(() => /remembered: you said/
+      .test(document.getElementById('drift-status').textContent));
+    await page.waitForSelector('#remembered:not([hidden])');
+    assert.equal(await page.textContent('#remembered-text'),
+      'This verdict is remembered from an earlier session whose work shares words with this one.');
+    const key = (await suite.daemon.getJson('/state')).body.drift.memory_key;
+    assert.equal(key, 'firefox\ncat videos compilation - kittens daily');
+    screenshots.push(await screenshot(page, 'ui-remembered-later-session'));
+    await page.click('#remembered-forget');
+    await page.waitForFunction(() => document.getElementById('remembered-text').textContent
+      === 'Forgotten: later sessions will not reuse this verdict.');
+    assert.equal((await remembered()).some((verdict) => verdict.key === key), false);
     assert.deepEqual(page.pageErrors, []);
   });
 });

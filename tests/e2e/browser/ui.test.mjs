@@ -433,6 +433,10 @@ describe('AntiDrift UI, AI off', () => {
     assert.equal(await page.isHidden('#ai-on'), true);
     // The daemon's own sentence (ai.detail), shown before anything is pressed.
     assert.match((await page.textContent('#ai-detail')).trim(), /AI is off \(ai\.backend = none\)/);
+    // What still works, said once, in a person's words (issue 17, re-walk C).
+    const offText = (await page.textContent('#ai-off')).replace(/\s+/g, ' ');
+    assert.doesNotMatch(offText, /drift\.categories_file|drift\.blocked_|hard rules|README|Quick start/);
+    assert.equal(offText.match(/Without AI/g).length, 1, offText);
     await cancelPlanningAndClose(page);
   });
 
@@ -441,8 +445,10 @@ describe('AntiDrift UI, AI off', () => {
     // Pre-filled with the last list (earlier tests started sessions); empty it.
     await page.fill('#allowed-apps', '');
     await page.waitForSelector('#allowed-apps-empty:not([hidden])');
-    assert.match(await page.textContent('#allowed-apps-empty'),
-      /nothing\s+will count as on task; every app will be judged/);
+    // True with the AI off, as this daemon has it (issue 17, re-walk C): nothing is judged.
+    assert.equal(await page.textContent('#allowed-apps-empty'), 'No allowed apps: only windows whose '
+      + 'titles share words with your next action count as on task; known distractions still bring up '
+      + 'the banner, other windows are left unjudged.');
     await page.fill('#allowed-apps', 'code');
     await page.waitForSelector('#allowed-apps-empty', { state: 'hidden' });
     await page.fill('#allowed-apps', ' , ');
@@ -470,7 +476,9 @@ describe('AntiDrift UI when the daemon goes away', () => {
   before(async () => {
     workDir = makeTempDir('antidrift-ui-lost-');
     storeDir = path.join(workDir, 'store');
-    daemon = await startDaemon({ 'store.dir': storeDir });
+    // Desktop notifications on (no server needed to say so): the page must
+    // not vouch for them while contact is lost (issue 17, re-walk D).
+    daemon = await startDaemon({ 'store.dir': storeDir, 'notify.desktop': 'true' });
     port = new URL(daemon.baseUrl).port;
     browser = await launchBrowser();
   });
@@ -498,6 +506,9 @@ describe('AntiDrift UI when the daemon goes away', () => {
     assert.match(await page.title(), /^\d+ min left · AntiDrift [0-9a-f]{8}$/);
     const greyed = () => page.$eval('#health', (element) => getComputedStyle(element).filter);
     assert.equal(await greyed(), 'none');
+    const kNotifyOn = 'Desktop notifications on: drift, reminders and time up';
+    await page.waitForFunction((text) => document.getElementById('notify-status').textContent === text,
+      kNotifyOn);
 
     // The daemon stops: the page says so within a few seconds, not "OK" and "On task".
     await daemon.stop();
@@ -509,6 +520,8 @@ describe('AntiDrift UI when the daemon goes away', () => {
     assert.match(await greyed(), /grayscale/);
     assert.match(await page.$eval('#drift-status', (element) => getComputedStyle(element).filter), /grayscale/);
     assert.match(await page.title(), /^Lost contact · AntiDrift [0-9a-f]{8}$/);
+    assert.equal(await page.textContent('#notify-status'),
+      'Desktop notifications and do-not-disturb: unknown until AntiDrift is back');
     // A button whose request cannot reach the daemon says so.
     await page.click('#complete');
     await page.waitForSelector('#view .error:not([hidden])');
@@ -516,7 +529,7 @@ describe('AntiDrift UI when the daemon goes away', () => {
     console.log(`screenshot: ${await screenshot(page, 'ui-lost-daemon')}`);
 
     // Back on the same port and store: the stream reconnects and the page recovers.
-    daemon = await startDaemon({ 'store.dir': storeDir, 'server.port': port });
+    daemon = await startDaemon({ 'store.dir': storeDir, 'server.port': port, 'notify.desktop': 'true' });
     await page.waitForFunction(() => document.documentElement.dataset.connection === 'open');
     assert.equal(await page.textContent('#connection'), '');
     await waitForView(page, 'active');
@@ -535,6 +548,26 @@ describe('AntiDrift UI when the daemon goes away', () => {
     assert.match(await page.title(), /^\d+ min left · AntiDrift [0-9a-f]{8}$/);
     assert.equal((await daemon.post('/evidence/window', { app: 'qterminal', title: 'make' })).status, 202);
     await page.waitForFunction(() => document.getElementById('window-app').textContent === 'qterminal');
+    assert.equal(await page.textContent('#notify-status'), kNotifyOn);
+
+    // The review's timeline: the time AntiDrift was not running is a stretch of
+    // its own, named in the legend with its length (issue 17, re-walk B).
+    await page.click('#complete');
+    await waitForView(page, 'review');
+    const spans = (await daemon.getJson('/state')).body.timeline;
+    const gaps = [];
+    for (let i = 1; i < spans.length; i += 1) {
+      if (spans[i].start > spans[i - 1].end) gaps.push(spans[i].start - spans[i - 1].end);
+    }
+    assert.equal(gaps.length, 1, JSON.stringify(spans));
+    const secs = Math.ceil(gaps[0] / 1000);
+    const length = `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`;
+    await page.waitForSelector('#review-timeline rect.timeline-gap[data-status="down"]');
+    assert.equal(await page.textContent('#review-timeline .legend li[data-status="down"]'),
+      `AntiDrift not running (${length})`);
+    assert.match(await page.textContent('#review-timeline rect.timeline-gap title'),
+      new RegExp(`^AntiDrift not running · .+ \\(${length}\\)$`));
+    console.log(`screenshot: ${await screenshot(page, 'ui-review-downtime')}`);
     assert.deepEqual(page.pageErrors, []);
     await page.close();
   });

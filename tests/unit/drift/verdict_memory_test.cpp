@@ -289,6 +289,7 @@ TEST_F(EngineMemoryTest, ARememberedSiteVerdictAnswersANewSessionWithoutTheJudge
   EXPECT_EQ(engine_->view().reason,
             "remembered: AI judge: \"A cat video is not the Gatsby site.\"");
   EXPECT_TRUE(again.episodeStarted);
+  EXPECT_EQ(engine_->view().memoryKey, "firefox\ndomain:youtube.com");  // the site's, not the page's
 }
 
 TEST_F(EngineMemoryTest, ACommitmentWithoutASharedWordAsksTheJudgeAgain) {
@@ -319,6 +320,14 @@ TEST_F(EngineMemoryTest, ThisIsOnTaskIsRememberedAndWinsOverTheJudge) {
   EXPECT_EQ(engine_->view().status, DriftStatus::OnTask);
   EXPECT_EQ(engine_->view().reason, "remembered: you said this is on task");
   ASSERT_EQ(memory_.entries().front().verdict.source, VerdictSource::You);
+  // The view names the remembered verdict that decided, so the page can offer
+  // Forget (issue 17, re-walk A); the same from the session's cache.
+  EXPECT_EQ(engine_->view().memoryKey, memory_.entries().front().key);
+  EXPECT_EQ(engine_->view().memoryKey, "firefox\ntailwind tips - dev blog");
+  (void)see("code", "notes.md - code");
+  EXPECT_EQ(engine_->view().memoryKey, "");
+  (void)see("firefox", "Tailwind tips - Dev Blog — Mozilla Firefox");
+  EXPECT_EQ(engine_->view().memoryKey, memory_.entries().front().key);
 }
 
 TEST_F(EngineMemoryTest, BackToTaskOnADriftingWindowConfirmsItAsTheirs) {

@@ -57,6 +57,10 @@ struct DriftView {
   /// Judging and waiting for drift.judge_debounce_s: UTC ms at which the
   /// judge will be asked (issue 16 item 2: the page says when); 0 otherwise.
   std::int64_t judgeAtMs = 0;
+  /// A remembered verdict (docs/API.md "Remembered verdicts") decided: its
+  /// verdict-memory key, which the page's Forget deletes (issue 17, re-walk
+  /// A); "" otherwise.
+  std::string memoryKey;
 };
 
 /// A DriftJudge call the Controller must launch (off the lock) with

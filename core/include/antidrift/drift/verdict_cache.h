@@ -17,6 +17,9 @@ namespace antidrift::drift {
 struct CachedVerdict {
   bool onTask = false;  ///< true: on task; false: drifting
   std::string reason;   ///< the judge's one short sentence (may be empty when on task)
+  /// The verdict memory's key when a remembered verdict gave it (DELETE
+  /// /verdicts?key= forgets it; issue 17, re-walk A); "" otherwise.
+  std::string memoryKey = {};
 };
 
 /// The cache key: the app, or for a title-sensitive app app + '\n' +

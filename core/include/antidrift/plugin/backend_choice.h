@@ -79,8 +79,11 @@ struct BackendChoice {
 /// `localOnly`); else "none" with `reason` saying what each was missing. Pure.
 BackendChoice chooseBackend(const AutoProbes& probes);
 
-/// The page's plain sentence when auto found nothing (issue 18 item 2): AI is
-/// off, and what detection still does without it. Pure.
+/// The one short line when auto found nothing (issue 18 item 2; issue 17,
+/// re-walk C): what was missing, in a person's words (the page and `antidrift
+/// status` say "AI off" before it), under 100
+/// characters — the page, `antidrift status` and the bar's tooltip show it;
+/// the page says what works without AI. Pure.
 std::string aiOffByAutoSentence(bool localOnly);
 
 }  // namespace antidrift::plugin

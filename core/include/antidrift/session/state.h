@@ -73,6 +73,10 @@ struct DriftView {
   /// mark (issue 17 item 4) — the domain of URL evidence, else the title's
   /// site suffix; "" when the window names none.
   std::string site;
+  /// A remembered verdict decided (docs/API.md "Remembered verdicts"): its
+  /// key, for the page's Forget (DELETE /verdicts?key=); "" otherwise
+  /// (issue 17, re-walk A).
+  std::string memoryKey = {};
 };
 
 /// Where the drift went and the longest on-task stretch (issue 17 item 5).
