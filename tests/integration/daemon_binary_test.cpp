@@ -93,6 +93,14 @@ TEST_F(DaemonBinaryTest, VerifyAuditAcceptsAGoodChain) {
   EXPECT_EQ(result.out, "audit chain ok: 3 records\n");
 }
 
+// Issue 17 item 3 of the number walk: one record is "1 record", not "1 records".
+TEST_F(DaemonBinaryTest, VerifyAuditCountsOneRecordInTheSingular) {
+  writeAudit(1);
+  const ChildResult result = run({"--verify-audit", "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.out, "audit chain ok: 1 record\n");
+}
+
 TEST_F(DaemonBinaryTest, VerifyAuditOnAMissingLogIsAnEmptyChain) {
   const ChildResult result = run({"--verify-audit", "-D", "store.dir=" + store_});
   EXPECT_EQ(result.exitCode, 0) << result.err;
@@ -192,7 +200,8 @@ TEST_F(DaemonBinaryTest, ExportHistoryNeverExportsRecordsAfterABrokenLink) {
   EXPECT_THAT(result.out, Not(HasSubstr("Session 9")));
   EXPECT_THAT(result.out, Not(HasSubstr("Session 3")));
   EXPECT_THAT(result.err, HasSubstr("broken at line 2"));
-  EXPECT_THAT(result.err, HasSubstr("left out 2 well-formed record(s)"));
+  EXPECT_THAT(result.err, HasSubstr("exported the 1 sound record before it"));
+  EXPECT_THAT(result.err, HasSubstr("left out 2 well-formed records"));
 }
 
 TEST_F(DaemonBinaryTest, ABadPortIsOneClearMessageAndExit78) {
