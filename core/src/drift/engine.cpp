@@ -694,8 +694,9 @@ void recordDecision(const Decision& decision, const DriftView& view, StatsAccumu
     stats.addDriftReason(view.reason);
   }
   if (decision.driftMs > 0) stats.addDriftMs(decision.driftMs);
-  if (decision.judge) stats.addAiCall("judge");
-  if (decision.nudge) stats.addAiCall("nudge");
+  // The judge and nudge calls are counted where they are made and answered
+  // (the Controller with their cost, the replay at its call; issue 17 item 2
+  // of the number walk), not at the decision to make them.
 }
 
 SpanStatus spanStatusOf(const DriftView& view, bool away) {

@@ -351,8 +351,9 @@ inline constexpr std::string_view kJudgeLabel = "AI judge: ";
 
 /// Adds what `decision` means for the session's stats (docs/DESIGN.md §3 "Stats"):
 /// a drift episode with `view`'s reason when one started, the drifting time it
-/// closed, and one AI call per judge or nudge request it holds. Shared by the
-/// Controller and the replay so both count alike. Not thread-safe (the
+/// closed. Shared by the Controller and the replay so both count alike. The
+/// judge and nudge calls are counted where they are answered, with their
+/// cost (issue 17 item 2 of the number walk), not here. Not thread-safe (the
 /// caller's lock guards `stats`).
 void recordDecision(const Decision& decision, const DriftView& view, StatsAccumulator& stats);
 
