@@ -688,6 +688,13 @@ std::int64_t Engine::close(std::int64_t atMs) {
   return ms;
 }
 
+std::int64_t Engine::creditOpenDrift(std::int64_t atMs) {
+  if (view_.status != DriftStatus::Drifting || !driftingSinceMs_) return 0;
+  const std::int64_t ms = std::max<std::int64_t>(0, atMs - *driftingSinceMs_);
+  driftingSinceMs_ = std::max(*driftingSinceMs_, atMs);
+  return ms;
+}
+
 void recordDecision(const Decision& decision, const DriftView& view, StatsAccumulator& stats) {
   if (decision.episodeStarted) {
     stats.addDriftEpisode();

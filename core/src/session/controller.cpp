@@ -562,6 +562,9 @@ void Controller::trackTimelineLocked(std::int64_t atMs) {
   static const std::string kNoApp;
   v_->session.track(atMs, v_->evidence.current ? v_->evidence.current->app : kNoApp,
                     v_->evidence.away);
+  // The open drift is credited as far as the timeline (issue 17 item 4 of
+  // the number walk): drift_secs beside the buckets' drifting_secs.
+  v_->session.stats.addDriftMs(v_->session.engine.creditOpenDrift(atMs));
 }
 
 ActionResult Controller::refocus() {

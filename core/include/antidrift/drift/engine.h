@@ -213,6 +213,14 @@ class Engine {
   /// returns it in ms; the status stays as it is.
   std::int64_t close(std::int64_t atMs);
 
+  /// The drifting time of the open episode from where it was last credited
+  /// up to `atMs` (session UTC ms), in ms (≥ 0); the episode stays open and
+  /// is credited from `atMs` on. 0 when not drifting. The Controller calls it
+  /// wherever it extends the timeline, so the State's drift_secs and the
+  /// buckets' drifting_secs cover the same time (issue 17 item 4 of the
+  /// number walk). Not thread-safe (the caller's lock).
+  std::int64_t creditOpenDrift(std::int64_t atMs);
+
   /// The window the status is about and its verdict, for the snapshot
   /// (issue 17 item 4, the re-walk: a restart mid-stay): set while drifting,
   /// or on task by a verdict (a cached, remembered or local-tier one), about
