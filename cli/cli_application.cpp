@@ -3,15 +3,21 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
+
+#include <nlohmann/json.hpp>
 
 #include <Poco/Exception.h>
 #include <Poco/FileStream.h>
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Parser.h>
 #include <Poco/Net/IPAddress.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/Net/SocketAddress.h>
 #include <Poco/NumberParser.h>
 #include <Poco/String.h>
 #include <Poco/StringTokenizer.h>
@@ -23,8 +29,8 @@
 
 #include "antidrift/store/audit_log.h"
 #include "antidrift/text/duration.h"
-#include "cli/bar_watch.h"
 #include "cli/status_text.h"
+#include "cli/watch_client.h"
 #include "server/store_lock.h"
 #include "server/token_file.h"
 
@@ -74,6 +80,25 @@ const std::map<std::string, std::string> kTransitionRoutes = {
 Object::Ptr parseObject(const std::string& text) {
   Poco::JSON::Parser parser;
   return parser.parse(text).extract<Object::Ptr>();
+}
+
+/// A State answer, parsed for state_text.h; an answer that is no JSON
+/// object is a Poco::DataFormatException, like any other unexpected answer.
+nlohmann::json parseState(const std::string& text) {
+  nlohmann::json state = nlohmann::json::parse(text, nullptr, false);
+  if (state.is_discarded() || !state.is_object()) {
+    throw Poco::DataFormatException("the State is not a JSON object");
+  }
+  return state;
+}
+
+/// antidrift-watch: beside this binary in the build tree, else
+/// <prefix>/libexec/antidrift/ (cli/CMakeLists.txt).
+std::string watchClientPath() {
+  const ConfigEnvironment environment = ConfigEnvironment::fromProcess();
+  return runsInstalled(environment)
+             ? environment.executableDir + "/../libexec/antidrift/antidrift-watch"
+             : std::string(ANTIDRIFT_WATCH_BUILD_PATH);
 }
 
 std::string compact(const Object& object) {
@@ -329,7 +354,7 @@ int CliApplication::printState(const std::string& body) {
   if (json_) {
     std::cout << terminalSafe(body) << std::endl;
   } else {
-    std::cout << terminalSafe(describeState(*parseObject(body))) << std::flush;
+    std::cout << terminalSafe(describeState(parseState(body))) << std::flush;
   }
   return EXIT_OK;
 }
@@ -457,7 +482,7 @@ int CliApplication::status(DaemonClient& client) {
     return refused(reply);
   }
   if (bar) {
-    std::cout << terminalSafe(barOutput(*parseObject(reply.body), *bar)) << std::flush;
+    std::cout << terminalSafe(barOutput(parseState(reply.body), *bar)) << std::flush;
     return EXIT_OK;
   }
   return printState(reply.body);
@@ -643,7 +668,7 @@ int CliApplication::watch(DaemonClient& client) {
     return usageError("--refresh needs --format");
   }
   if (format_) {
-    BarWatchOptions options;
+    WatchClientOptions options;
     const std::optional<BarFormat> bar = parseBarFormat(*format_);
     if (!bar) {
       return usageError("--format must be waybar, i3blocks or polybar, got \"" + *format_ + "\"");
@@ -660,8 +685,8 @@ int CliApplication::watch(DaemonClient& client) {
       options.refresh = std::chrono::seconds(Poco::NumberParser::parse(*refresh_));
     }
     options.silenceLimit = silenceLimit;
-    std::cout << std::flush;
-    return runBarWatch(client, options, STDOUT_FILENO);
+    options.connectTimeout = kRequestTimeout;
+    return execWatchClient(client.endpoint(), options);
   }
   std::string lastKey;
   const Reply reply = client.streamEvents(
@@ -676,11 +701,11 @@ int CliApplication::watch(DaemonClient& client) {
           std::cout << terminalSafe(event.data) << std::endl;
           return true;
         }
-        const Object::Ptr state = parseObject(event.data);
-        const std::string key = summaryKey(*state);
+        const nlohmann::json state = parseState(event.data);
+        const std::string key = summaryKey(state);
         if (key != lastKey) {
           lastKey = key;
-          std::cout << terminalSafe(summaryLine(*state)) << std::endl;
+          std::cout << terminalSafe(summaryLine(state)) << std::endl;
         }
         return true;
       },
@@ -690,6 +715,41 @@ int CliApplication::watch(DaemonClient& client) {
   }
   std::cerr << "antidrift: antidriftd on " << client.endpoint().url() << " stopped" << std::endl;
   return EXIT_UNAVAILABLE;
+}
+
+int CliApplication::execWatchClient(const Endpoint& endpoint, WatchClientOptions& options) {
+  // The address resolved here, once, as DaemonClient resolves it; the
+  // Host header names it as the user wrote it.
+  Poco::Net::SocketAddress address;
+  try {
+    address = Poco::Net::SocketAddress(endpoint.host, endpoint.port);
+  } catch (const Poco::Net::NetException& error) {
+    throw DaemonUnreachable("cannot find " + endpoint.url() + ": " + error.displayText());
+  }
+  const std::optional<SocketEnd> daemon = SocketEnd::from(address.addr(), address.length());
+  if (!daemon) {
+    throw DaemonUnreachable(endpoint.url() + " is no IPv4 or IPv6 address");
+  }
+  options.daemon = *daemon;
+  const std::string url = endpoint.url();
+  options.host = url.substr(url.find("//") + 2);
+  const std::string path = watchClientPath();
+  std::vector<std::string> arguments = {path};
+  for (std::string& argument : watchClientArguments(options)) {
+    arguments.push_back(std::move(argument));
+  }
+  std::vector<char*> argv;
+  for (std::string& argument : arguments) {
+    argv.push_back(argument.data());
+  }
+  argv.push_back(nullptr);
+  std::cout << std::flush;
+  // The same process goes on as antidrift-watch (issue 20 item 2): a bar that
+  // started `antidrift watch` keeps its pid, its pipes and its signals.
+  ::execv(path.c_str(), argv.data());
+  std::cerr << "antidrift: cannot run " << path << ": " << std::strerror(errno)
+            << " (is antidrift installed whole?)" << std::endl;
+  return EXIT_SOFTWARE;
 }
 
 int CliApplication::tokenPath() {

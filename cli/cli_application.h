@@ -16,6 +16,7 @@
 #include <Poco/Util/OptionSet.h>
 
 #include "cli/daemon_client.h"
+#include "cli/watch_client.h"
 #include "server/config.h"
 
 namespace antidrift::cli {
@@ -24,8 +25,8 @@ namespace antidrift::cli {
 /// `--url URL`, `--token-file FILE`, `--json`, `--help`; per command
 /// `status --format waybar|i3blocks|polybar`, `start --next TEXT --done
 /// TEXT --minutes N [--apps a,b]`, `history -n N`, `watch [--format BAR
-/// [--refresh N]]` (bar_watch.h; issue 20 item 2), `token [--rotate]`
-/// (issue 19 item 7).
+/// [--refresh N]]` (`--format` execs antidrift-watch, watch_client.h; issue 20
+/// item 2), `token [--rotate]` (issue 19 item 7).
 ///
 /// Exit codes: 0 done; 1 the daemon refused the request (its error
 /// sentence on stderr) or `verify` found a broken chain; 64 bad usage;
@@ -70,6 +71,11 @@ class CliApplication : public Poco::Util::Application {
   int plan(DaemonClient& client);
   int history(DaemonClient& client);
   int watch(DaemonClient& client);
+  /// `watch --format`: replaces this process with antidrift-watch for the
+  /// daemon at `endpoint` (resolved here) and `options`. Returns only when
+  /// it cannot be run (EXIT_SOFTWARE, the reason on stderr); throws
+  /// DaemonUnreachable when the address cannot be resolved.
+  int execWatchClient(const Endpoint& endpoint, WatchClientOptions& options);
   /// `verdicts` (GET /verdicts) and `verdicts --clear [KEY]` (DELETE /verdicts).
   int verdicts(DaemonClient& client);
   int verify();

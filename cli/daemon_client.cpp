@@ -1,7 +1,6 @@
 #include "cli/daemon_client.h"
 
-#include <unistd.h>
-
+#include <algorithm>
 #include <istream>
 #include <optional>
 
@@ -14,7 +13,7 @@
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/StreamCopier.h>
 
-#include "server/peer_user_check.h"
+#include "cli/listener_check.h"
 
 namespace antidrift::cli {
 namespace {
@@ -25,25 +24,15 @@ using Poco::Net::HTTPResponse;
 
 /// A connection to `endpoint` whose listener belongs to this user (issue 19
 /// item 2, docs/SECURITY.md M2): the owner of the server end of the very
-/// connection is asked of the kernel (PeerUserCheck::serverEndOwner) before a
+/// connection is asked of the kernel (listener_check.h) before a
 /// byte is sent. Throws NotTheDaemon when it is another user's, or unknown;
 /// Poco::Exception when it cannot connect.
 Poco::Net::StreamSocket connectChecked(const Endpoint& endpoint, std::chrono::seconds timeout) {
   const Poco::Net::SocketAddress address(endpoint.host, endpoint.port);
   Poco::Net::StreamSocket socket;
   socket.connect(address, Poco::Timespan(static_cast<long>(timeout.count()), 0));
-  const std::optional<uid_t> owner =
-      PeerUserCheck::serverEndOwner(socket.peerAddress(), socket.address());
-  const std::string where = address.toString();
-  if (!owner) {
-    throw NotTheDaemon("cannot tell which user listens on " + where +
-                       ", so nothing was sent (neither sock_diag nor /proc/net/tcp answered; "
-                       "docs/SECURITY.md M2)");
-  }
-  if (*owner != ::geteuid()) {
-    throw NotTheDaemon(where + " is held by another user (uid " + std::to_string(*owner) +
-                       "), not by your antidriftd: nothing was sent, not even the token. "
-                       "Use http://127.0.0.1 rather than localhost, and see docs/SECURITY.md M2");
+  if (const std::optional<std::string> refusal = foreignListener(socket.impl()->sockfd())) {
+    throw NotTheDaemon(*refusal);
   }
   socket.setReceiveTimeout(Poco::Timespan(static_cast<long>(timeout.count()), 0));
   socket.setSendTimeout(Poco::Timespan(static_cast<long>(timeout.count()), 0));
@@ -92,34 +81,6 @@ std::string readBounded(std::istream& in, const Endpoint& endpoint) {
     }
   }
   return body;
-}
-
-/// One line of `in` without its '\n', at most kMaxEventLineBytes; false at
-/// the end of the stream. Throws DaemonUnreachable for a longer line.
-bool readLineBounded(std::istream& in, std::string& line, const Endpoint& endpoint) {
-  line.clear();
-  std::streambuf* buffer = in.rdbuf();
-  for (;;) {
-    int c = std::char_traits<char>::eof();
-    try {
-      c = buffer->sbumpc();
-    } catch (...) {
-      // As std::getline does: a read error (a timeout) marks the stream bad.
-      in.setstate(std::ios::badbit);
-      return false;
-    }
-    if (c == std::char_traits<char>::eof()) {
-      in.setstate(std::ios::eofbit);
-      return !line.empty();
-    }
-    if (c == '\n') return true;
-    line += static_cast<char>(c);
-    if (line.size() > kMaxEventLineBytes) {
-      throw DaemonUnreachable("an event line from " + endpoint.url() + " is over " +
-                              std::to_string(kMaxEventLineBytes / 1024) +
-                              " KiB; refused (is it antidriftd?)");
-    }
-  }
 }
 
 Reply readReply(HTTPClientSession& session, const Endpoint& endpoint) {
@@ -249,33 +210,35 @@ Reply DaemonClient::streamEvents(const std::function<bool(const ServerEvent&)>& 
     if (cancel && !cancel->attach(session.socket())) {
       return reply;
     }
-    ServerEvent event;
-    for (std::string line; readLineBounded(in, line, endpoint_);) {
-      if (!line.empty() && line.back() == '\r') {
-        line.pop_back();
+    SseParser parser;
+    std::streambuf* buffer = in.rdbuf();
+    char bytes[4096];
+    for (;;) {
+      std::size_t count = 0;
+      try {
+        // One byte, blocking; then whatever is buffered already.
+        const int c = buffer->sbumpc();
+        if (c == std::char_traits<char>::eof()) {
+          break;
+        }
+        bytes[count++] = static_cast<char>(c);
+        const std::streamsize buffered =
+            std::min<std::streamsize>(buffer->in_avail(), sizeof bytes - 1);
+        if (buffered > 0) {
+          count += static_cast<std::size_t>(buffer->sgetn(bytes + 1, buffered));
+        }
+      } catch (...) {
+        // As std::getline does: a read error (a timeout) marks the stream bad.
+        in.setstate(std::ios::badbit);
+        break;
       }
-      if (line.empty()) {
-        if (!event.data.empty() || !event.name.empty()) {
-          if (event.name.empty()) {
-            event.name = "message";
-          }
-          if (!onEvent(event)) {
-            return reply;
-          }
+      try {
+        if (!parser.feed(std::string_view(bytes, count), onEvent)) {
+          return reply;
         }
-        event = ServerEvent{};
-      } else if (line.rfind("event:", 0) == 0) {
-        event.name = line.substr(line.size() > 6 && line[6] == ' ' ? 7 : 6);
-      } else if (line.rfind("data:", 0) == 0) {
-        if (!event.data.empty()) {
-          event.data += '\n';
-        }
-        event.data += line.substr(line.size() > 5 && line[5] == ' ' ? 6 : 5);
-        if (event.data.size() > kMaxEventLineBytes) {
-          throw DaemonUnreachable("an event from " + endpoint_.url() + " is over " +
-                                  std::to_string(kMaxEventLineBytes / 1024) +
-                                  " KiB; refused (is it antidriftd?)");
-        }
+      } catch (const SseTooLarge& error) {
+        throw DaemonUnreachable(std::string(error.what()) + " (from " + endpoint_.url() +
+                                "); refused (is it antidriftd?)");
       }
     }
     if (in.bad() && !(cancel && cancel->cancelled())) {

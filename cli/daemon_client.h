@@ -15,14 +15,14 @@
 
 #include <Poco/Net/StreamSocket.h>
 
+#include "cli/sse_parser.h"
+
 namespace antidrift::cli {
 
 /// Largest answer body the CLI reads from the daemon, bytes (issue 19 item 7,
 /// review L7). antidriftd's largest answer, `/history?n=200` with 200-span
 /// timelines, stays near 3 MiB; an impostor cannot make the CLI buffer more.
 inline constexpr std::size_t kMaxReplyBytes = 8 * 1024 * 1024;
-/// Largest line, and largest event, the CLI reads from `/events`, bytes.
-inline constexpr std::size_t kMaxEventLineBytes = 256 * 1024;
 
 /// The daemon did not answer at all: connection refused, no route, or no
 /// answer within the timeout. `what()` is one sentence for people, e.g.
@@ -57,12 +57,6 @@ struct Endpoint {
 struct Reply {
   int status = 0;    ///< HTTP status code
   std::string body;  ///< the whole body as sent
-};
-
-/// One Server-Sent Event of GET /events (docs/API.md §4).
-struct ServerEvent {
-  std::string name;  ///< `event:` value; "message" when absent
-  std::string data;  ///< `data:` lines joined by '\n'
 };
 
 /// Ends a DaemonClient::streamEvents() that another thread is blocked in

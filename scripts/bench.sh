@@ -28,7 +28,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = bars ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
-  cmake --build build -j"$(nproc)" --target antidriftd antidrift
+  cmake --build build -j"$(nproc)" --target antidriftd antidrift antidrift-watch
   [ -d tests/e2e/browser/node_modules/playwright-core ] ||
     (cd tests/e2e/browser && npm ci --no-audit --no-fund --loglevel=error)
   echo "date (UTC): $(date -u '+%Y-%m-%d %H:%M'); commit: $(git rev-parse --short HEAD)"

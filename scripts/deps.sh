@@ -9,6 +9,9 @@ profile=${1:-run}
 packages=(cmake g++ make libpoco-dev libutf8proc-dev pkg-config libx11-dev libxss-dev libxext-dev googletest libgtest-dev libgmock-dev)
 # The replay's streaming JSON reader (issue 16 item 5): header-only, a build dependency only.
 packages+=(rapidjson-dev)
+# The State's JSON in the code antidrift and antidrift-watch share (issue 20 item 2: the
+# bars' watch links no Poco): header-only, a build dependency only.
+packages+=(nlohmann-json3-dev)
 if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
   # The other-user security test sends requests with curl as a second user (runuser).

@@ -4,12 +4,12 @@
 # Extra arguments go to antidriftd (e.g. --config FILE, -D ai.backend=fake).
 # It shares the build folder `build` with scripts/test.sh (same configuration,
 # tests enabled), so the project is never built twice; it builds only the
-# daemon, the antidrift command and the plugins.
+# daemon, the antidrift command and the plugins (the target antidrift_installed:
+# everything the package installs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/deps.sh run
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
-cmake --build build -j"$(nproc)" --target antidriftd antidrift antidrift_plugin_fake \
-  antidrift_plugin_claude antidrift_plugin_codex
+cmake --build build -j"$(nproc)" --target antidrift_installed
 exec build/antidriftd "$@"

@@ -2,7 +2,9 @@
 /// Only the daemon's own Unix user is served: the owner of the peer socket of
 /// every connection is looked up in the kernel's TCP tables (/proc/net/tcp
 /// and /proc/net/tcp6) and any other user is refused (issue 9 item 3,
-/// docs/SECURITY.md "Other local users", docs/API.md §1).
+/// docs/SECURITY.md "Other local users", docs/API.md §1). The lookups
+/// themselves are Poco-free in socket_owner.h; this class takes Poco's
+/// addresses.
 #pragma once
 
 #include <sys/types.h>
@@ -13,6 +15,7 @@
 #include <string_view>
 
 #include "server/request_guard.h"
+#include "server/socket_owner.h"
 
 namespace Poco::Net {
 class SocketAddress;
@@ -44,11 +47,11 @@ class PeerUserCheck {
  public:
   /// Reads one kernel table by path ("/proc/net/tcp"); nullopt when it
   /// cannot be read.
-  using TableReader = std::function<std::optional<std::string>(const std::string& path)>;
+  using TableReader = SocketTableReader;
 
   /// The table paths read by peerOwner().
-  static constexpr const char* kTcpTable = "/proc/net/tcp";
-  static constexpr const char* kTcp6Table = "/proc/net/tcp6";
+  static constexpr const char* kTcpTable = kTcpTablePath;
+  static constexpr const char* kTcp6Table = kTcp6TablePath;
 
   /// How peerOwner() finds the peer socket.
   enum class Lookup {
@@ -56,11 +59,8 @@ class PeerUserCheck {
     TablesOnly,       ///< the tables through the TableReader
   };
 
-  /// What askKernel() learnt.
-  struct KernelAnswer {
-    bool answered = false;       ///< false: sock_diag unavailable (read the tables)
-    std::optional<uid_t> owner;  ///< when answered: the owner, or nullopt if no live socket
-  };
+  /// What askKernel() learnt (socket_owner.h).
+  using KernelAnswer = SocketOwnerAnswer;
 
   /// Serves `owner` only (default: the daemon's effective uid). `reader`
   /// reads the tables (default: readTableFile); tests pass sample text.

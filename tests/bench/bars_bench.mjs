@@ -13,6 +13,8 @@
 // BENCH_BARS_SWITCHES windows posted to POST /evidence/window, timed from the
 // post and from the State's SSE event (a stream of this script's own) to the
 // watch's output line. Exits 1 when a target of issue 20 is missed.
+// BENCH_BARS_COMPOSITOR=1 adds two references whose seconds are drawn by the
+// compositor alone (a steps() transform animation, an animated PNG).
 //
 // Run: scripts/bench.sh bars (builds what it needs), or
 //   ANTIDRIFT_BIN=build/antidriftd ANTIDRIFT_CLI=build/antidrift node tests/bench/bars_bench.mjs
@@ -239,6 +241,49 @@ const tickTab = tick.context.pages()[0] || await tick.context.newPage();
 await tickTab.goto('data:text/html,' + encodeURIComponent(
   '<p id="c"></p><script>function t(){c.textContent=Math.floor(Date.now()/1000);' +
   'setTimeout(t,1000-Date.now()%1000)}t()</script>'));
+// With BENCH_BARS_COMPOSITOR=1, two more references, each in its own
+// chromium: seconds drawn by the compositor alone, with no main-thread frame
+// and no raster of text a second (issue 20 item 1). "steps": a strip of the
+// digits 59..00 moved by a CSS animation of transform with steps(60) timing;
+// "animated image": an animated PNG of those digits, one frame a second
+// (built in the page from canvas PNGs), which chromium animates on the
+// compositor thread.
+const compositor = process.env.BENCH_BARS_COMPOSITOR === '1' ? {} : null;
+if (compositor) {
+  const digits = Array.from({ length: 60 }, (_, i) => String(59 - i).padStart(2, '0'));
+  const face = '<div style="font:600 42px monospace">12:<span style="display:inline-block;' +
+               'height:1.2em;line-height:1.2em;overflow:hidden;vertical-align:bottom">';
+  const kSteps = face + '<span id="s" style="display:block;will-change:transform;' +
+    'animation:t 60s steps(60,end) infinite">' + digits.join('<br>') + '</span></span></div>' +
+    '<style>@keyframes t{to{transform:translateY(-72em)}}</style>' +
+    '<script>s.style.animationDelay=-(Date.now()%60000)+"ms"</script>';
+  // An APNG: the first canvas PNG's IHDR, acTL, then per frame an fcTL
+  // (1/1 s) and its IDAT data (as fdAT after the first), CRC-32 per chunk.
+  const kImage = face + '<img id="i"></span></div><script>(async()=>{' +
+    'const T=new Uint32Array(256).map((_,n)=>{for(let k=0;k<8;k++)n=n&1?0xedb88320^(n>>>1):n>>>1;return n>>>0});' +
+    'const crc=(b)=>{let c=~0;for(const x of b)c=T[(c^x)&255]^(c>>>8);return~c>>>0};' +
+    'const chunk=(type,data)=>{const o=new Uint8Array(12+data.length),v=new DataView(o.buffer);v.setUint32(0,data.length);' +
+    'for(let i=0;i<4;i++)o[4+i]=type.charCodeAt(i);o.set(data,8);v.setUint32(8+data.length,crc(o.subarray(4,8+data.length)));return o};' +
+    'const c=document.createElement("canvas");c.width=56;c.height=50;const g=c.getContext("2d");' +
+    'const parts=[new Uint8Array([137,80,78,71,13,10,26,10])];let seq=0;' +
+    `const d=${JSON.stringify(digits)};` +
+    'for(let f=0;f<60;f++){g.clearRect(0,0,56,50);g.font="600 42px monospace";g.fillText(d[f],0,40);' +
+    'const png=new Uint8Array(await(await new Promise((r)=>c.toBlob(r,"image/png"))).arrayBuffer());const v=new DataView(png.buffer);' +
+    'for(let p=8;p<png.length;){const n=v.getUint32(p),t=String.fromCharCode(...png.subarray(p+4,p+8)),data=png.subarray(p+8,p+8+n);p+=12+n;' +
+    'if(t==="IHDR"&&f===0){parts.push(chunk(t,data));const a=new Uint8Array(8);new DataView(a.buffer).setUint32(0,60);parts.push(chunk("acTL",a));' +
+    'const fc=new Uint8Array(26),w=new DataView(fc.buffer);w.setUint32(0,seq++);w.setUint32(4,56);w.setUint32(8,50);w.setUint16(20,1);w.setUint16(22,1);parts.push(chunk("fcTL",fc))}' +
+    'if(t==="IHDR"&&f>0){const fc=new Uint8Array(26),w=new DataView(fc.buffer);w.setUint32(0,seq++);w.setUint32(4,56);w.setUint32(8,50);w.setUint16(20,1);w.setUint16(22,1);parts.push(chunk("fcTL",fc))}' +
+    'if(t==="IDAT"){if(f===0)parts.push(chunk(t,data));else{const x=new Uint8Array(4+data.length);new DataView(x.buffer).setUint32(0,seq++);x.set(data,4);parts.push(chunk("fdAT",x))}}}}' +
+    'parts.push(chunk("IEND",new Uint8Array(0)));' +
+    'setTimeout(()=>{i.src=URL.createObjectURL(new Blob(parts,{type:"image/png"}))},1000-Date.now()%1000)})()</script>';
+  for (const [name, html] of [['steps', kSteps], ['image', kImage]]) {
+    const known = chromiumRoots();
+    compositor[name] = await launchBrowser();
+    compositor[`${name}Root`] = chromiumRoots().find((pid) => !known.includes(pid));
+    const tab = compositor[name].context.pages()[0] || await compositor[name].context.newPage();
+    await tab.goto('data:text/html,' + encodeURIComponent(html));
+  }
+}
 const pageTab = page.context.pages()[0] || await page.context.newPage();
 await pageTab.goto(daemon.baseUrl + '/');
 await pageTab.waitForSelector('#view[data-view="locked"]');
@@ -246,6 +291,7 @@ const watch = startWatch(daemon.baseUrl, env);
 await watch.lineWith('"locked"');
 
 const parts = { daemon: daemonPid, page: pageRoot, blank: blankRoot, tick: tickRoot, watch: watch.child.pid };
+if (compositor) Object.assign(parts, { steps: compositor.stepsRoot, image: compositor.imageRoot });
 
 /**
  * Hides the tabs as far as headless chromium allows: a background tab stays
@@ -342,6 +388,7 @@ const watchExit = await new Promise((resolve) => watch.child.once('exit', (code,
 await page.close();
 await blank.close();
 await tick.close();
+if (compositor) for (const name of ['steps', 'image']) await compositor[name].close();
 await daemon.stop();
 
 // ---- the figures -------------------------------------------------------
@@ -358,6 +405,12 @@ const rows = [
   ['reference: blank page, text changed once a second', (w) => w.tick],
   ['reference − blank: one frame a second', (w) => ({
     pct: w.tick.pct - w.blank.pct, wakeupsPerMin: w.tick.wakeupsPerMin - w.blank.wakeupsPerMin })],
+  ...(compositor ? [
+    ['compositor reference − blank: CSS steps() transform of a digit strip', (w) => ({
+      pct: w.steps.pct - w.blank.pct, wakeupsPerMin: w.steps.wakeupsPerMin - w.blank.wakeupsPerMin })],
+    ['compositor reference − blank: animated PNG, a frame a second', (w) => ({
+      pct: w.image.pct - w.blank.pct, wakeupsPerMin: w.image.wakeupsPerMin - w.blank.wakeupsPerMin })],
+  ] : []),
   ['antidrift watch --format waybar', (w) => w.watch],
   ['old snippet: while sleep 5; antidrift status', (w) => w.snippet],
 ];

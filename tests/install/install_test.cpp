@@ -2,6 +2,8 @@
 // prefix, the installed daemon finds its page and plugins without the source
 // tree, systemd-analyze accepts the user unit, and the .deb built by cpack
 // holds everything and its extracted daemon serves the page.
+#include <unistd.h>
+
 #include <algorithm>
 #include <regex>
 #include <set>
@@ -14,6 +16,9 @@
 #include <Poco/Environment.h>
 #include <Poco/File.h>
 #include <Poco/Path.h>
+#include <Poco/Pipe.h>
+#include <Poco/PipeStream.h>
+#include <Poco/Process.h>
 
 #include "integration/http_test_support.h"
 #include "support/child_process.h"
@@ -66,11 +71,11 @@ TEST_F(InstallTest, TheInstalledDaemonFindsItsPageAndPluginsBesideItself) {
       run(CMAKE_COMMAND_PATH, {"--install", ANTIDRIFT_BUILD_DIR, "--prefix", prefix});
   ASSERT_EQ(install.exitCode, 0) << install.out << install.err;
   for (const char* file :
-       {"bin/antidriftd", "bin/antidrift", "lib/antidrift/plugins/antidrift-claude.so",
-        "lib/antidrift/plugins/antidrift-codex.json", "lib/antidrift/plugins/antidrift-fake.so",
-        "share/antidrift/www/index.html", "share/antidrift/distractions.txt",
-        "share/doc/antidrift/antidrift.properties.example", "lib/systemd/user/antidrift.service",
-        "etc/xdg/autostart/antidrift.desktop"}) {
+       {"bin/antidriftd", "bin/antidrift", "libexec/antidrift/antidrift-watch",
+        "lib/antidrift/plugins/antidrift-claude.so", "lib/antidrift/plugins/antidrift-codex.json",
+        "lib/antidrift/plugins/antidrift-fake.so", "share/antidrift/www/index.html",
+        "share/antidrift/distractions.txt", "share/doc/antidrift/antidrift.properties.example",
+        "lib/systemd/user/antidrift.service", "etc/xdg/autostart/antidrift.desktop"}) {
     EXPECT_TRUE(Poco::File(prefix + "/" + file).exists()) << file;
   }
   EXPECT_FALSE(Poco::File(prefix + "/lib/antidrift/plugins/antidrift-wrong_abi.so").exists())
@@ -144,6 +149,26 @@ TEST_F(InstallTest, TheInstalledReadmeLinksOnlyInstalledFilesAndTheCommandsNameI
   EXPECT_THAT(status.err, HasSubstr("(start it with systemctl --user start antidrift, or run "
                                     "antidriftd)"));
   EXPECT_THAT(status.err, ::testing::Not(HasSubstr("scripts/")));
+
+  // `watch --format` becomes the installed antidrift-watch (issue 20 item 2):
+  // nothing listens on port 1, so its first line is "off".
+  Poco::Pipe outPipe;
+  Poco::ProcessHandle watch = Poco::Process::launch(
+      prefix + "/bin/antidrift",
+      {"-D", "server.port=1", "-D", "store.dir=" + directory_.path() + "/store", "watch",
+       "--format", "polybar"},
+      nullptr, &outPipe, nullptr, environment_);
+  Poco::PipeInputStream out(outPipe);
+  std::string line;
+  std::getline(out, line);
+  EXPECT_EQ(line, "%{F#aaaaaa}AntiDrift off%{F-}");
+  char exe[4096] = {};
+  EXPECT_GT(
+      ::readlink(("/proc/" + std::to_string(watch.id()) + "/exe").c_str(), exe, sizeof exe - 1), 0);
+  EXPECT_EQ(Poco::Path(exe).toString(),
+            Poco::Path(prefix + "/libexec/antidrift/antidrift-watch").toString());
+  Poco::Process::requestTermination(watch.id());
+  EXPECT_EQ(watch.wait(), 0);
 }
 
 TEST_F(InstallTest, TheDebianPackageHoldsEverythingAndItsDaemonServesThePage) {
@@ -163,6 +188,7 @@ TEST_F(InstallTest, TheDebianPackageHoldsEverythingAndItsDaemonServesThePage) {
   ASSERT_EQ(contents.exitCode, 0) << contents.err;
   for (const char* file :
        {" ./usr/bin/antidriftd\n", " ./usr/bin/antidrift\n",
+        " ./usr/libexec/antidrift/antidrift-watch\n",
         " ./usr/lib/antidrift/plugins/antidrift-claude.so\n",
         " ./usr/lib/antidrift/plugins/antidrift-codex.so\n",
         " ./usr/lib/antidrift/plugins/antidrift-fake.json\n",

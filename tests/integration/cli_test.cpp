@@ -2,6 +2,7 @@
 // processes, the daemon on an ephemeral port): every command, its output and
 // its exit code (issue 10 item 2, docs/API.md §10).
 #include <signal.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -109,6 +110,9 @@ class WatchingClient {
   }
 
   const std::string& err() const { return err_; }
+
+  /// The process id (`antidrift`, and what it execs).
+  int pid() const { return handle_.id(); }
 
  private:
   Poco::Pipe outPipe_;
@@ -830,6 +834,32 @@ TEST_F(CliTest, WatchFormatCountsDownLocallyWithoutTheDaemon) {
   EXPECT_GE(seconds(second), seconds(first) - 5);
   waybar->terminate();
   EXPECT_EQ(waybar->wait(), 0);
+}
+
+// Issue 20 item 2: the bar's process is antidrift-watch (the same pid: the
+// bar's pipes and signals reach it), which has no Poco mapped — its RSS
+// target — and neither its command line nor its environment carries the
+// token, which other users could read there.
+TEST_F(CliTest, WatchFormatRunsTheWatchClientWithoutPocoAndWithoutTheToken) {
+  startDaemon();
+  auto waybar = watchBar("waybar");
+  EXPECT_EQ(waybarText(waybar->nextLine()), "no focus session");
+  const std::string proc = "/proc/" + std::to_string(waybar->pid());
+  char exe[4096] = {};
+  ASSERT_GT(::readlink((proc + "/exe").c_str(), exe, sizeof exe - 1), 0);
+  EXPECT_THAT(std::string(exe), testing::EndsWith("/antidrift-watch"));
+  const std::string maps = test::readWholeFile(proc + "/maps");
+  EXPECT_THAT(maps, HasSubstr("libc.so"));  // the maps were read
+  EXPECT_EQ(maps.find("Poco"), std::string::npos) << maps;
+  const std::string secret = token();
+  ASSERT_EQ(secret.size(), 64u);
+  const std::string commandLine = test::readWholeFile(proc + "/cmdline");
+  EXPECT_THAT(commandLine, HasSubstr("--port"));
+  EXPECT_EQ(commandLine.find(secret), std::string::npos);
+  EXPECT_EQ(commandLine.find(secret.substr(0, 16)), std::string::npos);
+  EXPECT_EQ(test::readWholeFile(proc + "/environ").find(secret.substr(0, 16)), std::string::npos);
+  waybar->terminate();
+  EXPECT_EQ(waybar->wait(), 0) << waybar->err();
 }
 
 TEST_F(CliTest, WatchFormatRefusesBadOptions) {

@@ -12,6 +12,7 @@
 //
 // Needs root (useradd, runuser) and curl; skipped otherwise, with the reason.
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -185,6 +186,33 @@ TEST_F(OtherUserTest, TheCliRefusesToSendTheTokenToAnotherUsersListener) {
     }
     EXPECT_EQ(squatter.stop(), 0u) << "the CLI sent bytes to another user's listener on " << url;
   }
+}
+
+// The status bars' watch (antidrift-watch, issue 20 item 2) checks the
+// listener as the CLI does: on another user's it sends nothing, shows "off",
+// says why on stderr once, and keeps trying (a daemon may come back).
+TEST_F(OtherUserTest, TheBarWatchShowsOffAndSendsNothingToAnotherUsersListener) {
+  test::ForeignListener squatter(test::otherUserIds(), "127.0.0.1", 0);
+  ASSERT_NE(squatter.port(), 0) << squatter.errorText();
+  const std::string url = "http://127.0.0.1:" + std::to_string(squatter.port());
+  Poco::Pipe outPipe;
+  Poco::Pipe errPipe;
+  Poco::ProcessHandle watch =
+      Poco::Process::launch(ANTIDRIFT_CLI_PATH, {"--url", url, "watch", "--format", "waybar"},
+                            nullptr, &outPipe, &errPipe);
+  Poco::PipeInputStream out(outPipe);
+  std::string line;
+  std::getline(out, line);
+  EXPECT_THAT(line, HasSubstr(R"("text":"AntiDrift off")"));
+  ::kill(watch.id(), SIGTERM);
+  Poco::PipeInputStream err(errPipe);
+  std::string errors;
+  Poco::StreamCopier::copyToString(err, errors);
+  EXPECT_EQ(watch.wait(), 0);
+  EXPECT_THAT(errors, HasSubstr("127.0.0.1:" + std::to_string(squatter.port()) +
+                                " is held by another user (uid " +
+                                std::to_string(test::otherUserIds().uid) + ")"));
+  EXPECT_EQ(squatter.stop(), 0u) << "the watch sent bytes to another user's listener on " << url;
 }
 
 TEST_F(OtherUserTest, TheDaemonRefusesToStartWhenAnotherUserHoldsItsOtherLoopback) {

@@ -46,6 +46,8 @@ export function mount(state) {
   // A page opened while already drifting shows the banner but raises no notification.
   driftAnnounced = Boolean(state && state.drift && state.drift.status === 'drifting');
   dismissedNudge = dismissedHeadsUp();
+  peekUntil = 0;
+  wirePeek();
   wireDriftTiers();
   mountNotifyControl();
   mountSoundToggle('sound-at-end');
@@ -267,12 +269,57 @@ function updateHeadsUp(drift) {
 }
 
 /**
- * Countdown and progress bar, computed locally from the last State;
- * js/ticker.js runs it on each second, or each minute behind another window:
- * without focus the page shows whole minutes ("12 min") above the last
- * minute (issue 20 item 1).
+ * How long the countdown shows seconds after the person points at, focuses
+ * or clicks it, ms (issue 20 item 1): "for a moment", so a pointer left
+ * resting on the timer does not bring back a frame a second for good.
  */
-export function tick(withSeconds = document.hasFocus()) {
+const kPeekMs = 10000;
+/** The last minute always counts down in seconds, ms (as the status bars do). */
+const kSecondsBelowMs = 60000;
+/** performance.now() until which the countdown shows seconds; 0 when it does not. */
+let peekUntil = 0;
+/** Called when a peek starts (js/ticker.js re-arms its timer for seconds). */
+let peekListener = () => {};
+
+/** Registers the function called when the person asks for the seconds. */
+export function onPeek(listener) {
+  peekListener = listener;
+}
+
+/**
+ * Whether the countdown shows m:ss for `remainingMs` left: in the last minute,
+ * and for a moment after the person pointed at or focused the timer; whole
+ * minutes otherwise (issue 20 item 1: a frame a second costs this
+ * software-rendered chromium 0.3-0.4 % of a core, docs/PERFORMANCE.md).
+ */
+export function showsSeconds(remainingMs) {
+  return remainingMs <= kSecondsBelowMs || performance.now() < peekUntil;
+}
+
+/** Milliseconds left of the current peek at the seconds, 0 when none runs. */
+export function peekLeftMs() {
+  return Math.max(0, peekUntil - performance.now());
+}
+
+/** The timer shows m:ss for kPeekMs when pointed at, focused or clicked (touch). */
+function wirePeek() {
+  const peek = () => {
+    peekUntil = performance.now() + kPeekMs;
+    tick();
+    peekListener();
+  };
+  const countdown = byId('countdown');
+  for (const type of ['pointerenter', 'focus', 'click']) countdown.addEventListener(type, peek);
+}
+
+/**
+ * Countdown and progress bar, computed locally from the last State;
+ * js/ticker.js runs it on each second while seconds show, else on each
+ * minute: whole minutes ("12 min") above the last minute, m:ss in it and
+ * for a moment when the person points at or focuses the timer (issue 20
+ * item 1).
+ */
+export function tick() {
   const current = latestState();
   if (!current || !current.commitment || !byId('countdown')) return;
   const commitment = current.commitment;
@@ -284,7 +331,7 @@ export function tick(withSeconds = document.hasFocus()) {
     remainingMs = Math.max(0, (commitment.remaining_secs || 0) * 1000);
   }
   const remainingSecs = Math.ceil(remainingMs / 1000);
-  const text = withSeconds || remainingSecs <= 60 ? formatClock(remainingSecs)
+  const text = showsSeconds(remainingMs) ? formatClock(remainingSecs)
     : `${Math.ceil(remainingSecs / 60)} min`;
   setText('countdown', text);
   setText('countdown-label', remainingSecs > 0 ? 'left' : "time's up");

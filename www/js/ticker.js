@@ -1,15 +1,16 @@
 /*
  * When the page wakes by itself (issue 20 item 1): only while a session is
- * active, and only when something shown changes. While the person looks at
- * the page (its window has focus) and in the last minute, the countdown shows
- * seconds and changes once a second, on the second of the remaining time.
- * Visible but behind another window — the page kept open all day beside the
- * work — it shows whole minutes ("12 min") and wakes once a minute, as the
- * status bars do: on this machine's software-rendered chromium one frame a
- * second alone costs about 0.4 % of a core (docs/PERFORMANCE.md "The page and
- * the bars"). Hidden, only the tab title changes, once a minute ("N min
- * left", js/tab.js). Locked, planning and review never wake the page: it
- * redraws on a State only.
+ * active, and only when something shown changes. The countdown shows whole
+ * minutes ("12 min") and wakes once a minute, as the status bars do, in
+ * front of the person or behind another window alike: on this machine's
+ * software-rendered chromium one frame a second alone costs 0.3-0.4 % of a
+ * core, seconds drawn by the compositor alone 0.22-0.34 %
+ * (docs/PERFORMANCE.md "Status bars and the page at rest"). It shows m:ss,
+ * changing once a second on the second of the remaining time, in the last
+ * minute and for a moment after the person points at or focuses the timer
+ * (js/active.js). Hidden, only the tab title
+ * changes, once a minute ("N min left", js/tab.js). Locked, planning and
+ * review never wake the page: it redraws on a State only.
  */
 
 import * as active from './active.js';
@@ -30,9 +31,6 @@ function remainingMs() {
   return deadline - serverNowMs();
 }
 
-/** The last minute always counts down in seconds, ms (as js/active.js's tick). */
-const kSecondsBelowMs = 60000;
-
 /** One wake-up: the countdown and bar when visible, the tab always; then the next. */
 function wake() {
   timer = 0;
@@ -43,8 +41,9 @@ function wake() {
 
 /**
  * (Re)arms the one timer for the next change of what is shown: the next
- * whole second of the remaining time (visible and focused, or the last
- * minute) or whole minute (hidden, or behind another window). Call after
+ * whole second of the remaining time while the countdown shows seconds
+ * (the last minute, a peek; or the peek's end, if sooner), else the next
+ * whole minute (the countdown's minutes and the tab title). Call after
  * every State rendered; cheap.
  */
 export function scheduleTick() {
@@ -52,12 +51,19 @@ export function scheduleTick() {
   timer = 0;
   const left = remainingMs();
   if (left === null || left <= 0) return;
-  const unitMs = !document.hidden && (document.hasFocus() || left <= kSecondsBelowMs) ? 1000 : 60000;
-  const delay = (left % unitMs) || unitMs;
+  let delay;
+  if (!document.hidden && active.showsSeconds(left)) {
+    delay = (left % 1000) || 1000;
+    // The peek's end, when sooner, brings back the minutes.
+    const peekLeft = active.peekLeftMs();
+    if (peekLeft > 0 && peekLeft < delay) delay = peekLeft;
+  } else {
+    delay = (left % 60000) || 60000;
+  }
   timer = window.setTimeout(wake, delay + kAfterBoundaryMs);
 }
 
-/** Redraws what a change of visibility or focus changes, and re-arms the timer. */
+/** Redraws what a change of visibility or a peek at the seconds changes, and re-arms the timer. */
 function onAttentionChange() {
   if (!document.hidden) active.tick();
   refreshTab();
@@ -65,5 +71,4 @@ function onAttentionChange() {
 }
 
 document.addEventListener('visibilitychange', onAttentionChange);
-window.addEventListener('focus', onAttentionChange);
-window.addEventListener('blur', onAttentionChange);
+active.onPeek(onAttentionChange);

@@ -13,9 +13,12 @@ Observation admitWindow(const Rules& rules, const Observation& raw) {
   // A private window's title is never stored, shown, logged or sent, nor the
   // site of its page (issue 16 item 4: an incognito tab marks it private).
   obs.privateWindow = raw.privateWindow || isPrivateWindow(obs.app, obs.title);
+  // The title rules run here, once per window, so the Controller runs them
+  // before its lock (issue 19 item 7, review L5); a private window's on its
+  // raw title, before it is dropped (issue 19 item 3).
+  if (auto blocked = rules.blockedTitleReason(obs)) obs.blockedTitle = *blocked;
+  obs.titleRulesChecked = true;
   if (obs.privateWindow) {
-    // The hard rules see the raw title before it is dropped (issue 19 item 3).
-    if (auto blocked = rules.blockedReason(obs)) obs.blockedTitle = *blocked;
     obs.title = std::string(kPrivateWindowTitle);
   } else {
     obs.domain = text::sanitizeUtf8(raw.domain, text::LineBreaks::Remove, kMaxDomainBytes);

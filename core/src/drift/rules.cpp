@@ -90,6 +90,11 @@ std::optional<std::string> Rules::blockedReason(const Observation& obs) const {
   if (blockedApps_.count(obs.app) > 0) return obs.app + " is blocked during focus";
   // A private window's title was dropped on entry; its raw title was matched then.
   if (!obs.blockedTitle.empty()) return obs.blockedTitle;
+  if (obs.titleRulesChecked) return std::nullopt;  // matched on entry (admitWindow)
+  return blockedTitleReason(obs);
+}
+
+std::optional<std::string> Rules::blockedTitleReason(const Observation& obs) const {
   if (blockedTitles_.empty()) return std::nullopt;
   const std::string title = text::normalizeUnicode(obs.title);  // valid UTF-8
   for (const TitlePattern& pattern : blockedTitles_) {

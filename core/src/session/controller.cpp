@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <exception>
+#include <utility>
 #include <variant>
 
 #include <Poco/Logger.h>
-#include <Poco/Timezone.h>
 
 #include "antidrift/evidence/web_join.h"
 #include "session/action_input.h"
@@ -17,8 +17,6 @@ namespace {
 Poco::Logger& logger() {
   return Poco::Logger::get("antidrift.session");
 }
-
-using session::normalizeApps;
 
 }  // namespace
 
@@ -35,14 +33,15 @@ Controller::Controller(Settings settings, Clock& clock, Executor& executor,
       aiDetail_(aiAvailable ? "" : "AI is off (ai.backend = " + aiBackendName_ + ")"),
       verdicts_(std::make_unique<Verdicts>(
           static_cast<std::size_t>(std::max<std::int64_t>(1, settings_.driftMemoryMaxEntries)))),
-      v_(std::make_unique<Values>(settings_)) {
+      v_(std::make_unique<Values>(settings_)),
+      rules_(v_->session.engine.rules()) {
   if (settings_.driftMemory) v_->session.engine.setMemory(&verdicts_->memory());
 }
 
 Controller::~Controller() = default;
 
 void Controller::setVerdictStore(VerdictStore* store) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   verdicts_->connect(store);
 }
 
@@ -52,7 +51,7 @@ std::vector<drift::RememberedEntry> Controller::verdicts() const {
 }
 
 ActionResult Controller::forgetVerdicts(const std::optional<std::string>& key) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   switch (verdicts_->forget(key)) {
     case session::VerdictFile::Forgot::NotFound:
       return ActionError{ErrorKind::NotFound, "no remembered verdict has that key", v_->runtime};
@@ -68,12 +67,12 @@ ActionResult Controller::forgetVerdicts(const std::optional<std::string>& key) {
 }
 
 void Controller::setChangeListener(ChangeListener listener) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   listener_ = std::move(listener);
 }
 
 void Controller::setWakeHook(WakeHook hook) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   wakeHook_ = std::move(hook);
 }
 
@@ -88,12 +87,12 @@ void Controller::addAiCostLocked(const char* role, const CallCost& cost) {
 }
 
 void Controller::setAiOrigin(AiOrigin origin) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   aiOrigin_ = std::move(origin);
 }
 
 void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavailableReason) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   backend_ = std::move(backend);
   aiAvailable_ = backend_ != nullptr;
   aiDetail_ = aiAvailable_ ? std::string() : std::move(unavailableReason);
@@ -105,7 +104,7 @@ void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavai
 }
 
 void Controller::setNotifyView(NotifyView view) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<ChangeLock> lock(changing_);
   notifyView_ = std::move(view);
 }
 
@@ -125,86 +124,6 @@ bool Controller::noteSuspendLocked() {
   return true;
 }
 
-void Controller::notifyListener(const State& state) const {
-  ChangeListener listener;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    listener = listener_;
-  }
-  if (listener) listener(state);
-}
-
-// ---- Persistence and notification -------------------------------------------------------
-
-void Controller::persistLocked() {
-  lastPersistMono_ = clock_.monotonicMs();
-  persistDueMono_.reset();  // this write carries every deferred change too
-  try {
-    snapshots_.save(session::snapshotOf(*v_, clock_.nowUtcMs()));
-  } catch (const std::exception& e) {
-    // The session stays in memory; the next change tries again.
-    logger().error("could not write the snapshot: %s", std::string(e.what()));
-  }
-}
-
-bool Controller::persistLaterLocked() {
-  if (persistDueMono_) return false;  // coalesced into the write already pending
-  persistDueMono_ = clock_.monotonicMs() + kWriteBehindMs;
-  return true;
-}
-
-void Controller::flush() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (persistDueMono_) persistLocked();
-  verdicts_->saveIfUnsaved();
-}
-
-void Controller::flushForShutdown() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  verdicts_->saveIfUnsaved();  // the verdict memory's pending write (issue 16 item 3)
-  if (v_->runtime != RuntimeState::Active || !v_->session.commitment) {
-    if (persistDueMono_) persistLocked();
-    return;
-  }
-  noteSuspendLocked();
-  v_->session.creditUntil(std::min(sessionNowLocked(), v_->session.commitment->deadlineMs));
-  persistLocked();
-}
-
-State Controller::changedLocked(Persist persist) {
-  ++version_;
-  if (persist == Persist::Yes) persistLocked();
-  if (persist == Persist::Later) persistLaterLocked();
-  // The verdict memory changed (issue 16 item 3): written behind, coalesced.
-  verdicts_->scheduleIfUnsaved(clock_.monotonicMs() + kWriteBehindMs);
-  State state = stateLocked();
-  v_->evidence.lastHealth = state.evidence.health;
-  state.nextWakeMonotonicMs = nextWakeLocked();  // carried to the sinks (issue 15 item 3)
-  return state;
-}
-
-void Controller::publish(std::unique_lock<std::mutex>& lock, Persist persist) {
-  State state = changedLocked(persist);
-  lock.unlock();
-  notifyListener(state);
-}
-
-ActionResult Controller::commitLocked(std::unique_lock<std::mutex>& lock, Values&& before) {
-  lastPersistMono_ = clock_.monotonicMs();
-  try {
-    snapshots_.save(session::snapshotOf(*v_, clock_.nowUtcMs()));
-  } catch (const std::exception& e) {
-    logger().error("could not write the snapshot; the action is undone: %s", std::string(e.what()));
-    *v_ = std::move(before);  // the rollback: one assignment (issue 15 item 2)
-    return ActionError{ErrorKind::Storage,
-                       "could not save the session (is the disk full?); nothing changed, try again",
-                       v_->runtime};
-  }
-  persistDueMono_.reset();  // this write carries every deferred change too
-  publish(lock, Persist::No);
-  return std::nullopt;
-}
-
 bool Controller::auditHoldsLocked(const std::string& id) const {
   const std::vector<SessionSummary> last = audit_.recent(kEndCheckRecords);
   return std::any_of(last.begin(), last.end(),
@@ -217,73 +136,10 @@ ActionError Controller::illegalLocked(const std::string& action) const {
                      v_->runtime};
 }
 
-// ---- Restore -------------------------------------------------------------------------------
-
-std::string Controller::restore() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  const std::optional<Snapshot> snapshot = snapshots_.load();  // throws if unreadable
-  if (!snapshot) {
-    return "no snapshot found; starting locked";
-  }
-  session::restoreFrom(*snapshot, *v_);
-  if ((v_->runtime == RuntimeState::Active || v_->runtime == RuntimeState::Review) &&
-      !v_->session.commitment) {
-    logger().warning("snapshot in %s without a commitment; starting locked",
-                     std::string(toString(v_->runtime)));
-    resetSessionLocked();
-    v_->runtime = RuntimeState::Locked;
-  }
-
-  std::string what = "restored " + std::string(toString(v_->runtime));
-  if (v_->runtime == RuntimeState::Review) {
-    try {
-      if (auditHoldsLocked(v_->session.commitment->id)) {
-        // Killed between the audit append and the snapshot write: it has ended.
-        v_->review.keepCarryForward();
-        resetSessionLocked();
-        v_->runtime = RuntimeState::Locked;
-        what =
-            "the session in review was already in the audit log (it ended before a crash); "
-            "starting locked";
-      }
-    } catch (const std::exception& e) {
-      logger().error("could not read the audit log; the session stays in review: %s",
-                     std::string(e.what()));
-    }
-  }
-  if (v_->runtime == RuntimeState::Review &&
-      v_->review.reflection.status == ReflectionStatus::Pending) {
-    startReviewLocked();  // the call was lost with the old process; ask again
-  }
-  if (v_->runtime == RuntimeState::Active) {
-    const std::int64_t wallNow = clock_.nowUtcMs();
-    // Never more than the session's own length, even if the wall clock went
-    // back or the start lies ahead: a restored session always expires
-    // (issue 19 item 6, review L6).
-    const std::int64_t remainingMs = std::min(
-        v_->session.commitment->deadlineMs - wallNow,
-        (v_->session.commitment->timeboxSecs + v_->session.commitment->extendedSecs) * 1000);
-    v_->clock = session::SessionClock::resume(clock_, v_->session.commitment->startedAtMs,
-                                              v_->session.stats.stats().suspendedMs, remainingMs);
-    if (remainingMs <= 0) {
-      enterReviewLocked(Outcome::Expired);
-      v_->session.endedAtMs =
-          v_->session.commitment->deadlineMs;  // it ended at its deadline, while we were down
-      what =
-          "the active session's deadline passed while the daemon was down; it expired into review";
-    } else {
-      evaluateDriftLocked();  // unknown until the next observation (evidence not ok yet)
-      what = "resumed the active session with " + std::to_string(remainingMs / 1000) + " s left";
-    }
-  }
-  publish(lock, Persist::Yes);
-  return what;
-}
-
 // ---- Transitions ---------------------------------------------------------------------------
 
 ActionResult Controller::enterPlanning() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Locked) return illegalLocked("enter planning");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   v_->runtime = RuntimeState::Planning;
@@ -297,7 +153,7 @@ ActionResult Controller::enterPlanning() {
 }
 
 ActionResult Controller::cancelPlanning() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Planning) return illegalLocked("cancel planning");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   v_->runtime = RuntimeState::Locked;
@@ -306,7 +162,7 @@ ActionResult Controller::cancelPlanning() {
 }
 
 ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Planning) return illegalLocked("start a commitment");
   auto made = session::commitmentFrom(raw, settings_.defaultAllowedApps, clock_.nowUtcMs());
   if (auto* problem = std::get_if<std::string>(&made)) {
@@ -344,7 +200,7 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
 }
 
 ActionResult Controller::complete() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("complete");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   enterReviewLocked(Outcome::Completed);
@@ -352,7 +208,7 @@ ActionResult Controller::complete() {
 }
 
 ActionResult Controller::abandon() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("abandon");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   enterReviewLocked(Outcome::Abandoned);
@@ -360,7 +216,7 @@ ActionResult Controller::abandon() {
 }
 
 ActionResult Controller::end() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Review) return illegalLocked("end");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   const SessionSummary summary = session::summaryOf(v_->session, v_->review);
@@ -386,7 +242,7 @@ ActionResult Controller::end() {
 // ---- Planning coach ------------------------------------------------------------------------
 
 ActionResult Controller::requestCoach(const std::string& intent) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Planning) {
     return ActionError{ErrorKind::NotPlanning, "the coach only works while planning", v_->runtime};
   }
@@ -420,7 +276,7 @@ void Controller::enterReviewLocked(Outcome outcome) {
 }
 
 ActionResult Controller::extend(std::int64_t minutes) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("extend the timebox");
   if (std::find(std::begin(kExtendMinutes), std::end(kExtendMinutes), minutes) ==
       std::end(kExtendMinutes)) {
@@ -439,7 +295,7 @@ ActionResult Controller::extend(std::int64_t minutes) {
 }
 
 ActionResult Controller::answerReview(const ReviewAnswer& raw) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Review) return illegalLocked("answer the review");
   auto answer = session::reviewAnswerFrom(raw);
   if (auto* problem = std::get_if<std::string>(&answer)) {
@@ -460,12 +316,14 @@ void Controller::resetSessionLocked() {
 // ---- Evidence ------------------------------------------------------------------------------
 
 void Controller::recordWindow(Observation raw) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  raw.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
+  // The same entry steps as the replay (a private window's title and site
+  // dropped), the drift.blocked_titles patterns with them: they run here,
+  // before any lock is taken (issue 19 item 7, review L5).
+  Observation obs = drift::admitWindow(rules_, raw);
+  std::unique_lock<ChangeLock> lock(changing_);
   const std::int64_t wallNow = clock_.nowUtcMs();
   const std::int64_t now = sessionNowLocked();
-  raw.source = raw.source.empty() ? std::string("unknown") : sanitizeTitle(raw.source);
-  // The same entry steps as the replay (a private window's title and site dropped).
-  Observation obs = drift::admitWindow(v_->session.engine.rules(), raw);
   // A watcher's own timestamp is kept only when plausible: not in the future
   // and not older than three heartbeats (a late delivery); else receipt time.
   // It counts as that long before now on the session's clock (issue 9 item
@@ -514,7 +372,7 @@ void Controller::recordWindow(Observation raw) {
 }
 
 void Controller::setAway(bool away) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->evidence.away == away) return;
   v_->evidence.away = away;
   v_->session.setAway(away, sessionNowLocked());
@@ -523,20 +381,14 @@ void Controller::setAway(bool away) {
 }
 
 void Controller::setSourceRunning(const std::string& source, bool running) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (!v_->evidence.setSourceRunning(source, running)) return;
   if (healthLocked() == v_->evidence.lastHealth) return;
   const bool persist = v_->runtime == RuntimeState::Active && evaluateDriftLocked();
   publish(lock, persist ? Persist::Yes : Persist::No);
 }
 
-Health Controller::healthLocked() const {
-  return v_->evidence.health(clock_.monotonicMs(), v_->runtime == RuntimeState::Active,
-                             3 * settings_.heartbeatSecs * 1000);
-}
-
-// ---- Drift (docs/DESIGN.md §4, §5)
-// ------------------------------------------------------------------
+// ---- Drift (docs/DESIGN.md §4, §5) ---------------------------------------------------------
 
 bool Controller::evaluateDriftLocked() {
   const Health health = healthLocked();
@@ -568,7 +420,7 @@ void Controller::trackTimelineLocked(std::int64_t atMs) {
 }
 
 ActionResult Controller::refocus() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("go back to the task");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   drift::Decision decision = v_->session.engine.refocus(sessionNowLocked());
@@ -577,7 +429,7 @@ ActionResult Controller::refocus() {
 }
 
 ActionResult Controller::markOnTask(drift::OnTaskScope scope) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("mark this on task");
   if (std::optional<std::string> refusal = v_->session.engine.onTaskRefusal()) {
     return ActionError{ErrorKind::IllegalTransition, "cannot mark this on task: " + *refusal,
@@ -608,7 +460,7 @@ ActionResult Controller::markOnTask(drift::OnTaskScope scope) {
 }
 
 ActionResult Controller::undoOnTask(const std::string& app, const std::string& mark, bool isSite) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
   if (v_->runtime != RuntimeState::Active) return illegalLocked("undo an on-task mark");
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   if (!v_->session.engine.unmarkOnTask(*v_->session.commitment, app, mark, isSite)) {
@@ -625,7 +477,23 @@ ActionResult Controller::undoOnTask(const std::string& app, const std::string& m
 // ---- Time ----------------------------------------------------------------------------------
 
 void Controller::tick() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<ChangeLock> lock(changing_);
+  const std::optional<Persist> due = applyDueLocked();
+  std::optional<SnapshotWrite> behind;
+  if (due != Persist::Yes && persistDueMono_ && clock_.monotonicMs() >= *persistDueMono_) {
+    behind = persistLocked();  // the write-behind of evidence announced earlier
+  }
+  if (verdicts_->dueMono() && clock_.monotonicMs() >= *verdicts_->dueMono()) {
+    verdicts_->saveIfUnsaved();  // the write-behind of the verdict memory (issue 16 item 3)
+  }
+  std::optional<Change> change;
+  if (due) change = changedLocked(*due);
+  lock.unlock();
+  if (behind) writeLogged(*behind);
+  if (change) deliver(*change);
+}
+
+std::optional<Controller::Persist> Controller::applyDueLocked() {
   bool changed = false;
   bool persist = false;
   if (noteSuspendLocked()) changed = persist = true;  // the gap is recorded at once
@@ -646,138 +514,22 @@ void Controller::tick() {
       changed = applyDriftLocked(decision) || changed;
     }
   }
-  if (v_->review.reviewer.status() == AsyncStatus::Pending &&
-      clock_.monotonicMs() >= v_->review.giveUpMono) {
-    logger().warning("reviewer: no answer within ai.timeout_s; no reflection this time");
-    if (v_->review.reviewer.fail(v_->review.reviewerToken, "the reviewer did not answer in time")) {
-      v_->review.applyReviewer(v_->runtime == RuntimeState::Review);
-      changed = persist = true;
-    }
-  }
-  if (!persist && persistDueMono_ && clock_.monotonicMs() >= *persistDueMono_) {
-    persistLocked();  // the write-behind of evidence announced earlier
-  }
-  if (verdicts_->dueMono() && clock_.monotonicMs() >= *verdicts_->dueMono()) {
-    verdicts_->saveIfUnsaved();  // the write-behind of the verdict memory (issue 16 item 3)
-  }
-  if (changed) publish(lock, persist ? Persist::Yes : Persist::No);
+  if (giveUpReviewerLocked()) changed = persist = true;
+  if (!changed) return std::nullopt;
+  return persist ? Persist::Yes : Persist::No;
 }
 
-std::optional<std::int64_t> Controller::nextWakeMonotonicMs() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return nextWakeLocked();
-}
-
-std::optional<std::int64_t> Controller::nextWakeLocked() const {
-  std::optional<std::int64_t> next;
-  if (v_->runtime == RuntimeState::Active) {
-    next = v_->clock.deadlineMono(clock_);
-    if (const std::optional<std::int64_t> due = v_->session.engine.nextDueMono())
-      next = std::min(*next, *due);
+bool Controller::giveUpReviewerLocked() {
+  if (v_->review.reviewer.status() != AsyncStatus::Pending ||
+      clock_.monotonicMs() < v_->review.giveUpMono) {
+    return false;
   }
-  if (v_->review.reviewer.status() == AsyncStatus::Pending) {
-    next = next ? std::min(*next, v_->review.giveUpMono) : v_->review.giveUpMono;
+  logger().warning("reviewer: no answer within ai.timeout_s; no reflection this time");
+  if (!v_->review.reviewer.fail(v_->review.reviewerToken, "the reviewer did not answer in time")) {
+    return false;
   }
-  if (persistDueMono_) next = next ? std::min(*next, *persistDueMono_) : *persistDueMono_;
-  if (const auto& due = verdicts_->dueMono()) next = next ? std::min(*next, *due) : *due;
-  const bool goesStale =
-      v_->runtime == RuntimeState::Active || !v_->evidence.currentFromRunningSource();
-  if (v_->evidence.lastHealth == Health::Ok && v_->evidence.lastObservationMono >= 0 && goesStale) {
-    const std::int64_t staleAt =
-        v_->evidence.lastObservationMono + 3 * settings_.heartbeatSecs * 1000;
-    next = next ? std::min(*next, staleAt) : staleAt;
-  }
-  return next;
-}
-
-// ---- Reading -------------------------------------------------------------------------------
-
-State Controller::state() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  State state = stateLocked();
-  state.nextWakeMonotonicMs = nextWakeLocked();
-  return state;
-}
-
-RuntimeState Controller::runtime() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return v_->runtime;
-}
-
-std::vector<TimelineSpan> Controller::timeline() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return v_->session.timeline.spans();
-}
-
-State Controller::stateLocked() const {
-  State state;
-  state.version = version_;
-  state.nowMs = clock_.nowUtcMs();
-  state.runtime = v_->runtime;
-  state.commitment = v_->session.commitment;
-  if (v_->runtime == RuntimeState::Active) {
-    const std::int64_t remainingMs = v_->clock.remainingMs(clock_);
-    state.remainingSecs = (remainingMs + 999) / 1000;
-  }
-  state.outcome = v_->session.outcome;
-  state.endedAtMs = v_->session.endedAtMs;
-  state.evidence.health = healthLocked();
-  state.evidence.source = v_->evidence.current ? v_->evidence.current->source : "";
-  state.evidence.current = v_->evidence.current;
-  state.evidence.away = v_->evidence.away;
-  if (v_->runtime == RuntimeState::Active) {
-    const drift::DriftView& view = v_->session.engine.view();
-    state.drift = DriftView{view.status,
-                            view.reason,
-                            view.nudge,
-                            view.app,
-                            view.blocked,
-                            view.judgeAtMs,
-                            view.status == drift::DriftStatus::Drifting && !view.blocked
-                                ? v_->session.engine.subjectSite()
-                                : std::string()};
-  }
-  state.stats = v_->session.stats.stats();
-  if (v_->runtime == RuntimeState::Review) {
-    state.timeline = v_->session.timeline.spans();
-    const FocusTally& focus = v_->session.focus;
-    if (focus.state().complete) {  // issue 17 item 5
-      state.focus = FocusView{focus.topSites(kMaxSummarySites), focus.longest()};
-    }
-  }
-  state.appSplit = v_->session.timeline.split();
-  state.reflection = v_->review.reflection;
-  state.review = v_->review.answer;
-  state.lastCarryForward = v_->review.lastCarryForward;
-  state.ai = AiView{
-      aiBackendName_, aiAvailable_, aiDetail_, aiOrigin_,
-      v_->runtime == RuntimeState::Planning ? planningCost_ : v_->session.stats.stats().aiCost};
-  state.notify = notifyView_;
-  if (v_->runtime == RuntimeState::Planning) {
-    state.defaultAllowedApps = normalizeApps(settings_.defaultAllowedApps);
-    state.appChoices = v_->evidence.appChoices(clock_.monotonicMs(), kRecentAppsMs,
-                                               v_->planning.historyApps, kMaxAppChoices);
-    v_->planning.show(state);
-  }
-  return state;
-}
-
-Controller::HistoryData Controller::historyView(std::size_t n) const {
-  std::vector<SessionSummary> recent = history(std::max(n, kHistoryScanSessions));
-  HistoryData data;
-  data.days = historyDays(recent, clock_.nowUtcMs(), Poco::Timezone::tzd());
-  if (recent.size() > n) recent.resize(n);
-  data.sessions = std::move(recent);
-  return data;
-}
-
-std::vector<SessionSummary> Controller::history(std::size_t n) const {
-  try {
-    return audit_.recent(n);
-  } catch (const std::exception& e) {
-    logger().error("could not read the audit log: %s", std::string(e.what()));
-    return {};
-  }
+  v_->review.applyReviewer(v_->runtime == RuntimeState::Review);
+  return true;
 }
 
 }  // namespace antidrift

@@ -1,9 +1,11 @@
 // The Controller's AI calls and file loads (issue 15 item 2: one place for
 // every launchGuarded of the Controller; docs/ARCHITECTURE.md "One judge
 // verdict"): the todo.txt and profile loads of planning, the coach, the
-// reviewer, the drift judge and the nudger. Each runs under the mutex, takes
-// a token, and posts the work to the executor; the answer is applied under
-// the lock only while the token is current (async_slot.h), then announced.
+// reviewer, the drift judge and the nudger. Each runs under the change lock,
+// takes a token, and posts the work to the executor; the answer is applied
+// under the change lock (both mutexes: it waits for an action's snapshot
+// write) only while the token is current (async_slot.h), then its snapshot
+// written, if any, and announced with no lock held.
 #include "antidrift/session/controller.h"
 
 #include <exception>
@@ -29,12 +31,12 @@ void Controller::loadPlanningLocked() {
   const std::string todoPath = settings_.todoTxtPath;
   const std::string profilePath = settings_.profilePath;
   const auto applied = [this] { return changedLocked(Persist::No); };
-  const auto notify = [this](const State& state) { notifyListener(state); };
+  const auto notify = [this](const Change& change) { deliver(change); };
   launchGuarded(
-      mutex_, executor_, v_->planning.tasks, tasksToken,
+      changing_, executor_, v_->planning.tasks, tasksToken,
       [todoPath] { return planning::loadTodoTxt(todoPath); }, applied, notify);
   launchGuarded(
-      mutex_, executor_, v_->planning.profile, profileToken,
+      changing_, executor_, v_->planning.profile, profileToken,
       [profilePath] { return planning::loadProfile(profilePath); }, applied, notify);
 }
 
@@ -49,7 +51,7 @@ void Controller::launchCoachLocked(AsyncToken token, const std::string& intent) 
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
-      mutex_, executor_, v_->planning.coach, token,
+      changing_, executor_, v_->planning.coach, token,
       [backend, intent, grounding, timeoutMs, cost] {
         auto result = ai::coach(*backend, intent, grounding, timeoutMs, cost.get());
         if (!result) {
@@ -61,7 +63,7 @@ void Controller::launchCoachLocked(AsyncToken token, const std::string& intent) 
         addAiCostLocked("coach", *cost);
         return changedLocked(Persist::No);
       },
-      [this](const State& state) { notifyListener(state); });
+      [this](const Change& change) { deliver(change); });
 }
 
 void Controller::startReviewLocked() {
@@ -89,7 +91,7 @@ void Controller::startReviewLocked() {
       ai::describeSession(factsOf(session::summaryOf(v_->session, v_->review)));
   auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
-      mutex_, executor_, v_->review.reviewer, v_->review.reviewerToken,
+      changing_, executor_, v_->review.reviewer, v_->review.reviewerToken,
       [backend, &audit, finished, timeoutMs, cost] {
         std::vector<ai::SessionFacts> prior;
         try {
@@ -109,7 +111,7 @@ void Controller::startReviewLocked() {
         v_->review.applyReviewer(v_->runtime == RuntimeState::Review);
         return changedLocked(Persist::Yes);
       },
-      [this](const State& state) { notifyListener(state); });
+      [this](const Change& change) { deliver(change); });
 }
 
 void Controller::launchJudgeLocked(drift::JudgeRequest request) {
@@ -117,12 +119,12 @@ void Controller::launchJudgeLocked(drift::JudgeRequest request) {
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
-      mutex_, executor_, v_->session.engine.judgeEpoch(), request.token,
+      changing_, executor_, v_->session.engine.judgeEpoch(), request.token,
       [backend, input = std::move(request.input), timeoutMs, cost] {
         return ai::judge(*backend, input, timeoutMs, cost.get());
       },
       [this, key = request.key,
-       cost](std::optional<ai::Expected<ai::Verdict>>&& result) -> std::optional<State> {
+       cost](std::optional<ai::Expected<ai::Verdict>>&& result) -> std::optional<Change> {
         addAiCostLocked("judge", *cost);
         std::optional<ai::Verdict> verdict;
         std::string failure = std::string(kAsyncWorkFailed);
@@ -141,7 +143,7 @@ void Controller::launchJudgeLocked(drift::JudgeRequest request) {
         if (!applied.changed && !statsMoved && !verdicts_->unsaved()) return std::nullopt;
         return changedLocked(statsMoved ? Persist::Yes : Persist::No);
       },
-      [this](const State& state) { notifyListener(state); });
+      [this](const Change& change) { deliver(change); });
 }
 
 void Controller::launchNudgeLocked(drift::NudgeRequest request) {
@@ -149,11 +151,11 @@ void Controller::launchNudgeLocked(drift::NudgeRequest request) {
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
-      mutex_, executor_, v_->session.engine.nudgeEpoch(), request.token,
+      changing_, executor_, v_->session.engine.nudgeEpoch(), request.token,
       [backend, input = std::move(request.input), timeoutMs, cost] {
         return ai::nudge(*backend, input, timeoutMs, cost.get());
       },
-      [this, cost](std::optional<ai::Expected<std::string>>&& result) -> std::optional<State> {
+      [this, cost](std::optional<ai::Expected<std::string>>&& result) -> std::optional<Change> {
         addAiCostLocked("nudge", *cost);
         std::optional<std::string> message;
         if (result && result->hasValue()) {
@@ -169,7 +171,7 @@ void Controller::launchNudgeLocked(drift::NudgeRequest request) {
         trackTimelineLocked(sessionNowLocked());  // the heads-up starts or ends a span
         return changedLocked(Persist::No);
       },
-      [this](const State& state) { notifyListener(state); });
+      [this](const Change& change) { deliver(change); });
 }
 
 }  // namespace antidrift

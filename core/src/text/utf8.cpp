@@ -1,7 +1,5 @@
 #include "antidrift/text/utf8.h"
 
-#include <Poco/String.h>
-
 namespace antidrift::text {
 
 // A strict UTF-8 decoder, written here on purpose: Poco's TextConverter
@@ -153,7 +151,15 @@ std::string sanitizeUtf8(std::string_view raw, LineBreaks lineBreaks, std::size_
 }
 
 std::string oneLine(std::string_view raw) {
-  return Poco::trim(sanitizeUtf8(raw, LineBreaks::ToSpace));
+  // No Poco here (Poco::trim would link PocoFoundation's character table):
+  // this file is also linked into antidrift-watch, which links no Poco
+  // (issue 20 item 2). After ToSpace the only ASCII white space left is ' '.
+  std::string line = sanitizeUtf8(raw, LineBreaks::ToSpace);
+  const std::size_t first = line.find_first_not_of(' ');
+  if (first == std::string::npos) {
+    return {};
+  }
+  return line.substr(first, line.find_last_not_of(' ') - first + 1);
 }
 
 std::string shortMessage(std::string_view raw, std::size_t maxCodePoints) {

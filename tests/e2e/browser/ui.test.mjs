@@ -101,8 +101,13 @@ describe('AntiDrift UI, AI off', () => {
     assert.match(await page.textContent('#health'), /ok/i);
     await page.waitForSelector('#drift-status[data-status="ontask"]');
 
-    // The countdown runs client-side and goes down.
+    // The countdown runs client-side and goes down: whole minutes, and m:ss
+    // for a moment when the timer is pointed at (issue 20 item 1).
     const countdown = () => page.textContent('#countdown');
+    await page.mouse.move(0, 0);
+    assert.equal(await countdown(), '20 min');
+    await page.hover('#countdown');
+    await page.waitForFunction(() => /^\d+:\d\d$/.test(document.getElementById('countdown').textContent));
     const first = await countdown();
     assert.ok(clockToSeconds(first) <= 20 * 60 && clockToSeconds(first) > 19 * 60, first);
     await page.waitForFunction((seen) => document.getElementById('countdown').textContent !== seen, first);

@@ -50,6 +50,33 @@ TEST(AdmitWindow, APrivateWindowLosesItsTitleAndSiteButTheHardRulesSawTheTitle) 
   EXPECT_FALSE(obs.blockedTitle.empty());
 }
 
+// Issue 19 item 7, review L5: the title patterns run on entry, once, so the
+// Controller runs them before its lock; the engine trusts the entry's result.
+TEST(AdmitWindow, TheTitleRulesRunOnEntryAndTheEngineRunsNoPatternAgain) {
+  Settings settings;
+  settings.blockedTitles = {{"gambling", "casino"}};
+  const Rules rules(settings);
+  const Observation blocked =
+      admitWindow(rules, Observation{kStart, "Firefox", "Online casino - Mozilla Firefox", "x11"});
+  EXPECT_TRUE(blocked.titleRulesChecked);
+  EXPECT_EQ(blocked.blockedTitle,
+            "\"casino\" in the title is blocked (drift.blocked_titles.gambling)");
+  const Observation plain =
+      admitWindow(rules, Observation{kStart, "Firefox", "Gatsby docs - Mozilla Firefox", "x11"});
+  EXPECT_TRUE(plain.titleRulesChecked);
+  EXPECT_EQ(plain.blockedTitle, "");
+
+  // A window whose entry found nothing is not matched again: the same title,
+  // said to be checked, passes; unchecked (a caller that skipped the entry
+  // step), the engine still runs the pattern.
+  Observation checked = plain;
+  checked.title = "Online casino - Mozilla Firefox";
+  EXPECT_EQ(rules.blockedReason(checked), std::nullopt);
+  checked.titleRulesChecked = false;
+  EXPECT_EQ(rules.blockedReason(checked), blocked.blockedTitle);
+  EXPECT_EQ(rules.blockedReason(blocked), blocked.blockedTitle);
+}
+
 TEST(ActiveSession, ADecisionIsRecordedInTheStatsAndTheTimelineAndCreditedAtTheEnd) {
   const Settings settings = blockingSteam();
   ActiveSession session(settings);

@@ -30,10 +30,12 @@ namespace antidrift::drift {
 /// item 3): the app normalised (normalizeApp), the title sanitised
 /// (sanitizeTitle), and — for a private window (`raw.privateWindow`, or
 /// isPrivateWindow of the app and title) — the title replaced by
-/// kPrivateWindowTitle and the site dropped, after `rules` had their look at
-/// the raw title (blockedTitle); otherwise the site is kept, cut to
-/// kMaxDomainBytes. `raw.atMs` and `raw.source` are copied as they are (the
-/// caller decides both). Pure; thread-safe for distinct `rules`.
+/// kPrivateWindowTitle and the site dropped; otherwise the site is kept,
+/// cut to kMaxDomainBytes. The drift.blocked_titles patterns of `rules` run
+/// here, on the sanitised title (a private window's before it is dropped):
+/// their reason in blockedTitle, titleRulesChecked set, so the engine runs
+/// none again (issue 19 items 3 and 7, review L5). `raw.atMs` and `raw.source` are copied as they
+/// are (the caller decides both). Pure; thread-safe for distinct `rules`.
 Observation admitWindow(const Rules& rules, const Observation& raw);
 
 /// One session's stats, timeline and drift engine, and the steps that keep

@@ -56,16 +56,22 @@ class Rules {
   WindowKind classify(const Observation& obs) const;
 
   /// A hard rule that fires (docs/DESIGN.md §4 step 1): "<app> is blocked during
-  /// focus" for an app in blockedApps, else `obs.blockedTitle` (a private
-  /// window's raw title matched on entry, issue 19 item 3), else, for the
+  /// focus" for an app in blockedApps, else `obs.blockedTitle` (the title
+  /// rules' result on entry: admitWindow), else — unless
+  /// `obs.titleRulesChecked` (then nullopt, and no pattern runs) —
+  /// blockedTitleReason(obs).
+  /// `obs.app` is already normalised. Never throws for any title.
+  std::optional<std::string> blockedReason(const Observation& obs) const;
+
+  /// The drift.blocked_titles rule alone (issue 19 item 7, review L5: what
+  /// admitWindow runs before the Controller's lock): for the
   /// first blockedTitles pattern (in name order) found in the title (in
   /// text::normalizeUnicode form), what matched: "\"<match>\" in the title
   /// is blocked (drift.blocked_titles.<name>)" (issue 17 item 4) — or "the
   /// title matches the blocked pattern \"<name>\"" for a private window (its
   /// text is never shown), an empty match or one over 60 bytes; nullopt
-  /// otherwise.
-  /// `obs.app` is already normalised. Never throws for any title.
-  std::optional<std::string> blockedReason(const Observation& obs) const;
+  /// otherwise. Thread-safe; never throws for any title.
+  std::optional<std::string> blockedTitleReason(const Observation& obs) const;
 
   /// How many blockedTitles matches gave up on their budget (issue 19 item 7,
   /// review L5): each pattern runs with PCRE's (*LIMIT_MATCH=100000) and

@@ -28,10 +28,16 @@ struct Observation {
   /// it): the Controller treats it as drift::isPrivateWindow() does — its
   /// title replaced, no domain (issue 6 item 5, issue 16 item 4).
   bool privateWindow = false;
-  /// A private window whose raw title matched drift.blocked_titles before
-  /// the title was dropped: the hard rule's reason (issue 19 item 3); "" else.
-  /// Set by the Controller and the replay on entry, never by a source.
+  /// The window's title (for a private window its raw title, before it was
+  /// dropped; issue 19 item 3) matched drift.blocked_titles on entry: the
+  /// hard rule's reason; "" else. Set with titleRulesChecked by
+  /// drift::admitWindow, never by a source.
   std::string blockedTitle{};
+  /// drift.blocked_titles already ran on this window on entry
+  /// (drift::admitWindow), and blockedTitle is their result: the drift engine
+  /// runs no pattern on it again, so none runs under the Controller's lock
+  /// (issue 19 item 7, review L5).
+  bool titleRulesChecked = false;
 };
 
 /// Makes raw title bytes safe (docs/DESIGN.md §3): each invalid UTF-8 sequence becomes

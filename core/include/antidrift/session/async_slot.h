@@ -67,12 +67,14 @@ constexpr std::string_view toString(AsyncStatus status) {
 ///   unlocking `notify(S)` is called with it. A stale result, or nullopt from
 ///   applyLocked, notifies nobody.
 ///
+/// `mutex` is a std::mutex or any other BasicLockable (the Controller passes
+/// its change lock, which takes two mutexes; issue 19 item 7, review L13).
 /// Call it with or without `mutex` held (posting never runs the task inline).
 /// `mutex`, `epoch` and everything the callables capture by reference must
 /// outlive the task: drain/stop the executor before destroying the owner.
 /// `applyLocked` and `notify` must not throw.
-template <class Work, class ApplyLocked, class Notify>
-void launchGuarded(std::mutex& mutex, Executor& executor, const Epoch& epoch, std::uint64_t token,
+template <class Mutex, class Work, class ApplyLocked, class Notify>
+void launchGuarded(Mutex& mutex, Executor& executor, const Epoch& epoch, std::uint64_t token,
                    Work work, ApplyLocked applyLocked, Notify notify) {
   struct Job {
     Work work;
@@ -91,7 +93,7 @@ void launchGuarded(std::mutex& mutex, Executor& executor, const Epoch& epoch, st
     using Applied = std::decay_t<decltype(job->applyLocked(std::move(result)))>;
     Applied applied;
     {
-      std::lock_guard<std::mutex> lock(mutex);
+      std::lock_guard<Mutex> lock(mutex);
       if (!epoch.isCurrent(token)) return;
       applied = job->applyLocked(std::move(result));
     }
@@ -206,13 +208,13 @@ inline constexpr std::string_view kAsyncWorkFailed = "internal error";
 ///   unlocking, `notify(result of afterApplyLocked)` — or `notify()` when it
 ///   returns void. A stale result changes nothing and notifies nobody.
 ///
-/// Call it WITHOUT holding `mutex`, after `slot.begin()` (posting under the
-/// lock is allowed too: posting never runs the task inline). `mutex`, `slot`
-/// and everything the callables capture by reference must outlive the task:
-/// drain/stop the executor before destroying the owner. Callables must be
-/// move-constructible; `afterApplyLocked` and `notify` must not throw.
-template <class T, class Work, class AfterApplyLocked, class Notify>
-void launchGuarded(std::mutex& mutex, Executor& executor, AsyncSlot<T>& slot, AsyncToken token,
+/// `mutex` as in the Epoch form above. Call it WITHOUT holding `mutex`, after `slot.begin()`
+/// (posting under the lock is allowed too: posting never runs the task inline). `mutex`, `slot` and
+/// everything the callables capture by reference must outlive the task: drain/stop the executor
+/// before destroying the owner. Callables must be move-constructible; `afterApplyLocked` and
+/// `notify` must not throw.
+template <class Mutex, class T, class Work, class AfterApplyLocked, class Notify>
+void launchGuarded(Mutex& mutex, Executor& executor, AsyncSlot<T>& slot, AsyncToken token,
                    Work work, AfterApplyLocked afterApplyLocked, Notify notify) {
   // The slot's outcome: a value, or an error message.
   struct Outcome {
@@ -264,8 +266,8 @@ void launchGuarded(std::mutex& mutex, Executor& executor, AsyncSlot<T>& slot, As
 
 /// launchGuarded without an under-lock step: `notify()` is called (lock
 /// released) once per applied result.
-template <class T, class Work, class Notify>
-void launchGuarded(std::mutex& mutex, Executor& executor, AsyncSlot<T>& slot, AsyncToken token,
+template <class Mutex, class T, class Work, class Notify>
+void launchGuarded(Mutex& mutex, Executor& executor, AsyncSlot<T>& slot, AsyncToken token,
                    Work work, Notify notify) {
   launchGuarded(
       mutex, executor, slot, token, std::move(work), [] {}, std::move(notify));

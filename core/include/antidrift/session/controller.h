@@ -56,9 +56,11 @@ struct ActionError {
 using ActionResult = std::optional<ActionError>;
 
 /// Owns the runtime state machine, the commitment, evidence and stats; every
-/// public method is thread-safe (one mutex guards all state). After each
-/// transition it persists a Snapshot (synchronously, before returning) and
-/// calls the change listener with the new State — with the mutex released.
+/// public method is thread-safe (one lock guards all state, another
+/// serialises the changes). After each transition it persists a Snapshot
+/// (synchronously, before returning, but with the state lock released:
+/// reads never wait for the disk) and calls the change listener with the new
+/// State — with every lock released.
 /// Evidence (window changes, heartbeats) is persisted write-behind: the
 /// listener hears of the change first and the snapshot is written by tick()
 /// at most kWriteBehindMs later, coalescing every change in between (issue 8
@@ -255,12 +257,13 @@ class Controller {
   /// Records one observation from any source. `raw.app` and `raw.title` are
   /// sanitised here (a private-browsing window's title is replaced by a
   /// placeholder before anything stores it); `raw.atMs` ≤ 0 means "now".
-  /// While active, the drift engine decides what it means (docs/DESIGN.md §4, §5) and
-  /// any DriftJudge or Nudger call it asks for is launched on the executor. Updates health, current
-  /// window and (while active) stats. While active the snapshot is written on
-  /// every change of window and at least every kHeartbeatPersistMs on
-  /// heartbeats of the same window, so a crash loses at most that much of
-  /// the time-per-app stats. Never fails.
+  /// The drift.blocked_titles patterns run on it here, before any lock is
+  /// taken (drift::admitWindow; issue 19 item 7, review L5): a slow match
+  /// holds up no read and no other change. While active, the drift engine decides what it means
+  /// (docs/DESIGN.md §4, §5) and any DriftJudge or Nudger call it asks for is launched on the
+  /// executor. Updates health, current window and (while active) stats. While active the snapshot
+  /// is written on every change of window and at least every kHeartbeatPersistMs on heartbeats of
+  /// the same window, so a crash loses at most that much of the time-per-app stats. Never fails.
   ///
   /// What is announced (issue 8 item 2): the listener is called only when
   /// something the page shows changed — the window, evidence health, or
@@ -325,7 +328,9 @@ class Controller {
 
   // ---- Reading.
 
-  /// The current State. Thread-safe; a copy. Its `timeline` is filled in review only
+  /// The current State. Thread-safe; a copy; never waits for a snapshot
+  /// write (during an action's write it is the State last announced; issue
+  /// 19 item 7, review L13). Its `timeline` is filled in review only
   /// (the only state whose JSON carries it: issue 8 item 2); timeline() reads it any time.
   State state() const;
   /// The runtime state alone, without building a State (the ticker asks on
@@ -358,11 +363,71 @@ class Controller {
   /// The verdict memory with its file (core/src/session/verdict_file.h).
   struct Verdicts;
 
+  /// The State of the values as they are (core/src/session/controller_state.cpp),
+  /// without nextWakeMonotonicMs. Caller holds mutex_.
   State stateLocked() const;
+  /// stateLocked's steps: the session (commitment, outcome, stats, the time
+  /// left and the drift banner while active, the timeline and focus in
+  /// review), the evidence, and planning's choices. Caller holds mutex_.
+  void showSessionLocked(State& state) const;
+  void showEvidenceLocked(State& state) const;
+  void showPlanningLocked(State& state) const;
+  /// restore()'s steps (core/src/session/controller_restore.cpp). A restored
+  /// active or review session without a commitment: locked, with a warning.
+  void lockIfUncommittedLocked();
+  /// A restored session in review: locked when the audit log already holds
+  /// it (returns what happened), else the Reviewer asked again when its call
+  /// was pending (returns nullopt).
+  std::optional<std::string> resumeReviewLocked();
+  /// A restored active session: a session clock picked up from the wall
+  /// clock, at most its own length left; expired into review when nothing is
+  /// left. Returns what happened, for restore()'s sentence.
+  std::string resumeActiveLocked();
   /// nextWakeMonotonicMs() with the mutex held.
   std::optional<std::int64_t> nextWakeLocked() const;
   Health healthLocked() const;
-  void persistLocked();
+  /// A snapshot taken under the lock, to be written after it is released
+  /// (docs/DESIGN.md §9 "Writes off the lock"; issue 19 item 7, review L13):
+  /// `seq` orders the snapshots as they were taken.
+  struct SnapshotWrite {
+    std::uint64_t seq = 0;
+    Snapshot snapshot;
+  };
+  /// A change to announce: its State, and the snapshot to write before the
+  /// State is announced when the change is persisted at once.
+  struct Change {
+    State state;
+    std::optional<SnapshotWrite> write;
+  };
+  /// A BasicLockable over changeMutex_ then mutex_: what every change holds
+  /// (std::unique_lock<ChangeLock>, and launchGuarded for the AI answers).
+  class ChangeLock {
+   public:
+    explicit ChangeLock(Controller& owner) : owner_(owner) {}
+    void lock() {
+      owner_.changeMutex_.lock();
+      owner_.mutex_.lock();
+    }
+    void unlock() {
+      owner_.mutex_.unlock();
+      owner_.changeMutex_.unlock();
+    }
+
+   private:
+    Controller& owner_;
+  };
+  /// Takes the snapshot of the values as they are, numbered; marks every
+  /// deferred change as carried by it. Caller holds both locks.
+  SnapshotWrite persistLocked();
+  /// Writes `write` with no Controller lock held, one write at a time
+  /// (writeMutex_): a snapshot older than the last one written is dropped,
+  /// so an older snapshot never overwrites a newer one. Returns why the
+  /// store refused it, or nullopt when it is on disk (or superseded by a
+  /// newer one that is).
+  std::optional<std::string> writeSnapshot(const SnapshotWrite& write);
+  /// writeSnapshot, a failure logged: the values stay in memory and the
+  /// next change writes them again. Caller holds no lock.
+  void writeLogged(const SnapshotWrite& write);
   /// Whether a change is written to the snapshot before it is announced
   /// (Yes), within kWriteBehindMs after it (Later), or not at all (No).
   enum class Persist { Yes, Later, No };
@@ -372,9 +437,13 @@ class Controller {
   /// Under the lock, after any change (a transition, an observation, an
   /// applied async result): bumps the version, persists when asked, and
   /// builds the State to announce. The one path every change takes.
-  State changedLocked(Persist persist);
-  /// changedLocked, then releases `lock` and notifies the listener.
-  void publish(std::unique_lock<std::mutex>& lock, Persist persist);
+  Change changedLocked(Persist persist);
+  /// changedLocked, then releases both locks, writes the change's snapshot
+  /// (if any) and notifies the listener.
+  void publish(std::unique_lock<ChangeLock>& lock, Persist persist);
+  /// Writes `change`'s snapshot (if any), then notifies the listener. Caller
+  /// holds no lock.
+  void deliver(const Change& change);
   void enterReviewLocked(Outcome outcome);
   /// Launches the Reviewer for the session in review (seed 004): one call
   /// with the finished session and the last ai::kReviewerHistorySessions
@@ -402,6 +471,14 @@ class Controller {
   /// While active: the timeline follows the current app and drift status
   /// (away, ontask, drifting, else unknown) from `atMs` (UTC ms) on.
   void trackTimelineLocked(std::int64_t atMs);
+  /// tick()'s steps: what time made due — a suspend noted, the deadline
+  /// passed, the health changed, a debounced judge call due, the Reviewer
+  /// given up — applied; nullopt when nothing visible changed, else whether
+  /// the change is written at once (Persist::Yes) or not (Persist::No).
+  std::optional<Persist> applyDueLocked();
+  /// A Reviewer call unanswered past its giveUpMono: failed, its fallback
+  /// applied (kReviewerGraceMs). Returns whether that changed anything.
+  bool giveUpReviewerLocked();
   /// Calls the listener with `state`; the mutex must NOT be held.
   void notifyListener(const State& state) const;
   /// "Now" for everything measured inside a session (issue 9 item 2): while
@@ -415,11 +492,13 @@ class Controller {
   /// Whether `id` is among the audit log's last kEndCheckRecords records.
   /// Throws std::runtime_error when the log cannot be read.
   bool auditHoldsLocked(const std::string& id) const;
-  /// An action's last step: writes the snapshot, then publishes (releasing
-  /// `lock`) and returns nullopt; when the write throws, puts back `before`
-  /// (one assignment: docs/DESIGN.md §9), keeps `lock` and returns
-  /// ErrorKind::Storage.
-  ActionResult commitLocked(std::unique_lock<std::mutex>& lock, Values&& before);
+  /// An action's last step: writes the snapshot with mutex_ released and
+  /// changeMutex_ held (readers see `before`, the values last announced,
+  /// while the write runs; no other change can start), then publishes
+  /// (releasing `lock`) and returns nullopt; when the write throws, puts
+  /// back `before` (one assignment: docs/DESIGN.md §9), keeps `lock` and
+  /// returns ErrorKind::Storage.
+  ActionResult commitLocked(std::unique_lock<ChangeLock>& lock, Values&& before);
 
   Settings settings_;
   Clock& clock_;
@@ -442,20 +521,37 @@ class Controller {
   NotifyView notifyView_;  // guarded by mutex_
   std::shared_ptr<Backend> backend_;
 
+  /// The two locks and the write lock (docs/DESIGN.md §9 "Writes off the
+  /// lock"; issue 19 item 7, review L13). Every change holds changeMutex_
+  /// then mutex_ (ChangeLock); a read holds mutex_ only. The values are
+  /// written with both held and read with either. No snapshot is written
+  /// under mutex_: a change releases both before its write, an action
+  /// keeps changeMutex_ through its write (so nothing interleaves with its
+  /// rollback). writeMutex_ orders the writes; never taken before the others.
   mutable std::mutex mutex_;
+  std::mutex changeMutex_;
+  ChangeLock changing_{*this};
+  std::mutex writeMutex_;
+  std::uint64_t snapshotSeq_ = 0;  ///< the last snapshot taken (guarded by mutex_)
+  std::uint64_t writtenSeq_ = 0;   ///< the last snapshot on disk (guarded by writeMutex_)
   ChangeListener listener_;
   WakeHook wakeHook_;
   std::uint64_t version_ = 0;
   /// Monotonic ms at which a deferred snapshot write is due; nullopt: none.
   std::optional<std::int64_t> persistDueMono_;
-  std::int64_t lastPersistMono_ = 0;  ///< monotonic ms of the last snapshot write
+  std::int64_t lastPersistMono_ = 0;  ///< monotonic ms of the last snapshot taken
 
   /// The verdict memory (issue 16 item 3), lent to the drift engine when
   /// drift.memory is on, and its file. Guarded by mutex_; never null.
   std::unique_ptr<Verdicts> verdicts_;
-  /// Everything an action may change (guarded by mutex_): a checkpoint is a
+  /// Everything an action may change (written under both locks, read under
+  /// either; swapped for the checkpoint during an action's write): a checkpoint is a
   /// copy of *v_, a rollback one assignment. Never null.
   std::unique_ptr<Values> v_;
+  /// The drift rules of settings_ (immutable; their compiled patterns are
+  /// shared with the engine's, whose copy they are): recordWindow admits a window with them
+  /// before taking a lock.
+  drift::Rules rules_;
 };
 
 }  // namespace antidrift

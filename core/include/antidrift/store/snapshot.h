@@ -124,7 +124,8 @@ inline constexpr std::size_t kMaxSnapshotTextChars = 4000;
 std::optional<std::string> snapshotInvariantProblem(const Snapshot& snapshot);
 
 /// Port: where the Controller keeps its snapshot. Implementations are called
-/// with the Controller's mutex held, from any thread, one call at a time.
+/// from any thread, one call at a time, without the Controller's state lock
+/// (issue 19 item 7, review L13: a slow save holds up no read).
 class SnapshotStore {
  public:
   virtual ~SnapshotStore() = default;
