@@ -28,6 +28,7 @@
 #include <Poco/Util/OptionException.h>
 
 #include "antidrift/store/audit_log.h"
+#include "antidrift/text/duration.h"
 #include "cli/status_text.h"
 #include "cli/watch_client.h"
 #include "server/store_lock.h"
@@ -874,7 +875,8 @@ int CliApplication::verify() {
     }
     std::cout << compact(answer) << std::endl;
   } else if (result.ok) {
-    std::cout << "audit chain ok: " << result.records << " records (" << path << ")" << std::endl;
+    std::cout << "audit chain ok: " << antidrift::text::countText(result.records, "record") << " ("
+              << path << ")" << std::endl;
   } else if (result.firstBadLine) {
     std::cout << "audit chain broken at line " << *result.firstBadLine << ": " << result.problem
               << " (" << path << ")" << std::endl;

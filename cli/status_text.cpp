@@ -9,6 +9,7 @@
 #include <Poco/LocalDateTime.h>
 #include <Poco/Timestamp.h>
 
+#include "antidrift/text/duration.h"
 #include "antidrift/text/utf8.h"
 
 namespace antidrift::cli {
@@ -40,9 +41,10 @@ std::string historyLine(const Object& summary) {
   const Poco::LocalDateTime local{Poco::DateTime(started)};
   const std::string answer = stringField(summary, "success");
   return Poco::DateTimeFormatter::format(local, "%Y-%m-%d %H:%M") + "  " +
-         stringField(summary, "outcome") + "  " +
-         std::to_string(integerField(summary, "planned_secs") / 60) + " min  " +
-         std::to_string(integerField(summary, "drift_episodes")) + " drifts  " +
+         stringField(summary, "outcome") + "  " + "planned " +
+         antidrift::text::minutesText(integerField(summary, "planned_secs")) + " · actual " +
+         antidrift::text::minutesText(integerField(summary, "actual_secs")) + "  " +
+         antidrift::text::countText(integerField(summary, "drift_episodes"), "drift") + "  " +
          (answer.empty() ? std::string("met: not answered") : "met: " + singleLine(answer)) + "  " +
          stringField(summary, "next_action");
 }
@@ -50,11 +52,6 @@ std::string historyLine(const Object& summary) {
 std::string historyNoteLine(const Object& summary) {
   const std::string note = stringField(summary, "note");
   return note.empty() ? std::string() : "    note: " + singleLine(note);
-}
-
-std::string minutesOrSeconds(long long secs) {
-  return secs < 60 ? std::to_string(secs < 0 ? 0 : secs) + " s"
-                   : std::to_string((secs + 30) / 60) + " min";
 }
 
 std::string historyDetailLine(const Object& summary) {
@@ -70,8 +67,8 @@ std::string historyDetailLine(const Object& summary) {
         if (!site) continue;
         const long long visits = integerField(*site, "visits");
         where += (i == 0 ? "" : ", ") + stringField(*site, "where") + " " +
-                 minutesOrSeconds(integerField(*site, "drift_secs")) + " over " +
-                 std::to_string(visits) + (visits == 1 ? " visit" : " visits");
+                 antidrift::text::shortDurationText(integerField(*site, "drift_secs")) + " over " +
+                 antidrift::text::countText(visits, "visit");
       }
     }
   }
@@ -79,7 +76,8 @@ std::string historyDetailLine(const Object& summary) {
   if (summary.has("longest_on_task") && !summary.isNull("longest_on_task")) {
     const Poco::JSON::Object::Ptr stretch = summary.getObject("longest_on_task");
     if (stretch)
-      longest = "longest on-task stretch: " + minutesOrSeconds(integerField(*stretch, "secs"));
+      longest = "longest on-task stretch: " +
+                antidrift::text::shortDurationText(integerField(*stretch, "secs"));
   }
   return "    " + where + " · " + longest;
 }
@@ -96,8 +94,8 @@ std::string weekLine(const Object& history) {
           std::to_string(static_cast<int>(totals->getValue<double>("drift_share") * 100 + 0.5)) +
           "%";
     }
-    return name + ": " + std::to_string((integerField(*totals, "focused_secs") + 30) / 60) +
-           " min focused, drift " + share + ", " + std::to_string(integerField(*totals, "kept")) +
+    return name + ": " + antidrift::text::minutesText(integerField(*totals, "focused_secs")) +
+           " focused, drift " + share + ", " + std::to_string(integerField(*totals, "kept")) +
            " of " + std::to_string(integerField(*totals, "sessions")) + " kept";
   };
   return part("this_week", "this week") + " · " + part("last_week", "last week");

@@ -15,7 +15,9 @@
 namespace antidrift::cli {
 
 /// One line (no '\n') for a SessionSummary of `history`: local start time
-/// ("YYYY-MM-DD HH:MM"), outcome, timebox in minutes, drift episodes, the
+/// ("YYYY-MM-DD HH:MM"), outcome, planned and actual time as the page's
+/// history writes them ("planned 6 min · actual 2 min"; issue 17 item 3 of
+/// the number walk), drift episodes ("1 drift", "4 drifts"), the
 /// review's answer ("met: yes", "met: partly", "met: no", "met: not
 /// answered"; issue 17 item 4, re-walk) and the next action, separated by two
 /// spaces. Pure apart from the time zone.

@@ -51,6 +51,7 @@
 #include <Poco/Runnable.h>
 #include <Poco/ThreadPool.h>
 
+#include "antidrift/text/duration.h"
 #include "antidrift/thread_name.h"
 #include "server/http/peer_checked_connections.h"
 #include "server/http/responses.h"
@@ -215,9 +216,9 @@ class LiveConnections {
         }
       }
       if (cut > 0) {
-        serverLog().notice("closed " + std::to_string(cut) +
-                           " connection(s) whose request was not read within " +
-                           std::to_string(deadlineMs_) + " ms (server.request_deadline_s)");
+        serverLog().notice("closed " + text::countText(cut, "connection") +
+                           " whose request was not read within " + std::to_string(deadlineMs_) +
+                           " ms (server.request_deadline_s)");
       }
       if (earliest == 0) {
         wake_.wait(lock, [this] { return stopping_ || !reaperIdle_.load(); });

@@ -37,6 +37,7 @@
 #include "antidrift/store/audit_log.h"
 #include "antidrift/store/snapshot.h"
 #include "antidrift/store/verdict_store.h"
+#include "antidrift/text/duration.h"
 #include "antidrift/wire/json.h"
 #include "server/api_server.h"
 #include "server/backend_probe.h"
@@ -370,12 +371,13 @@ int Daemon::verifyAudit() {
   }
   if (!exists) {
     // Says where it looked, so a misspelt store.dir is visible.
-    std::cout << "audit chain ok: 0 records (no " << path << " yet)" << std::endl;
+    std::cout << "audit chain ok: " << text::countText(0, "record") << " (no " << path << " yet)"
+              << std::endl;
     return EXIT_OK;
   }
   const AuditVerification result = AuditLog::verify(path);
   if (result.ok) {
-    std::cout << "audit chain ok: " << result.records << " records" << std::endl;
+    std::cout << "audit chain ok: " << text::countText(result.records, "record") << std::endl;
     return EXIT_OK;
   }
   if (result.firstBadLine) {
@@ -407,9 +409,10 @@ int Daemon::exportHistoryToStdout() {
   if (history.verification.firstBadLine) {
     std::cerr << " at line " << *history.verification.firstBadLine;
   }
-  std::cerr << ": " << history.verification.problem << "; exported the " << history.sessions.size()
-            << " sound record(s) before it, left out " << left
-            << " well-formed record(s) from there on (check with --verify-audit)" << std::endl;
+  std::cerr << ": " << history.verification.problem << "; exported the "
+            << text::countText(history.sessions.size(), "sound record") << " before it, left out "
+            << text::countText(left, "well-formed record")
+            << " from there on (check with --verify-audit)" << std::endl;
   return 1;
 }
 

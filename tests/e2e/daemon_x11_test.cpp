@@ -287,7 +287,7 @@ TEST_F(DaemonOnX11Test, ASessionOverRealWindowsLeavesOneAuditRecordThatVerifies)
   const DaemonRun verify = runDaemonToCompletion(launch(), {"--verify-audit"});
   ASSERT_TRUE(verify.status) << "antidriftd --verify-audit did not finish";
   EXPECT_EQ(*verify.status, 0) << verify.output;
-  EXPECT_EQ(verify.output, "audit chain ok: 1 records\n");
+  EXPECT_EQ(verify.output, "audit chain ok: 1 record\n");
 
   const std::vector<std::string> records = readLines(storeDir() + "/audit.jsonl");
   ASSERT_EQ(records.size(), 1u);

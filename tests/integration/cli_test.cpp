@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -343,7 +345,9 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
 
   const ChildResult history = cli({"history"});
   EXPECT_EQ(history.exitCode, 0) << history.err;
-  EXPECT_THAT(history.out, HasSubstr("  completed  25 min  "));
+  // Planned and actual as the page says them (issue 17 item 3 of the number walk).
+  EXPECT_THAT(history.out,
+              ::testing::ContainsRegex("  completed  planned 25 min · actual [0-9]+ min  "));
   // The review's answer and note (issue 17 item 4, re-walk).
   EXPECT_THAT(history.out, HasSubstr(" drifts  met: yes  Write the intro\n"));
   EXPECT_THAT(history.out, HasSubstr("\n    note: Intro | done after all\n"));
@@ -360,10 +364,93 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
 
   const ChildResult verify = cli({"verify"});
   EXPECT_EQ(verify.exitCode, 0) << verify.err;
-  EXPECT_EQ(verify.out, "audit chain ok: 1 records (" + store_ + "/audit.jsonl)\n");
+  EXPECT_EQ(verify.out, "audit chain ok: 1 record (" + store_ + "/audit.jsonl)\n");
   const ChildResult verifyJson = cli({"verify", "--json"});
   EXPECT_EQ(verifyJson.exitCode, 0) << verifyJson.err;
   EXPECT_EQ(parseObject(verifyJson.out)->getValue<int>("records"), 1);
+}
+
+// Issue 17 item 2 of the number walk, through the real daemon, the fake
+// plugin and the real CLI: the review listed "judge 1 · nudge 2 · reviewer 1"
+// (4) beside "AI cost: 5 calls" — the coach's planning call was in the cost
+// but not in the list — and after `antidrift review no --note …` status said
+// 6. The per-role calls and the cost count the same calls at every step.
+TEST_F(CliTest, TheAiCallsByRoleAndTheAiCostCountTheSameCalls) {
+  startDaemon();
+  // The sum of stats.ai_calls and stats.ai_cost.calls of `antidrift status --json`.
+  const auto counts = [this] {
+    const ChildResult json = cli({"status", "--json"});
+    EXPECT_EQ(json.exitCode, 0) << json.err;
+    const auto stats = parseObject(json.out)->getObject("stats");
+    std::map<std::string, int> byRole;
+    int sum = 0;
+    const auto calls = stats->getObject("ai_calls");
+    for (const std::string& role : calls->getNames()) {
+      byRole[role] = calls->getValue<int>(role);
+      sum += byRole[role];
+    }
+    return std::make_tuple(sum, stats->getObject("ai_cost")->getValue<int>("calls"), byRole);
+  };
+  // Waits for a State event whose `object`.status settled (not pending, not
+  // idle) with at least `calls` AI calls in stats.ai_cost (0: any).
+  const auto settled = [](test::SseRecorder& sse, const std::string& object, int calls = 0) {
+    return sse.waitUntil([&object, calls](const std::vector<test::SseEvent>& events) {
+      for (const test::SseEvent& event : events) {
+        Poco::JSON::Object::Ptr state;
+        try {
+          state = parseObject(event.data);
+        } catch (const Poco::Exception&) {
+          continue;  // not a State
+        }
+        const auto part = state ? state->getObject(object) : nullptr;
+        const std::string status = part ? part->optValue<std::string>("status", "") : "";
+        const auto stats = state ? state->getObject("stats") : nullptr;
+        const auto cost = stats ? stats->getObject("ai_cost") : nullptr;
+        const int made = cost ? cost->optValue<int>("calls", 0) : 0;
+        if (status != "" && status != "pending" && status != "idle" && made >= calls) return true;
+      }
+      return false;
+    });
+  };
+  post("/planning");
+  {
+    test::SseRecorder sse(daemon_->port());
+    post("/coach", R"({"intent":"sharpen the intro"})");
+    ASSERT_TRUE(settled(sse, "coach"));
+  }
+  post("/commitment", R"({"next_action":"Sharpen","success_condition":"","timebox_minutes":2,)"
+                      R"("allowed_apps":["code"]})");
+  {
+    test::SseRecorder sse(daemon_->port());
+    observe("supertuxkart", "Race");  // judged off task by the fake
+    ASSERT_TRUE(sse.waitUntil([](const std::vector<test::SseEvent>& events) {
+      return !events.empty() &&
+             events.back().data.find("Racing games are not the intro.") != std::string::npos;
+    }));
+  }
+  auto [sum, cost, byRole] = counts();
+  EXPECT_EQ(byRole["coach"], 1);
+  EXPECT_EQ(byRole["judge"], 1);
+  EXPECT_EQ(sum, cost);
+  {
+    test::SseRecorder sse(daemon_->port());
+    ASSERT_EQ(cli({"complete"}).exitCode, 0);
+    ASSERT_TRUE(settled(sse, "reflection"));
+  }
+  std::tie(sum, cost, byRole) = counts();
+  EXPECT_EQ(byRole["reviewer"], 1);
+  EXPECT_EQ(sum, cost);
+  {
+    test::SseRecorder sse(daemon_->port());
+    const ChildResult review = cli({"review", "no", "--note", "the intro took longer"});
+    ASSERT_EQ(review.exitCode, 0) << review.err;
+    ASSERT_TRUE(settled(sse, "reflection", cost + 1));  // the reviewer's re-run returned
+  }
+  const int before = cost;
+  std::tie(sum, cost, byRole) = counts();
+  EXPECT_EQ(byRole["reviewer"], 2);  // re-run with the answer: listed, not only costed
+  EXPECT_EQ(cost, before + 1);
+  EXPECT_EQ(sum, cost);
 }
 
 TEST_F(CliTest, VerdictsSurviveARealRestartAndTheCliListsAndClearsThem) {

@@ -6,10 +6,15 @@
 #include "antidrift/ai/answer_schema.h"
 #include "antidrift/ai/json_extract.h"
 #include "antidrift/ai/prompt.h"
+#include "antidrift/text/duration.h"
 #include "antidrift/text/utf8.h"
 
 namespace antidrift::ai {
 namespace {
+
+using antidrift::text::countText;
+using antidrift::text::minutesText;
+using antidrift::text::shortDurationText;
 
 /// Drift reasons described per session, at most.
 constexpr std::size_t kMaxDescribedReasons = 5;
@@ -28,14 +33,11 @@ std::string line(std::string_view text) {
   return text::shortMessage(text, kMaxReflectionChars);
 }
 
-std::string minutes(std::int64_t secs) {
-  return std::to_string((std::max<std::int64_t>(secs, 0) + 30) / 60) + " min";
-}
-
-/// "youtube.com 5 min over 6 visits".
+/// "youtube.com 5 min over 6 visits", "youtube 45 s over 4 visits": the
+/// duration as the history and the page write it (text/duration.h).
 std::string siteDrift(const DriftPlace& site) {
-  return line(site.where) + " " + minutes(site.driftSecs) + " over " + std::to_string(site.visits) +
-         (site.visits == 1 ? " visit" : " visits");
+  return line(site.where) + " " + shortDurationText(site.driftSecs) + " over " +
+         countText(site.visits, "visit");
 }
 
 std::string buckets(const SessionFacts& facts) {
@@ -43,7 +45,8 @@ std::string buckets(const SessionFacts& facts) {
   const std::size_t count = std::min(facts.topBuckets.size(), kMaxDescribedBuckets);
   for (std::size_t index = 0; index < count; ++index) {
     if (index > 0) text += ", ";
-    text += line(facts.topBuckets[index].first) + " " + minutes(facts.topBuckets[index].second);
+    text += line(facts.topBuckets[index].first) + " " +
+            shortDurationText(facts.topBuckets[index].second);
   }
   return text.empty() ? std::string("none recorded") : text;
 }
@@ -72,9 +75,9 @@ std::string describeSession(const SessionFacts& facts) {
   text += "Next action: " + line(facts.nextAction) + "\n";
   text += "Success condition: " + line(facts.successCondition) + "\n";
   text += "Outcome: " + line(facts.outcome) + "\n";
-  text += "Planned " + minutes(facts.plannedSecs) + ", actual " + minutes(facts.actualSecs) +
-          ", on task " + minutes(facts.onTaskSecs) + ", drifting " + minutes(facts.driftSecs) +
-          "\n";
+  text += "Planned " + minutesText(facts.plannedSecs) + ", actual " +
+          minutesText(facts.actualSecs) + ", on task " + shortDurationText(facts.onTaskSecs) +
+          ", drifting " + shortDurationText(facts.driftSecs) + "\n";
   text += "App switches: " + std::to_string(facts.switches) + "\n";
   text += "Time per app: " + buckets(facts) + "\n";
   text += "Drift episodes: " + std::to_string(facts.driftEpisodes);
@@ -96,7 +99,7 @@ std::string describeSession(const SessionFacts& facts) {
     text += "\n";
   }
   if (facts.longestOnTaskSecs >= 0) {
-    text += "Longest on-task stretch: " + minutes(facts.longestOnTaskSecs) + "\n";
+    text += "Longest on-task stretch: " + shortDurationText(facts.longestOnTaskSecs) + "\n";
   }
   text += "Drift verdicts the person corrected: " + std::to_string(facts.corrections) + "\n";
   text += "Success condition met (the person's answer): " +
@@ -109,7 +112,7 @@ std::string describeHistory(const std::vector<SessionFacts>& sessions) {
   std::string text;
   for (const SessionFacts& facts : sessions) {
     text += "- " + line(facts.nextAction) + " | " + line(facts.outcome) + " | planned " +
-            minutes(facts.plannedSecs) + ", actual " + minutes(facts.actualSecs) + " | " +
+            minutesText(facts.plannedSecs) + ", actual " + minutesText(facts.actualSecs) + " | " +
             buckets(facts);
     if (!facts.success.empty()) text += " | met: " + line(facts.success);
     text += "\n";

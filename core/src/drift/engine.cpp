@@ -695,14 +695,22 @@ std::int64_t Engine::close(std::int64_t atMs) {
   return ms;
 }
 
+std::int64_t Engine::creditOpenDrift(std::int64_t atMs) {
+  if (view_.status != DriftStatus::Drifting || !driftingSinceMs_) return 0;
+  const std::int64_t ms = std::max<std::int64_t>(0, atMs - *driftingSinceMs_);
+  driftingSinceMs_ = std::max(*driftingSinceMs_, atMs);
+  return ms;
+}
+
 void recordDecision(const Decision& decision, const DriftView& view, StatsAccumulator& stats) {
   if (decision.episodeStarted) {
     stats.addDriftEpisode();
     stats.addDriftReason(view.reason);
   }
   if (decision.driftMs > 0) stats.addDriftMs(decision.driftMs);
-  if (decision.judge) stats.addAiCall("judge");
-  if (decision.nudge) stats.addAiCall("nudge");
+  // The judge and nudge calls are counted where they are made and answered
+  // (the Controller with their cost, the replay at its call; issue 17 item 2
+  // of the number walk), not at the decision to make them.
 }
 
 SpanStatus spanStatusOf(const DriftView& view, bool away) {

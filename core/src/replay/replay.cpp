@@ -157,6 +157,7 @@ class Session {
       // The request is about the window in front at its launch, and the replay answers at that
       // very instant: the key's subject is the raw event in front.
       ++report_.judgeCalls;
+      active_.stats.addAiCall("judge");
       const WindowEvent none;
       const WindowEvent& subject = currentEvent_ ? *currentEvent_ : none;
       const ai::Verdict verdict = oracleVerdict(*options_.oracle, subject.app, subject.title);
@@ -164,6 +165,7 @@ class Session {
       apply(applied, atMs);
     } else if (decision.judge && options_.backend) {
       ++report_.judgeCalls;
+      active_.stats.addAiCall("judge");
       CallCost cost;  // issue 18 item 4
       ai::Expected<ai::Verdict> result =
           ai::judge(*options_.backend, decision.judge->input, timeoutMs, &cost);
@@ -184,6 +186,7 @@ class Session {
     }
     if (decision.nudge && options_.oracle) {
       ++report_.nudgeCalls;
+      active_.stats.addAiCall("nudge");
       std::vector<OracleWindow> recent;
       for (const std::string& title : decision.nudge->input.recentTitles) {
         const auto found = shownAs_.find(title);
@@ -196,6 +199,7 @@ class Session {
       (void)engine_.applyNudge(oracleNudge(*options_.oracle, recent));
     } else if (decision.nudge && options_.backend) {
       ++report_.nudgeCalls;
+      active_.stats.addAiCall("nudge");
       CallCost cost;  // issue 18 item 4
       ai::Expected<std::string> result =
           ai::nudge(*options_.backend, decision.nudge->input, timeoutMs, &cost);

@@ -1,6 +1,7 @@
 // The replay's report (docs/DESIGN.md §14): the figures of a ReplayReport as
 // text for a person and as one JSON object (docs/API.md "Replay").
 #include "antidrift/replay/replay.h"
+#include "antidrift/text/duration.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -248,8 +249,9 @@ std::string reportText(const ReplayReport& report, const ReplayReport* /*baselin
   if (report.judgeFailures > 0) out << " (" << report.judgeFailures << " failed)";
   out << ", nudge " << report.nudgeCalls << "\n";
   if (report.aiCost.calls > 0) {  // issue 18 item 4
-    out << "AI cost: " << report.aiCost.calls << " calls, " << report.aiCost.inputTokens
-        << " tokens in, " << report.aiCost.outputTokens << " tokens out"
+    out << "AI cost: " << text::countText(report.aiCost.calls, "call") << ", "
+        << report.aiCost.inputTokens << " tokens in, " << report.aiCost.outputTokens
+        << " tokens out"
         << (report.aiCost.estimated ? " (estimated: characters / 4)" : " (reported by the server)")
         << ", " << duration(report.aiCost.wallMs) << " waiting; judge latency p50 "
         << percentileMs(report.judgeLatenciesMs, 50) << " ms, p99 "

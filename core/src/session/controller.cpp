@@ -76,9 +76,10 @@ void Controller::setWakeHook(WakeHook hook) {
   wakeHook_ = std::move(hook);
 }
 
-void Controller::addAiCostLocked(const CallCost& cost) {
+void Controller::addAiCostLocked(const char* role, const CallCost& cost) {
   // A judge or nudge answer that arrives after its session ended is not counted.
   if (v_->runtime == RuntimeState::Active || v_->runtime == RuntimeState::Review) {
+    v_->session.stats.addAiCall(role);
     v_->session.stats.addAiCost(cost);
   } else if (v_->runtime == RuntimeState::Planning) {
     planningCost_.add(cost);  // the coach: counted with the session it plans
@@ -173,8 +174,12 @@ ActionResult Controller::startCommitment(const CommitmentRequest& raw) {
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   resetSessionLocked();
   v_->planning.reset();
-  // The coach's calls planned this session (issue 18 item 4).
+  // The coach's calls planned this session (issue 18 item 4), in the cost
+  // and in the per-role list (issue 17 item 2 of the number walk).
   v_->session.stats.addAiCost(planningCost_);
+  for (std::int64_t call = 0; call < planningCost_.calls; ++call) {
+    v_->session.stats.addAiCall("coach");
+  }
   planningCost_ = AiCost{};
   v_->planning.lastAllowedApps = commitment.allowedApps;
   v_->session.commitment = std::move(commitment);
@@ -409,6 +414,9 @@ void Controller::trackTimelineLocked(std::int64_t atMs) {
   static const std::string kNoApp;
   v_->session.track(atMs, v_->evidence.current ? v_->evidence.current->app : kNoApp,
                     v_->evidence.away);
+  // The open drift is credited as far as the timeline (issue 17 item 4 of
+  // the number walk): drift_secs beside the buckets' drifting_secs.
+  v_->session.stats.addDriftMs(v_->session.engine.creditOpenDrift(atMs));
 }
 
 ActionResult Controller::refocus() {

@@ -49,7 +49,6 @@ void Controller::launchCoachLocked(AsyncToken token, const std::string& intent) 
   grounding.lastCarryForward = v_->review.lastCarryForward;
   std::shared_ptr<Backend> backend = backend_;
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
-  v_->session.stats.addAiCall("coach");
   auto cost = std::make_shared<CallCost>();  // issue 18 item 4
   launchGuarded(
       changing_, executor_, v_->planning.coach, token,
@@ -61,7 +60,7 @@ void Controller::launchCoachLocked(AsyncToken token, const std::string& intent) 
         return result;
       },
       [this, cost] {
-        addAiCostLocked(*cost);
+        addAiCostLocked("coach", *cost);
         return changedLocked(Persist::No);
       },
       [this](const Change& change) { deliver(change); });
@@ -85,7 +84,6 @@ void Controller::startReviewLocked() {
                                            v_->review.reflection.carryForward};
   const std::int64_t timeoutMs = settings_.aiTimeoutSecs * 1000;
   v_->review.giveUpMono = clock_.monotonicMs() + timeoutMs + kReviewerGraceMs;
-  v_->session.stats.addAiCall("reviewer");
   std::shared_ptr<Backend> backend = backend_;
   AuditSink& audit = audit_;
   // The session is not in the audit log yet (End appends it): no double count.
@@ -109,7 +107,7 @@ void Controller::startReviewLocked() {
         return result;
       },
       [this, cost] {
-        addAiCostLocked(*cost);
+        addAiCostLocked("reviewer", *cost);
         v_->review.applyReviewer(v_->runtime == RuntimeState::Review);
         return changedLocked(Persist::Yes);
       },
@@ -127,7 +125,7 @@ void Controller::launchJudgeLocked(drift::JudgeRequest request) {
       },
       [this, key = request.key,
        cost](std::optional<ai::Expected<ai::Verdict>>&& result) -> std::optional<Change> {
-        addAiCostLocked(*cost);
+        addAiCostLocked("judge", *cost);
         std::optional<ai::Verdict> verdict;
         std::string failure = std::string(kAsyncWorkFailed);
         if (result && result->hasValue()) {
@@ -158,7 +156,7 @@ void Controller::launchNudgeLocked(drift::NudgeRequest request) {
         return ai::nudge(*backend, input, timeoutMs, cost.get());
       },
       [this, cost](std::optional<ai::Expected<std::string>>&& result) -> std::optional<Change> {
-        addAiCostLocked(*cost);
+        addAiCostLocked("nudge", *cost);
         std::optional<std::string> message;
         if (result && result->hasValue()) {
           message = result->value();

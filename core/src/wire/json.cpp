@@ -8,6 +8,7 @@
 #include <Poco/Timestamp.h>
 
 #include "antidrift/store/ai_cost_json.h"
+#include "antidrift/text/duration.h"
 
 namespace antidrift {
 namespace {
@@ -303,17 +304,9 @@ std::string shareText(const std::optional<double>& share) {
   return std::to_string(static_cast<int>(std::lround(*share * 100))) + "%";
 }
 
-std::string minutesText(std::int64_t secs) {
-  return std::to_string((secs + 30) / 60) + " min";
-}
-
-/// "39 s" under a minute, else whole minutes ("12 min"): what the page shows
-/// for a site's drift and the longest stretch (www/js/format.js
-/// shortDuration; issue 17 item 5, re-walk).
-std::string shortDurationText(std::int64_t secs) {
-  secs = std::max<std::int64_t>(0, secs);
-  return secs < 60 ? std::to_string(secs) + " s" : minutesText(secs);
-}
+using text::countText;
+using text::minutesText;
+using text::shortDurationText;
 
 /// `value` with a comma every three digits, "2,310" (the page's
 /// toLocaleString('en')).
@@ -328,10 +321,10 @@ std::string groupedDigits(std::int64_t value) {
 /// when no call was made or the record is older than issue 18.
 std::string aiCostText(const AiCost& cost) {
   if (cost.calls <= 0) return "—";
-  return std::to_string(cost.calls) + (cost.calls == 1 ? " call" : " calls") + " · " +
-         groupedDigits(cost.inputTokens) + " tokens in · " + groupedDigits(cost.outputTokens) +
-         " out" + (cost.estimated ? " (estimated)" : "") + " · " +
-         std::to_string((std::max<std::int64_t>(0, cost.wallMs) + 500) / 1000) + " s waiting";
+  return countText(cost.calls, "call") + " · " + groupedDigits(cost.inputTokens) + " tokens in · " +
+         groupedDigits(cost.outputTokens) + " out" + (cost.estimated ? " (estimated)" : "") +
+         " · " + std::to_string((std::max<std::int64_t>(0, cost.wallMs) + 500) / 1000) +
+         " s waiting";
 }
 
 std::string topApps(const SessionSummary& summary) {
@@ -351,7 +344,7 @@ std::string driftSites(const SessionSummary& summary) {
   for (const SiteDrift& site : *summary.driftBySite) {
     if (!text.empty()) text += "; ";
     text += site.where + " " + shortDurationText(site.driftMs / 1000) + " over " +
-            std::to_string(site.visits) + (site.visits == 1 ? " visit" : " visits");
+            countText(site.visits, "visit");
   }
   return text;
 }

@@ -178,7 +178,7 @@ TEST(ReviewerPrompt, SaysWhereTheDriftWentInsideTheFence) {
   const std::string fenced = fencedBody(prompt, "finished");
   EXPECT_THAT(
       fenced,
-      HasSubstr("Where the drift went: youtube.com 5 min over 6 visits, slack 1 min over 1 visit"));
+      HasSubstr("Where the drift went: youtube.com 5 min over 6 visits, slack 45 s over 1 visit"));
   EXPECT_THAT(fenced, HasSubstr("Longest on-task stretch: 12 min"));
   EXPECT_THAT(describeSession(finishedFacts()), Not(HasSubstr("Longest on-task stretch")));
 }
@@ -199,6 +199,19 @@ TEST(FallbackCarryForward, UsesTheAnswerTheNoteAndTheTopSite) {
   EXPECT_EQ(fallbackCarryForward(facts), "Your note: start with the outline.");
   facts.note = std::string(400, 'x');
   EXPECT_LE(fallbackCarryForward(facts).size(), kMaxReflectionChars * 3);
+}
+
+// Issue 17 item 1 of the number walk: the "Last time" box and `antidrift
+// status` said "youtube 1 min over 4 visits" where the history said "45 s":
+// the carry-forward writes a drift under a minute in seconds, as the history.
+TEST(FallbackCarryForward, WritesADriftUnderAMinuteAsTheHistoryDoes) {
+  SessionFacts facts;
+  facts.driftBySite = {DriftPlace{"youtube", 45, 4}};
+  EXPECT_EQ(fallbackCarryForward(facts),
+            "Most drift went to youtube 45 s over 4 visits: keep it closed next time.");
+  facts.driftBySite = {DriftPlace{"youtube", 89, 1}};
+  EXPECT_EQ(fallbackCarryForward(facts),
+            "Most drift went to youtube 1 min over 1 visit: keep it closed next time.");
 }
 
 }  // namespace

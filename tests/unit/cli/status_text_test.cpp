@@ -75,15 +75,37 @@ TEST(HistoryText, TheReviewsAnswerAndNote) {
   const auto answered = parse(R"({"started_at":0,"outcome":"completed","planned_secs":1500,)"
                               R"("drift_episodes":1,"success":"partly","next_action":"Write",)"
                               R"("note":"half\ndone\t\u001b]52;c;eA==\u0007 \u009b2J"})");
-  EXPECT_THAT(historyLine(*answered), ::testing::EndsWith("  1 drifts  met: partly  Write"));
+  EXPECT_THAT(historyLine(*answered), ::testing::EndsWith("  1 drift  met: partly  Write"));
   const std::string note = historyNoteLine(*answered);
   EXPECT_EQ(note.find('\n'), std::string::npos);
   EXPECT_EQ(terminalSafe(note), "    note: half done  ]52;c;eA==  2J");
   const auto unanswered = parse(R"({"started_at":0,"outcome":"expired","planned_secs":60,)"
                                 R"("drift_episodes":0,"success":"","note":"","next_action":"X"})");
   EXPECT_THAT(historyLine(*unanswered), ::testing::EndsWith("  0 drifts  met: not answered  X"));
+  const auto several = parse(R"({"started_at":0,"outcome":"completed","planned_secs":60,)"
+                             R"("drift_episodes":4,"next_action":"X"})");
+  EXPECT_THAT(historyLine(*several), HasSubstr("  4 drifts  met: not answered  X"));
   EXPECT_EQ(historyNoteLine(*unanswered), "");
   EXPECT_EQ(historyNoteLine(*parse("{}")), "");
+}
+
+// Issue 17 item 3 of the number walk: the history line says planned and
+// actual time as the page does ("Planned 6 min · actual 2 min"), not the
+// timebox alone.
+TEST(HistoryText, PlannedAndActualAsThePageSaysThem) {
+  const auto summary = parse(R"({"started_at":0,"outcome":"completed","planned_secs":360,)"
+                             R"("actual_secs":125,"drift_episodes":4,"next_action":"Write"})");
+  EXPECT_THAT(historyLine(*summary),
+              HasSubstr("  completed  planned 6 min · actual 2 min  4 drifts  "));
+}
+
+// Issue 17 item 1 of the number walk: the same drift reads the same in the
+// history's detail line as on the page and in the export ("45 s", not "1 min").
+TEST(HistoryText, DriftUnderAMinuteInSeconds) {
+  const auto summary = parse(R"({"drift_by_site":[{"where":"youtube","drift_secs":45,"visits":4}],)"
+                             R"("longest_on_task":{"secs":59}})");
+  EXPECT_EQ(historyDetailLine(*summary),
+            "    drift went to: youtube 45 s over 4 visits · longest on-task stretch: 59 s");
 }
 
 }  // namespace antidrift::cli

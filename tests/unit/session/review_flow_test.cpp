@@ -154,6 +154,61 @@ TEST_F(ReviewFlowTest, TheTimelineSurvivesARestart) {
   EXPECT_EQ(after.back().status, SpanStatus::Unknown);
 }
 
+// Issue 17 item 2 of the number walk: the review listed "judge 1 · nudge 2 ·
+// reviewer 1" (4) beside "AI cost: 5 calls" (the coach's call was counted in
+// the cost but dropped from the list at Start), and after the answer the
+// reviewer's re-run went on to 6. Every role that was called is listed and
+// the list adds up to the cost's count at each step.
+TEST_F(ReviewFlowTest, ThePerRoleCallsAndTheCostCountTheSameCalls) {
+  backend_->answer("nudge", R"({"on_track": false, "message": "This looks like another report."})");
+  backend_->answer("coach", R"({"next_action": "Sharpen", "success_condition": "Done",)"
+                            R"( "timebox_minutes": 2})");
+  const auto sum = [](const SessionStats& stats) {
+    std::int64_t total = 0;
+    for (const auto& entry : stats.aiCalls) total += entry.second;
+    return total;
+  };
+  make();
+  plan();
+  ASSERT_FALSE(controller_->requestCoach("sharpen the report"));
+  ASSERT_EQ(executor_.runAll(), 1u);
+  CommitmentRequest request;
+  request.nextAction = "Sharpen";
+  request.successCondition = "Done";
+  request.timeboxMinutes = 2;
+  request.allowedApps = std::vector<std::string>{"code"};
+  ASSERT_FALSE(controller_->startCommitment(request));
+  EXPECT_EQ(state().stats.aiCalls.at("coach"), 1);
+  EXPECT_EQ(sum(state().stats), state().stats.aiCost.calls);
+  see("code", "report.md");
+  clock_.advance(20'000);
+  see("code", "other-report.md");  // two distinct titles: the Nudger is asked
+  executor_.runAll();
+  clock_.advance(20'000);
+  see("firefox", "YouTube");  // judged
+  executor_.runAll();
+  clock_.advance(2 * 60'000);
+  controller_->tick();  // time runs out: review, the reviewer is asked
+  ASSERT_EQ(state().runtime, RuntimeState::Review);
+  executor_.runAll();
+  const State review = state();
+  EXPECT_GE(review.stats.aiCalls.at("judge"), 1);
+  EXPECT_GE(review.stats.aiCalls.at("nudge"), 1);
+  EXPECT_EQ(review.stats.aiCalls.at("reviewer"), 1);
+  EXPECT_EQ(sum(review.stats), review.stats.aiCost.calls);
+  const std::int64_t before = review.stats.aiCost.calls;
+  // The answer re-runs the reviewer: one more call in both, announced.
+  ASSERT_FALSE(controller_->answerReview(ReviewAnswer{"no", "the intro took longer"}));
+  executor_.runAll();
+  const State answered = state();
+  EXPECT_EQ(answered.stats.aiCalls.at("reviewer"), 2);
+  EXPECT_EQ(answered.stats.aiCost.calls, before + 1);
+  EXPECT_EQ(sum(answered.stats), answered.stats.aiCost.calls);
+  EXPECT_EQ(sum(seen_.back().stats), seen_.back().stats.aiCost.calls);
+  EXPECT_EQ(seen_.back().stats.aiCalls.at("reviewer"), 2);
+  ASSERT_FALSE(controller_->end());
+}
+
 // ---- The Reviewer's orchestration (seed 004) ---------------------------------------------------
 
 TEST_F(ReviewFlowTest, EveryWayIntoReviewAsksTheReviewerOnce) {

@@ -139,6 +139,45 @@ TEST_F(ReviewTeachesTest, ARestartMidStayContinuesTheVisitAndTheDriftEpisode) {
               ElementsAre(SiteDrift{"catflix", 3 * kMin, 2}));
 }
 
+// Issue 17 item 4 of the number walk: right after a restart mid-drift the
+// State said drift_secs 11 beside a bucket with drifting_secs 31 — the open
+// drift reached the timeline at each report of the window but drift_secs only
+// when the episode closed. Both now cover the same time, on every read.
+TEST_F(ReviewTeachesTest, TheLiveDriftAndTheBucketsDriftingTimeAgreeAcrossARestart) {
+  start(true);
+  see("code", "report.md");
+  clock_.advance(kMin);
+  see("firefox", "Cats - Catflix — Mozilla Firefox");
+  ASSERT_EQ(controller_->state().drift.status, drift::DriftStatus::Drifting);
+  const auto figures = [this] {
+    const auto stats = toJson(controller_->state())->getObject("stats");
+    std::int64_t drifting = 0;
+    const auto buckets = stats->getArray("buckets");
+    for (std::size_t index = 0; index < buckets->size(); ++index) {
+      drifting +=
+          buckets->getObject(static_cast<unsigned>(index))->getValue<std::int64_t>("drifting_secs");
+    }
+    return std::make_pair(stats->getValue<std::int64_t>("drift_secs"), drifting);
+  };
+  clock_.advance(20'000);
+  see("firefox", "Cats - Catflix — Mozilla Firefox");  // a report of the same window
+  EXPECT_EQ(figures(), std::make_pair(std::int64_t{20}, std::int64_t{20}));
+  clock_.advance(10'000);
+  controller_->flushForShutdown();  // SIGTERM
+  clock_.advance(30'000);           // the daemon is down
+  makeControllerWithBackend(backend_, "scripted");
+  controller_->restore();
+  see("firefox", "Cats - Catflix — Mozilla Firefox");  // the source's first report
+  EXPECT_EQ(figures(), std::make_pair(std::int64_t{30}, std::int64_t{30}));
+  clock_.advance(20'000);
+  see("firefox", "Cats - Catflix — Mozilla Firefox");
+  EXPECT_EQ(figures(), std::make_pair(std::int64_t{50}, std::int64_t{50}));
+  EXPECT_EQ(figures(), figures());  // a second read says the same
+  ASSERT_FALSE(controller_->complete());
+  EXPECT_EQ(figures(), std::make_pair(std::int64_t{50}, std::int64_t{50}));
+  EXPECT_EQ(controller_->state().stats.driftEpisodes, 1);
+}
+
 TEST_F(ReviewTeachesTest, TheReviewerHearsWhereTheDriftWentAndTheAnswerAndNoteAsData) {
   start(true);
   driftTwiceToOneSite();

@@ -217,6 +217,14 @@ class Engine {
   /// returns it in ms; the status stays as it is.
   std::int64_t close(std::int64_t atMs);
 
+  /// The drifting time of the open episode from where it was last credited
+  /// up to `atMs` (session UTC ms), in ms (≥ 0); the episode stays open and
+  /// is credited from `atMs` on. 0 when not drifting. The Controller calls it
+  /// wherever it extends the timeline, so the State's drift_secs and the
+  /// buckets' drifting_secs cover the same time (issue 17 item 4 of the
+  /// number walk). Not thread-safe (the caller's lock).
+  std::int64_t creditOpenDrift(std::int64_t atMs);
+
   /// The window the status is about and its verdict, for the snapshot
   /// (issue 17 item 4, the re-walk: a restart mid-stay): set while drifting,
   /// or on task by a verdict (a cached, remembered or local-tier one), about
@@ -355,8 +363,9 @@ inline constexpr std::string_view kJudgeLabel = "AI judge: ";
 
 /// Adds what `decision` means for the session's stats (docs/DESIGN.md §3 "Stats"):
 /// a drift episode with `view`'s reason when one started, the drifting time it
-/// closed, and one AI call per judge or nudge request it holds. Shared by the
-/// Controller and the replay so both count alike. Not thread-safe (the
+/// closed. Shared by the Controller and the replay so both count alike. The
+/// judge and nudge calls are counted where they are answered, with their
+/// cost (issue 17 item 2 of the number walk), not here. Not thread-safe (the
 /// caller's lock guards `stats`).
 void recordDecision(const Decision& decision, const DriftView& view, StatsAccumulator& stats);
 

@@ -507,9 +507,13 @@ class Controller {
   AuditSink& audit_;
   std::string aiBackendName_;
   bool aiAvailable_;
-  /// Adds one AI call's cost to the session's stats while a session is
-  /// active or in review (issue 18 item 4). Caller holds mutex_.
-  void addAiCostLocked(const CallCost& cost);
+  /// Counts one answered AI call of `role` ("coach", "judge", "nudge",
+  /// "reviewer") and adds its cost, both at once, so the per-role list
+  /// (stats.ai_calls) and the cost (stats.ai_cost.calls) count the same
+  /// calls (issue 18 item 4; issue 17 item 2 of the number walk): to the
+  /// session's stats while a session is active or in review, to
+  /// planningCost_ in Planning (the coach). Caller holds mutex_.
+  void addAiCostLocked(const char* role, const CallCost& cost);
 
   std::string aiDetail_;
   AiOrigin aiOrigin_;      ///< issue 18 items 2 and 3
