@@ -320,6 +320,15 @@ std::string CliApplication::storeTokenFile() const {
   return config_.storeDir + "/" + TokenFile::kFileName;
 }
 
+std::optional<std::string> CliApplication::tokenOrSayWhy() const {
+  try {
+    return readToken();
+  } catch (const std::runtime_error& error) {
+    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
+    return std::nullopt;
+  }
+}
+
 std::string CliApplication::readToken() const {
   const std::string path = tokenFile_.empty() ? storeTokenFile() : tokenFile_;
   std::string token;
@@ -490,13 +499,9 @@ int CliApplication::status(DaemonClient& client) {
 
 int CliApplication::transition(DaemonClient& client, const std::string& path,
                                const std::string& body) {
-  std::string token;
-  try {
-    token = readToken();
-  } catch (const std::runtime_error& error) {
-    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
-    return EXIT_NOPERM;
-  }
+  const std::optional<std::string> tokenRead = tokenOrSayWhy();
+  if (!tokenRead) return EXIT_NOPERM;
+  const std::string& token = *tokenRead;
   const Reply reply = client.post(path, body, token);
   if (reply.status != 200) {
     return refused(reply);
@@ -527,13 +532,9 @@ int CliApplication::start(DaemonClient& client) {
     }
     body.set("allowed_apps", apps);
   }
-  std::string token;
-  try {
-    token = readToken();
-  } catch (const std::runtime_error& error) {
-    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
-    return EXIT_NOPERM;
-  }
+  const std::optional<std::string> tokenRead = tokenOrSayWhy();
+  if (!tokenRead) return EXIT_NOPERM;
+  const std::string& token = *tokenRead;
   // A session starts from planning (docs/DESIGN.md §2); enter it when locked, and
   // leave it again if the commitment is refused, so nothing changes.
   const Reply state = client.get("/state");
@@ -559,13 +560,9 @@ int CliApplication::start(DaemonClient& client) {
 }
 
 int CliApplication::plan(DaemonClient& client) {
-  std::string token;
-  try {
-    token = readToken();
-  } catch (const std::runtime_error& error) {
-    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
-    return EXIT_NOPERM;
-  }
+  const std::optional<std::string> tokenRead = tokenOrSayWhy();
+  if (!tokenRead) return EXIT_NOPERM;
+  const std::string& token = *tokenRead;
   const Reply reply = client.post("/planning", "{}", token);
   if (reply.status == 409) {
     // Already planning (the page, or an earlier `plan`): POST /planning only
@@ -620,13 +617,9 @@ int CliApplication::history(DaemonClient& client) {
 
 int CliApplication::verdicts(DaemonClient& client) {
   if (clear_) {
-    std::string token;
-    try {
-      token = readToken();
-    } catch (const std::runtime_error& error) {
-      std::cerr << "antidrift: " << error.what() << std::endl;
-      return EXIT_NOPERM;
-    }
+    const std::optional<std::string> tokenRead = tokenOrSayWhy();
+    if (!tokenRead) return EXIT_NOPERM;
+    const std::string& token = *tokenRead;
     const Reply reply = client.remove(
         clearKey_ ? "/verdicts?key=" + encodeQueryValue(*clearKey_) : std::string("/verdicts"),
         token);
@@ -774,13 +767,9 @@ int CliApplication::tokenPath() {
 int CliApplication::token(DaemonClient& client) {
   // The current token authenticates the rotation; without one there is
   // nothing to rotate (antidriftd makes the first at its first start).
-  std::string current;
-  try {
-    current = readToken();
-  } catch (const std::runtime_error& error) {
-    std::cerr << "antidrift: " << terminalSafe(error.what()) << std::endl;
-    return EXIT_NOPERM;
-  }
+  const std::optional<std::string> currentRead = tokenOrSayWhy();
+  if (!currentRead) return EXIT_NOPERM;
+  const std::string& current = *currentRead;
   std::string daemonFile;
   try {
     const Reply reply = client.post("/token/rotate", "{}", current);

@@ -57,6 +57,9 @@ class CliApplication : public Poco::Util::Application {
   /// The token: --token-file, else <store.dir>/token. Throws
   /// std::runtime_error naming the file when it cannot be read.
   std::string readToken() const;
+  /// readToken(), or nullopt after saying on stderr (escaped for the
+  /// terminal) why the token could not be read; callers then exit EXIT_NOPERM.
+  std::optional<std::string> tokenOrSayWhy() const;
 
   int runCommand(const std::string& command, DaemonClient& client);
   int status(DaemonClient& client);
