@@ -12,6 +12,7 @@ import { mountNotifyControl, notifyDrift, setDaemonNotify } from './notify.js';
 import { mountSoundToggle } from './sound.js';
 import { latestState, serverNowMs } from './store.js';
 import { dismissedHeadsUp, keepDismissedHeadsUp } from './tab.js';
+import { fetchVerdicts } from './verdicts.js';
 
 const kHealthWords = {
   ok: 'OK · seeing your windows',
@@ -189,13 +190,7 @@ function updateRemembered(drift) {
  * Nothing is shown when nothing was remembered (drift.memory off).
  */
 async function confirmRemembered(onTask, sinceMs) {
-  let data = null;
-  try {
-    const response = await fetch('/verdicts', { cache: 'no-store' });
-    if (response.ok) data = await response.json();
-  } catch (error) {
-    data = null;
-  }
+  const data = await fetchVerdicts();
   const verdicts = data && Array.isArray(data.verdicts) ? data.verdicts : [];
   const verdict = verdicts.find((item) => item && item.source === 'you' && item.on_task === onTask
     && Number(item.last_used) >= sinceMs);

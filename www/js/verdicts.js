@@ -23,16 +23,23 @@ export function mountVerdicts() {
   });
 }
 
+/**
+ * GET /verdicts (docs/API.md "Remembered verdicts"): the parsed body, or null
+ * when the daemon cannot be reached or refuses. Never throws.
+ */
+export async function fetchVerdicts() {
+  try {
+    const response = await fetch('/verdicts', { cache: 'no-store' });
+    return response.ok ? await response.json() : null;
+  } catch (error) {
+    return null;
+  }
+}
+
 /** Fetches the list and renders it; a failure is said in the list's status line. */
 export async function loadVerdicts() {
   setText('verdicts-status', 'Loading…');
-  let data = null;
-  try {
-    const response = await fetch('/verdicts', { cache: 'no-store' });
-    if (response.ok) data = await response.json();
-  } catch (error) {
-    data = null;
-  }
+  const data = await fetchVerdicts();
   if (!byId('verdicts')) return;  // the view changed meanwhile
   if (!data || !Array.isArray(data.verdicts)) {
     setText('verdicts-status', kUnreachable);
