@@ -461,7 +461,7 @@ AiSetup Daemon::loadAi() {
   AiSetup setup;
   setup.backendName = config_.aiBackend;
   if (config_.aiBackend == "none") {
-    setup.detail = "AI is off (ai.backend = none)";
+    setup.detail = "Switched off in the configuration (ai.backend = none).";
     log.information(setup.detail);
     return setup;
   }

@@ -30,7 +30,7 @@ struct AiSetup {
   /// alive until the executor has been shut down.
   std::shared_ptr<Backend> backend;
   /// Why AI is unavailable and what that means, one short sentence for the
-  /// page: "AI is off (ai.backend = none)", or the plugin's load or
+  /// page: "Switched off in the configuration (ai.backend = none).", or the plugin's load or
   /// configure error followed by " — the daemon runs without AI"; "" when
   /// the backend loaded.
   std::string detail;

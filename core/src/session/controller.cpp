@@ -30,7 +30,7 @@ Controller::Controller(Settings settings, Clock& clock, Executor& executor,
       audit_(audit),
       aiBackendName_(std::move(aiBackendName)),
       aiAvailable_(aiAvailable),
-      aiDetail_(aiAvailable ? "" : "AI is off (ai.backend = " + aiBackendName_ + ")"),
+      aiDetail_(aiAvailable ? "" : "Not in use (ai.backend = " + aiBackendName_ + ")."),
       verdicts_(std::make_unique<Verdicts>(
           static_cast<std::size_t>(std::max<std::int64_t>(1, settings_.driftMemoryMaxEntries)))),
       v_(std::make_unique<Values>(settings_)),
@@ -98,7 +98,7 @@ void Controller::setBackend(std::shared_ptr<Backend> backend, std::string unavai
   aiDetail_ = aiAvailable_ ? std::string() : std::move(unavailableReason);
   if (!aiAvailable_ && aiDetail_.empty()) {
     aiDetail_ = aiBackendName_ == "none"
-                    ? "AI is off (ai.backend = none): planning and drift rules work without it"
+                    ? "Switched off in the configuration (ai.backend = none)."
                     : "the AI backend \"" + aiBackendName_ + "\" is not loaded";
   }
 }

@@ -432,11 +432,15 @@ describe('AntiDrift UI, AI off', () => {
     await page.waitForSelector('#ai-off:not([hidden])');
     assert.equal(await page.isHidden('#ai-on'), true);
     // The daemon's own sentence (ai.detail), shown before anything is pressed.
-    assert.match((await page.textContent('#ai-detail')).trim(), /AI is off \(ai\.backend = none\)/);
+    assert.match((await page.textContent('#ai-detail')).trim(),
+      /^Switched off in the configuration \(ai\.backend = none\)\.$/);
     // What still works, said once, in a person's words (issue 17, re-walk C).
     const offText = (await page.textContent('#ai-off')).replace(/\s+/g, ' ');
     assert.doesNotMatch(offText, /drift\.categories_file|drift\.blocked_|hard rules|README|Quick start/);
     assert.equal(offText.match(/Without AI/g).length, 1, offText);
+    // AI off is said once: the heading, with the reason on the same line (re-walk).
+    assert.equal(offText.match(/AI coach off/g).length, 1, offText);
+    assert.doesNotMatch(offText, /AI is off/);
     await cancelPlanningAndClose(page);
   });
 
