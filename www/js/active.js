@@ -154,7 +154,8 @@ export function update(state) {
  * is remembered for later sessions whose work shares words with this one,
  * and a verdict remembered from such a session may decide now. Either way the
  * line says so and offers Forget (DELETE /verdicts?key=).
- * `confirmed`: {key, text} of the last mark's verdict, or null.
+ * `confirmed`: {key, text, app, reason} of the last mark's verdict and the
+ * Focus line it was made on, or null once another window is in front.
  */
 let confirmed = null;
 /** Keys forgotten from this page: the session's cache may still show them. */
@@ -170,7 +171,11 @@ function updateRemembered(drift) {
     text = forgottenKeys.has(key)
       ? 'Forgotten: later sessions will not reuse this verdict.'
       : 'This verdict is remembered from an earlier session whose work shares words with this one.';
-  } else if (confirmed) {
+  } else if (confirmed && (String(drift.app || '') !== confirmed.app
+      || String(drift.reason || '') !== confirmed.reason)) {
+    confirmed = null; // another window is in front: "This page" would name it (re-walk)
+  }
+  if (stateKey === '' && confirmed) {
     key = confirmed.key;
     text = forgottenKeys.has(key)
       ? 'Forgotten: it counts for this session only.'
@@ -189,7 +194,7 @@ function updateRemembered(drift) {
  * for it (GET /verdicts, most recently used first) and confirms it with Forget.
  * Nothing is shown when nothing was remembered (drift.memory off).
  */
-async function confirmRemembered(onTask, sinceMs) {
+async function confirmRemembered(onTask, sinceMs, markedDrift) {
   const data = await fetchVerdicts();
   const verdicts = data && Array.isArray(data.verdicts) ? data.verdicts : [];
   const verdict = verdicts.find((item) => item && item.source === 'you' && item.on_task === onTask
@@ -199,6 +204,9 @@ async function confirmRemembered(onTask, sinceMs) {
   forgottenKeys.delete(String(verdict.key));
   confirmed = {
     key: String(verdict.key),
+    // The window it is about: the line goes once the Focus line speaks of another.
+    app: String(markedDrift.app || ''),
+    reason: String(markedDrift.reason || ''),
     text: `${what} ${onTask ? 'is on task' : 'is drift'} this session, and is remembered `
       + 'for later sessions whose work shares words with this one.',
   };
@@ -263,7 +271,7 @@ function wireDriftTiers() {
       const since = serverNowMs() - 1000;
       const answer = await post(route, {});
       if (button.isConnected) button.disabled = false;
-      if (answer) await confirmRemembered(onTask, since);
+      if (answer) await confirmRemembered(onTask, since, answer.drift || {});
     });
   };
   mark('drift-refocus', '/drift/refocus', false);
