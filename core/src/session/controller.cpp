@@ -144,12 +144,16 @@ ActionResult Controller::enterPlanning() {
   Values before = *v_;  // the checkpoint: a copy (docs/DESIGN.md §9)
   v_->runtime = RuntimeState::Planning;
   v_->planning.reset();
+  gatherHistoryAppsLocked();
+  loadPlanningLocked();
+  return commitLocked(lock, std::move(before));
+}
+
+void Controller::gatherHistoryAppsLocked() {
   v_->planning.historyApps.clear();
   for (const SessionSummary& summary : history(kHistorySessionsForApps)) {
     for (const auto& bucket : summary.topBuckets) v_->planning.historyApps.push_back(bucket.first);
   }
-  loadPlanningLocked();
-  return commitLocked(lock, std::move(before));
 }
 
 ActionResult Controller::cancelPlanning() {

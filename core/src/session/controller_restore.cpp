@@ -34,6 +34,8 @@ std::string Controller::restore() {
     if (std::optional<std::string> ended = resumeReviewLocked()) what = std::move(*ended);
   }
   if (v_->runtime == RuntimeState::Active) what = resumeActiveLocked();
+  // A planning restored offers the recent sessions' apps again (issue 17, re-walk).
+  if (v_->runtime == RuntimeState::Planning) gatherHistoryAppsLocked();
   publish(lock, Persist::Yes);
   return what;
 }

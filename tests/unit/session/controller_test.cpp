@@ -710,6 +710,18 @@ TEST_F(ControllerTest, PlanningOffersRecentAppsThenAppsOfRecentSessions) {
   EXPECT_THAT(controller_->state().appChoices, ElementsAre("firefox", "code", "inkscape"));
 }
 
+TEST_F(ControllerTest, APlanningRestoredAfterARestartStillOffersTheAppsOfRecentSessions) {
+  SessionSummary earlier;
+  earlier.id = "s1";
+  earlier.topBuckets = {{"code", 600}, {"inkscape", 300}};
+  audit_.append(earlier);
+  ASSERT_FALSE(controller_->enterPlanning());
+  executor_.runAll();
+  makeController();  // the daemon restarted in planning (issue 17, re-walk)
+  EXPECT_THAT(controller_->restore(), HasSubstr("planning"));
+  EXPECT_THAT(controller_->state().appChoices, ElementsAre("code", "inkscape"));
+}
+
 TEST_F(ControllerTest, AppsSeenLongAgoAreNoLongerOffered) {
   controller_->recordWindow(window("Zoom", "Meeting"));
   clock_.advance(Controller::kRecentAppsMs + 1);

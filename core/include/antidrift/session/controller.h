@@ -455,6 +455,10 @@ class Controller {
   ActionError illegalLocked(const std::string& action) const;
   /// Starts the todo.txt and profile loads of planning (docs/DESIGN.md §6).
   void loadPlanningLocked();
+  /// Fills planning's history apps (the second half of "Seen recently") from
+  /// the top buckets of the recent sessions in the audit log; at the start of
+  /// planning and when a planning is restored (they are not in the snapshot).
+  void gatherHistoryAppsLocked();
   /// Launches the Coach on `intent` for the request `token` (seed 003).
   void launchCoachLocked(AsyncToken token, const std::string& intent);
   /// Applies a drift decision's stats and launches the AI calls it asks for
