@@ -99,7 +99,8 @@ function historyItem(session) {
   const started = finiteOr(session.started_at, 0);
   const ended = finiteOr(session.ended_at, 0);
   const actualSecs = finiteOr(session.actual_secs, ended > started && started > 0 ? (ended - started) / 1000 : 0);
-  const parts = [formatWhen(ended || started)];
+  // When it started, as `antidrift history` prints it, then how long it ran (re-walk).
+  const parts = [formatWhen(started || ended)];
   if (actualSecs > 0) parts.push(formatDuration(actualSecs));
   meta.textContent = parts.filter(Boolean).join(' · ');
   head.append(badge, action, meta);
