@@ -38,6 +38,8 @@ const kTargets = {
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;  // ms, monotonic
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long the pages settle after loading before the first window (ms). */
+const kSettleMs = 20000;
 
 // ---- /proc -------------------------------------------------------------
 
@@ -333,6 +335,11 @@ async function setBehind(behind) {
 const windows = {};
 console.log(`window ${kWindowS} s each; daemon pid ${daemonPid}, page chromium ${pageRoot}, ` +
             `blank chromium ${blankRoot}, 1 Hz reference chromium ${tickRoot}, watch ${watch.child.pid}`);
+// At rest, not loading: the pages, the tabs and the CDP sessions above were
+// just created, and the AntiDrift page's first seconds (its modules, the
+// first State, the history and its charts) are not what it costs while it
+// stays open. Every window after this one follows a settled page already.
+await delay(kSettleMs);
 windows['locked, visible'] = await measureWindow(parts, daemon.baseUrl, env);
 await setHidden(true);
 windows['locked, hidden'] = await measureWindow(parts, daemon.baseUrl, env);
