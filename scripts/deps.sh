@@ -12,6 +12,8 @@ packages+=(rapidjson-dev)
 # The State's JSON in the code antidrift and antidrift-watch share (issue 20 item 2: the
 # bars' watch links no Poco): header-only, a build dependency only.
 packages+=(nlohmann-json3-dev)
+# Rebuilds of unchanged files across build folders and checkouts (CMakeLists.txt).
+packages+=(ccache)
 if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
   # The other-user security test sends requests with curl as a second user (runuser).
