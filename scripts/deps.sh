@@ -12,6 +12,8 @@ packages+=(rapidjson-dev)
 # The State's JSON in the code antidrift and antidrift-watch share (issue 20 item 2: the
 # bars' watch links no Poco): header-only, a build dependency only.
 packages+=(nlohmann-json3-dev)
+# The registrable domain of URL evidence from the public suffix list (core/src/evidence/web_join.cpp).
+packages+=(libpsl-dev)
 # Rebuilds of unchanged files across build folders and checkouts (CMakeLists.txt).
 packages+=(ccache)
 if [ "$profile" = test ]; then

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "antidrift/drift/title_normalizer.h"
+#include "antidrift/evidence/web_join.h"
 #include "antidrift/text/normalize.h"
 
 namespace antidrift::drift {
@@ -176,8 +177,11 @@ std::optional<DistractionMatch> Distractions::byName(std::string_view folded,
 
 std::optional<DistractionMatch> Distractions::byDomain(std::string_view host) const {
   std::string key = hostKey(host);
-  // The host, then each parent with at least two labels: m.youtube.com → youtube.com.
-  while (key.find('.') != std::string::npos) {
+  // The host, then each parent down to its registrable domain (the public
+  // suffix list's, through libpsl): m.youtube.com → youtube.com, i.redd.it →
+  // redd.it; never a public suffix itself (co.uk, github.io).
+  const std::string registrable = registrableDomain(key);
+  while (!key.empty()) {
     const auto found = byDomain_.find(key);
     if (found != byDomain_.end()) {
       const DistractionSite& site = sites_[found->second];
@@ -185,6 +189,7 @@ std::optional<DistractionMatch> Distractions::byDomain(std::string_view host) co
                               site.names.empty() ? site.domains.front() : site.names.front(),
                               "the page is on " + key};
     }
+    if (registrable.empty() || key == registrable || key.find('.') == std::string::npos) break;
     key.erase(0, key.find('.') + 1);
   }
   return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <Poco/Exception.h>
 #include <Poco/URI.h>
+#include <libpsl.h>
 
 #include "antidrift/evidence/observation.h"
 #include "antidrift/text/utf8.h"
@@ -64,6 +65,15 @@ std::string domainOfUrl(std::string_view url) {
   if (host.find(':') != std::string::npos) host = "[" + host + "]";  // an IPv6 literal
   if (host.size() > kMaxDomainBytes) return {};
   return host;
+}
+
+std::string registrableDomain(std::string_view host) {
+  if (host.empty() || host.front() == '[') return {};  // nothing, or an IPv6 literal
+  const psl_ctx_t* list = psl_builtin();
+  if (list == nullptr) return {};
+  const std::string key(host);
+  const char* domain = psl_registrable_domain(list, key.c_str());
+  return domain == nullptr ? std::string() : std::string(domain);
 }
 
 std::vector<std::string> webTabTitleCandidates(std::string_view windowTitle) {

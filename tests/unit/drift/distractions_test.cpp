@@ -127,6 +127,15 @@ TEST(DistractionsMatch, TheDomainOfURLEvidenceAndItsParents) {
   EXPECT_TRUE(distractions.match(page("", "www.example-adult.com"), true));
   // URL evidence is exact: a page elsewhere is not second-guessed by its title.
   EXPECT_FALSE(distractions.match(page("Funny - YouTube", "docs.example.org"), true));
+  // Down to the registrable domain by the public suffix list, never past it.
+  const Distractions media(
+      settingsWith("social | reddit.com, redd.it | Reddit\n"
+                   "news | bbc.co.uk | BBC\n"));
+  EXPECT_EQ(media.match(page("", "i.redd.it"), true)->site, "Reddit");
+  EXPECT_EQ(media.match(page("", "preview.redd.it"), true)->how, "the page is on redd.it");
+  EXPECT_TRUE(media.match(page("", "www.bbc.co.uk"), true));
+  EXPECT_FALSE(media.match(page("", "shop.co.uk"), true));
+  EXPECT_FALSE(media.match(page("", "redd.it.example.org"), true));
   // A title that is a domain.
   EXPECT_TRUE(distractions.match(page("Example-Adult.com"), true));
 }

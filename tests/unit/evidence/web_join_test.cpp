@@ -13,6 +13,18 @@ namespace {
 
 using ::testing::ElementsAre;
 
+TEST(RegistrableDomain, ComesFromThePublicSuffixList) {
+  EXPECT_EQ(registrableDomain("m.youtube.com"), "youtube.com");
+  EXPECT_EQ(registrableDomain("i.redd.it"), "redd.it");
+  EXPECT_EQ(registrableDomain("preview.redd.it"), "redd.it");
+  EXPECT_EQ(registrableDomain("news.bbc.co.uk"), "bbc.co.uk");
+  // A public suffix is no one's site: each user of github.io is their own.
+  EXPECT_EQ(registrableDomain("me.github.io"), "me.github.io");
+  EXPECT_EQ(registrableDomain("co.uk"), "");
+  EXPECT_EQ(registrableDomain("[::1]"), "");
+  EXPECT_EQ(registrableDomain(""), "");
+}
+
 TEST(DomainOfUrl, KeepsOnlyTheHostLowerCasedWithoutWwwOrPort) {
   EXPECT_EQ(domainOfUrl("https://www.YouTube.com:443/watch?v=dQw4w9WgXcQ&t=42#comments"),
             "youtube.com");

@@ -35,6 +35,17 @@ inline constexpr std::size_t kMaxDomainBytes = 253;
 /// Pure; thread-safe; never throws.
 std::string domainOfUrl(std::string_view url);
 
+/// The registrable domain of `host` (a domainOfUrl() result): the public
+/// suffix plus one label, from the public suffix list built into libpsl
+/// (psl_builtin(), psl_registrable_domain): "m.youtube.com" → "youtube.com",
+/// "i.redd.it" → "redd.it", "news.bbc.co.uk" → "bbc.co.uk", "me.github.io" →
+/// "me.github.io" (github.io is a public suffix). "" when `host` is empty,
+/// an IP literal, itself a public suffix ("co.uk"), or libpsl has no built-in
+/// list. Used to match URL evidence to a known distraction by its site, not
+/// its host (docs/DESIGN.md §4, known distractions). Pure; thread-safe (the
+/// built-in list is immutable); never throws (bar std::bad_alloc).
+std::string registrableDomain(std::string_view host);
+
 /// The tab titles that describe a window titled `windowTitle`: the title
 /// itself, and each part of it that is followed by a browser's own suffix
 /// after a spaced dash (" - ", " – ", " — "), longest first. So
