@@ -94,6 +94,15 @@ std::vector<std::string_view> partsLastFirst(std::string_view key) {
   return parts;
 }
 
+/// True when `title` is a Microsoft Edge window's (its own suffix, as
+/// text::foldCase leaves it: the zero-width space Edge may write removed).
+bool isEdgeTitle(std::string_view title) {
+  const std::string folded = text::foldCase(title);
+  constexpr std::string_view kEdge = "microsoft edge";
+  return folded.size() >= kEdge.size() &&
+         folded.compare(folded.size() - kEdge.size(), kEdge.size(), kEdge) == 0;
+}
+
 }  // namespace
 
 std::vector<DistractionSite> parseDistractions(std::istream& in, const std::string& name) {
@@ -195,6 +204,24 @@ std::optional<DistractionMatch> Distractions::byDomain(std::string_view host) co
   return std::nullopt;
 }
 
+std::optional<DistractionMatch> Distractions::postOn(std::string_view key, bool whole) const {
+  // "<someone> on <site>: <post>", as posts on Twitter, Instagram and others
+  // are titled: the site's writing when it is the whole title, or when the
+  // post follows in quotes (whose text may hold any separator).
+  for (std::size_t at = key.find(" on "); at != std::string_view::npos;
+       at = key.find(" on ", at + 1)) {
+    const std::size_t start = at + 4;
+    const std::size_t colon = key.find(':', start);
+    if (colon == std::string_view::npos) break;
+    if (colon - start > 30) continue;
+    const std::string_view after = key.substr(colon + 1);
+    const bool quoted = after.rfind(" \"", 0) == 0 || after.rfind(" \xE2\x80\x9C", 0) == 0;
+    if (!whole && !quoted) continue;
+    if (auto post = byName(key.substr(start, colon - start), "the title names ")) return post;
+  }
+  return std::nullopt;
+}
+
 std::optional<DistractionMatch> Distractions::match(const Observation& obs, bool perPage) const {
   if (sites_.empty()) return std::nullopt;
   if (auto app = byName(obs.app, "the app is ")) return app;
@@ -205,25 +232,26 @@ std::optional<DistractionMatch> Distractions::match(const Observation& obs, bool
   }
   const std::string key = normalizeTitle(obs.title);
   if (key.empty()) return std::nullopt;
+  // A site writes its name in its titles' site suffix, or as the whole title;
+  // a name elsewhere in a title is the page's words ("Twitter - Google Docs"
+  // is a document, "#twitter - Slack" a channel).
   if (auto whole = byName(key, "the title names ")) return whole;
-  for (const std::string_view part : partsLastFirst(key)) {
-    if (auto named = byName(part, "the title names ")) return named;
+  const std::vector<std::string_view> parts = partsLastFirst(key);
+  if (auto post = postOn(key, parts.empty())) return post;
+  if (!parts.empty()) {
+    if (auto suffix = byName(parts[0], "the title names ")) return suffix;
+    // Edge writes the profile's name after the page's ("Clip - YouTube -
+    // Work - Microsoft Edge"): its site suffix is the part before.
+    if (parts.size() >= 3 && isEdgeTitle(obs.title)) {
+      if (auto suffix = byName(parts[1], "the title names ")) return suffix;
+    }
+    return std::nullopt;
   }
-  // "<site>: <page>", as some sites title their pages ("windy: weather radar").
+  // A title without a suffix is all the site's writing; some sites put their
+  // name first: "<site>: <page>" ("windy: weather radar").
   if (const std::size_t colon = key.find(": "); colon != std::string::npos && colon <= 30) {
     if (auto first = byName(std::string_view(key).substr(0, colon), "the title names ")) {
       return first;
-    }
-  }
-  // "<someone> on <site>: <post>", as posts on Twitter, Instagram and others are titled.
-  for (std::size_t at = key.find(" on "); at != std::string::npos; at = key.find(" on ", at + 1)) {
-    const std::size_t start = at + 4;
-    const std::size_t colon = key.find(':', start);
-    if (colon == std::string::npos) break;
-    if (colon - start > 30) continue;
-    if (auto post =
-            byName(std::string_view(key).substr(start, colon - start), "the title names ")) {
-      return post;
     }
   }
   return std::nullopt;

@@ -119,6 +119,27 @@ TEST(DistractionsMatch, ATitleThatOnlyMentionsASiteIsNotIt) {
   EXPECT_FALSE(distractions.match(page("Windy weather in the mountains: a story"), true));
 }
 
+TEST(DistractionsMatch, ANameOnlyWhereTheSiteWritesIt) {
+  const Distractions distractions(settingsWith(kSites));
+  // The site suffix is another site's: the name is the page's own words.
+  EXPECT_FALSE(distractions.match(page("Twitter - Google Docs - Mozilla Firefox"), true));
+  EXPECT_FALSE(distractions.match(page("YouTube · Issue #3 · owner/repo"), true));
+  EXPECT_FALSE(distractions.match(page("#twitter - Slack"), true));
+  EXPECT_FALSE(distractions.match(page("Facebook | Notes on the launch | Wiki"), true));
+  EXPECT_FALSE(distractions.match(page("Notes on Twitter: the plan - Google Docs"), true));
+  EXPECT_FALSE(distractions.match(page("Windy: forecast notes - Google Docs"), true));
+  // Only Edge writes a profile's name after the site's.
+  EXPECT_FALSE(distractions.match(page("Clip - YouTube - Notes - Mozilla Firefox"), true));
+  EXPECT_TRUE(distractions.match(page("Clip - YouTube - Personal - Microsoft Edge"), true));
+  // The site's own writing, each way it writes its name.
+  EXPECT_TRUE(distractions.match(page("Google Docs - YouTube"), true));
+  EXPECT_TRUE(distractions.match(page("Facebook"), true));
+  EXPECT_TRUE(distractions.match(page("(2) Facebook"), true));
+  EXPECT_TRUE(distractions.match(page("Home / X"), true));
+  EXPECT_TRUE(distractions.match(page("Jane on X: \"a - b\" / X"), true));
+  EXPECT_TRUE(distractions.match(page("Jane Doe on Twitter: \"deadline - done\""), true));
+}
+
 TEST(DistractionsMatch, TheDomainOfURLEvidenceAndItsParents) {
   const Distractions distractions(settingsWith(kSites));
   const auto match = distractions.match(page("Some clip", "m.youtube.com"), true);
@@ -160,6 +181,8 @@ TEST(DistractionsMatch, OnlyTheActiveCategoriesCount) {
   const Distractions distractions(settings);
   EXPECT_FALSE(distractions.match(page("A - YouTube"), true));
   EXPECT_TRUE(distractions.match(page("Facebook"), true));
+  EXPECT_TRUE(distractions.match(page("(2) Facebook"), true));
+  EXPECT_TRUE(distractions.match(page("Home / X"), true));
   EXPECT_EQ(distractions.size(), 2u);
 }
 

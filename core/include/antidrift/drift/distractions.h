@@ -52,18 +52,27 @@ class Distractions {
   /// `settings.distractionCategories` (compared case-insensitively). Never throws.
   explicit Distractions(const Settings& settings);
 
-  /// The known distraction `obs` shows, or nullopt: for a browser page
-  /// (`perPage`), its URL evidence's domain or a parent of it (obs.domain:
-  /// "m.youtube.com" → youtube.com), else the site its title names — the
-  /// whole normalised title or one of its parts between " - ", " – ", " — ",
-  /// " | ", " / ", " · " or " • " (the last first; Edge's " and N more
-  /// pages" dropped), equal to a name or a domain ("funny cats - youtube",
-  /// "(2) facebook", "home / x", "clip - youtube - personal",
-  /// "pornhub.com"), or
-  /// the part before a leading ": " ("windy: weather radar"), or "… on
-  /// <name>: …" as posts are titled; for any window, a window class
-  /// equal to a name ("discord"). `obs.app` is already normalised. Pure;
-  /// thread-safe; never throws (bar std::bad_alloc).
+  /// The known distraction `obs` shows, or nullopt — recognised where the
+  /// site itself writes its name (docs/DESIGN.md §4, known distractions):
+  /// - for a browser page (`perPage`) with URL evidence, its domain or a
+  ///   parent of it down to the registrable domain (obs.domain:
+  ///   "m.youtube.com" → youtube.com, "i.redd.it" → redd.it); the title is
+  ///   then not second-guessed;
+  /// - for a browser page without it, the title's own site parts, in the
+  ///   normalised title (the browser's suffix and unread counters gone):
+  ///   the whole title ("(2) facebook", "pornhub.com"); its site suffix, the
+  ///   last part after " - ", " – ", " — ", " | ", " / ", " · " or " • "
+  ///   ("funny cats - youtube", "home / x"; Edge's " and N more pages"
+  ///   dropped), or in an Edge window the part before the profile's name
+  ///   ("clip - youtube - work - Microsoft Edge"); "… on <name>: …" as posts
+  ///   are titled, when it is the whole title or the post follows in quotes;
+  ///   and, in a title without a suffix, the part before a leading ": "
+  ///   ("windy: weather radar"). A name anywhere else is the page's own
+  ///   words: "Twitter - Google Docs", "Reddit · Issue #3 · owner/repo" and
+  ///   "#twitter - Slack" are no known distraction;
+  /// - for any window, a window class equal to a name ("discord").
+  /// `obs.app` is already normalised. Pure; thread-safe; never throws (bar
+  /// std::bad_alloc).
   std::optional<DistractionMatch> match(const Observation& obs, bool perPage) const;
 
   /// Sites kept (those of the active categories).
@@ -72,6 +81,7 @@ class Distractions {
  private:
   std::optional<DistractionMatch> byName(std::string_view folded, const char* how) const;
   std::optional<DistractionMatch> byDomain(std::string_view host) const;
+  std::optional<DistractionMatch> postOn(std::string_view key, bool whole) const;
 
   std::vector<DistractionSite> sites_;
   std::unordered_map<std::string, std::size_t> byName_;    ///< folded name → index in sites_
