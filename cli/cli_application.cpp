@@ -513,6 +513,9 @@ int CliApplication::start(DaemonClient& client) {
   if (!nextAction_ || Poco::trim(*nextAction_).empty()) {
     return usageError("start needs --next TEXT (the next action)");
   }
+  if (!successCondition_ || Poco::trim(*successCondition_).empty()) {
+    return usageError("start needs --done TEXT (the success condition: what done looks like)");
+  }
   if (!minutes_) {
     return usageError("start needs --minutes N (the timebox)");
   }
@@ -521,7 +524,7 @@ int CliApplication::start(DaemonClient& client) {
   }
   Object body;
   body.set("next_action", *nextAction_);
-  body.set("success_condition", successCondition_.value_or(""));
+  body.set("success_condition", *successCondition_);
   body.set("timebox_minutes", Poco::NumberParser::parse64(*minutes_));
   if (apps_) {
     Poco::JSON::Array::Ptr apps = new Poco::JSON::Array;
@@ -572,7 +575,7 @@ int CliApplication::plan(DaemonClient& client) {
     if (state.status == 200 &&
         parseObject(state.body)->getValue<std::string>("runtime") == "planning") {
       std::cerr << "antidrift: already planning; go on with antidrift start --next TEXT "
-                   "--minutes N (or plan on the page)"
+                   "--done TEXT --minutes N (or plan on the page)"
                 << std::endl;
       return printState(state.body);
     }

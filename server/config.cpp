@@ -395,7 +395,7 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"drift.blocked_apps", joinApps(settings.blockedApps)},
       {"drift.title_sensitive_apps", joinApps(settings.titleSensitiveApps)},
       {"drift.lock_screen_apps", joinApps(settings.lockScreenApps)},
-      {"drift.judge_debounce_s", std::to_string(settings.judgeDebounceSecs)},
+      {"drift.judge_dwell_s", std::to_string(settings.judgeDwellSecs)},
       {"drift.memory", settings.driftMemory ? "true" : "false"},
       {"drift.memory_max_entries", std::to_string(settings.driftMemoryMaxEntries)},
       {"drift.categories_file", config.distractionsFile},
@@ -691,8 +691,13 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
       readAppListOr(config, "drift.title_sensitive_apps", result.settings.titleSensitiveApps);
   result.settings.lockScreenApps =
       readAppListOr(config, "drift.lock_screen_apps", result.settings.lockScreenApps);
-  result.settings.judgeDebounceSecs =
-      readInteger(config, "drift.judge_debounce_s", result.settings.judgeDebounceSecs, 0, 86400);
+  // drift.judge_debounce_s is the setting's older name: read when the new one is absent.
+  const char* dwellKey =
+      config.hasProperty("drift.judge_dwell_s") || !config.hasProperty("drift.judge_debounce_s")
+          ? "drift.judge_dwell_s"
+          : "drift.judge_debounce_s";
+  result.settings.judgeDwellSecs =
+      readInteger(config, dwellKey, result.settings.judgeDwellSecs, 0, 86400);
   result.settings.driftMemory = readBool(config, "drift.memory", result.settings.driftMemory);
   result.settings.driftMemoryMaxEntries = readInteger(
       config, "drift.memory_max_entries", result.settings.driftMemoryMaxEntries, 1, 50000);

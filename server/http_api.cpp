@@ -9,6 +9,7 @@
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/NumberParser.h>
+#include <Poco/String.h>
 #include <Poco/URI.h>
 
 #include "antidrift/domain/runtime.h"
@@ -437,6 +438,12 @@ void HttpApi::postCommitment(Exchange& exchange) {
   CommitmentRequest request;
   request.nextAction = http::requireString(body, "next_action");
   request.successCondition = http::requireString(body, "success_condition");
+  // The commitment has three parts everywhere (docs/DESIGN.md §2): the page,
+  // the CLI and this route all refuse a session without a success condition.
+  if (Poco::trim(request.successCondition).empty()) {
+    throw http::BadRequest(
+        "success_condition must not be empty: say what done looks like for this session");
+  }
   request.timeboxMinutes = http::optionalInteger(body, "timebox_minutes");
   request.timeboxSecs = http::optionalInteger(body, "timebox_secs");
   if (!request.timeboxMinutes && !request.timeboxSecs) {

@@ -63,6 +63,17 @@ std::vector<std::string> DesktopNotifier::argumentsFor(const std::string& summar
   return arguments;
 }
 
+std::vector<std::string> DesktopNotifier::driftArgumentsFor(const std::string& summary,
+                                                            const std::string& body, bool actions,
+                                                            bool wait,
+                                                            const std::string& replaceId) {
+  std::vector<std::string> arguments = argumentsFor(summary, body, actions, wait);
+  std::vector<std::string> ours{"-p"};
+  if (!replaceId.empty()) ours.insert(ours.end(), {"-r", replaceId});
+  arguments.insert(arguments.begin() + 2, ours.begin(), ours.end());
+  return arguments;
+}
+
 std::int64_t DesktopNotifier::nowMs() const {
   if (options_.nowMs) return options_.nowMs();
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -86,9 +97,14 @@ void DesktopNotifier::onState(const State& state) {
     if (stopping_) {
       return;
     }
-    if (reason) queueLocked(Message{kSummary, std::move(*reason), options_.actions});
-    if (timeUp) queueLocked(Message{kTimeUpSummary, std::move(*timeUp), false});
-    if (headsUp && options_.headsUp) queueLocked(Message{kHeadsUpSummary, std::move(*headsUp)});
+    const std::string sessionId = state.commitment ? state.commitment->id : std::string();
+    if (reason) {
+      queueLocked(Message{kSummary, std::move(*reason), options_.actions, true, sessionId});
+      if (running_ && runningWaits_) supersede_ = true;
+    }
+    if (timeUp) queueLocked(Message{kTimeUpSummary, std::move(*timeUp), false, false, sessionId});
+    if (headsUp && options_.headsUp)
+      queueLocked(Message{kHeadsUpSummary, std::move(*headsUp), false, false, sessionId});
   }
   // Also when nothing was queued: the reminder's due time may have moved.
   wake_.notify_one();
@@ -115,7 +131,8 @@ void DesktopNotifier::work() {
       wake_.wait_for(lock, std::chrono::milliseconds(wait), ready);
       if (!stopping_ && pending_.empty()) {
         if (std::optional<std::string> reason = tracker_.reminder(nowMs())) {
-          queueLocked(Message{kReminderSummary, std::move(*reason), options_.actions});
+          queueLocked(Message{kReminderSummary, std::move(*reason), options_.actions, true,
+                              driftSessionId_});
         }
       }
     } else {
@@ -130,10 +147,13 @@ void DesktopNotifier::work() {
     const Message message = std::move(pending_.front());
     pending_.pop_front();
     running_ = true;
+    runningWaits_ = message.actions || options_.waitForClose;
+    supersede_ = false;
     lock.unlock();
     run(message);
     lock.lock();
     running_ = false;
+    runningWaits_ = false;
     ++sent_;
     idle_.notify_all();
   }
@@ -171,13 +191,44 @@ void DesktopNotifier::send(const Message& message) {
     return;
   }
   std::vector<std::string> argv{command_};
+  if (message.drift && message.sessionId != driftSessionId_) {
+    driftSessionId_ = message.sessionId;
+    driftId_.clear();  // a new session's first drift is a new notification
+  }
   const std::vector<std::string> arguments =
-      argumentsFor(message.summary, message.body, message.actions, options_.waitForClose);
+      message.drift
+          ? driftArgumentsFor(message.summary, message.body, message.actions, options_.waitForClose,
+                              driftId_)
+          : argumentsFor(message.summary, message.body, message.actions, options_.waitForClose);
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   std::string chosen;
   const bool waits = message.actions || options_.waitForClose;
-  const int exitCode = runCommand(argv, waits ? kActionWait : kCommandTimeout, &chosen);
+  Poco::Path stdbuf;
+  if (message.drift && waits &&
+      Poco::Path::find(Poco::Environment::get("PATH", ""), "stdbuf", stdbuf)) {
+    // A waiting notify-send that a newer drift ends is killed; its id line
+    // must have reached the pipe by then, not sit in its stdio buffer.
+    argv.insert(argv.begin(), {stdbuf.toString(), "-oL"});
+  }
+  bool superseded = false;
+  const int exitCode =
+      runCommand(argv, waits ? kActionWait : kCommandTimeout, &chosen, [this, &superseded] {
+        std::lock_guard<std::mutex> lock(mutex_);
+        superseded = supersede_ || stopping_;
+        return superseded;
+      });
+  if (message.drift) {
+    // With -p the first line is the id the server gave (the one replaced
+    // keeps its id); the chosen action, if any, follows.
+    const std::size_t end = chosen.find('\n');
+    const std::string first = chosen.substr(0, end);
+    if (!first.empty() && first.find_first_not_of("0123456789") == std::string::npos) {
+      driftId_ = first;
+      chosen = end == std::string::npos ? std::string() : chosen.substr(end + 1);
+    }
+  }
   if (exitCode == -1) {
+    if (superseded) return;  // a newer drift replaces this notification in place
     if (!waits) {
       logger_.warning("\"" + command_ + "\" did not end within " +
                       std::to_string(kCommandTimeout.count()) + " s and was killed");

@@ -1,7 +1,9 @@
 /// @file desktop_notifier.h
 /// The daemon's desktop notifications (`notify.desktop`, `notify.command`):
-/// `notify-send -a AntiDrift -- "AntiDrift: you drifted" "<reason>"` once per
-/// drift episode (docs/DESIGN.md §4, last paragraph), a reminder while the drift lasts
+/// `notify-send -a AntiDrift -p -- "AntiDrift: you drifted" "<reason>"` for
+/// every drift episode (docs/DESIGN.md §4, last paragraph) — one notification
+/// per session on screen, a later drift or reminder updating it in place
+/// (`-r <id>`, the freedesktop replaces_id) — a reminder while the drift lasts
 /// (`notify.repeat_s`, issue 17 item 2), the heads-up when `notify.heads_up`
 /// is on, and `notify-send -a AntiDrift -- "AntiDrift: time is up" "<next
 /// action>"` when a timebox runs out (issue 7 item 5), off the caller's
@@ -27,8 +29,11 @@
 
 namespace antidrift::notify {
 
-/// Fed every State (the Controller's change listener); sends one desktop
-/// notification per new drift episode (EpisodeTracker). The command runs on
+/// Fed every State (the Controller's change listener); sends a desktop
+/// notification for every new drift episode (EpisodeTracker), replacing the
+/// session's shown drift notification (the id notify-send printed) so the
+/// screen holds one. A drift that comes while the shown one still waits for
+/// its buttons ends that wait (the notification stays) and replaces it. The command runs on
 /// the notifier's own worker thread ("ad-notify") through Poco::Process (argv, never a
 /// shell) and is reaped there; at most kMaxPending notifications wait (the
 /// oldest is dropped), so onState() never blocks on a slow or hung command.
@@ -47,9 +52,9 @@ class DesktopNotifier {
   static constexpr const char* kReminderSummary = "AntiDrift: still drifting";
   /// The summary line of the heads-up (notify.heads_up).
   static constexpr const char* kHeadsUpSummary = "AntiDrift: heads up";
-  /// Rate limit: a new drift episode within this of the last drift
-  /// notification raises none (the reminder still comes).
-  static constexpr std::chrono::seconds kMinGap{30};
+  /// A new drift episode within this of the last drift notification is
+  /// worded as part of a run ("Facebook — 2nd drift in 1 min").
+  static constexpr std::chrono::seconds kMinGap{60};
   /// With actions, notify-send waits for the person; it is ended after this.
   static constexpr std::chrono::seconds kActionWait{20};
   /// The action keys notify-send prints when one is chosen.
@@ -59,7 +64,7 @@ class DesktopNotifier {
   /// Everything but the command; the defaults are the old behaviour.
   struct Options {
     std::int64_t repeatMs = 0;                   ///< notify.repeat_s × 1000; 0 = no reminders
-    std::chrono::milliseconds minGap = kMinGap;  ///< the rate limit
+    std::chrono::milliseconds minGap = kMinGap;  ///< the run's gap (EpisodeTracker)
     bool headsUp = false;                        ///< notify.heads_up
     /// Offer "Back to task" / "This is on task" (the server lists "actions"
     /// among its capabilities); the chosen key goes to onAction, on the
@@ -111,6 +116,12 @@ class DesktopNotifier {
   /// the notification closes). Each one argv element, verbatim. Pure.
   static std::vector<std::string> argumentsFor(const std::string& summary, const std::string& body,
                                                bool actions = false, bool wait = false);
+  /// The same for the session's drift notification: "-p" after the app name
+  /// (notify-send prints the id it got) and, when `replaceId` is not empty,
+  /// "-r <replaceId>" (the server updates that notification in place). Pure.
+  static std::vector<std::string> driftArgumentsFor(const std::string& summary,
+                                                    const std::string& body, bool actions,
+                                                    bool wait, const std::string& replaceId);
 
   /// Blocks until nothing is pending or running, at most `timeout`; true
   /// when idle. For tests.
@@ -126,6 +137,8 @@ class DesktopNotifier {
     std::string summary;
     std::string body;
     bool actions = false;
+    bool drift = false;     ///< the session's drift notification (replaced in place)
+    std::string sessionId;  ///< its commitment id
   };
   std::int64_t nowMs() const;
   void queueLocked(Message message);
@@ -143,6 +156,10 @@ class DesktopNotifier {
   std::deque<Message> pending_;   // guarded by mutex_
   bool running_ = false;          // guarded by mutex_
   bool stopping_ = false;         // guarded by mutex_
+  bool runningWaits_ = false;     // guarded by mutex_: the running command waits for the person
+  bool supersede_ = false;        // guarded by mutex_: a drift is queued; end that wait
+  std::string driftId_;           // worker thread only: the shown drift notification's id
+  std::string driftSessionId_;    // worker thread only: its session
   std::size_t sent_ = 0;          // guarded by mutex_: commands run
   bool missingLogged_ = false;    // worker thread only
   bool failureLogged_ = false;    // worker thread only

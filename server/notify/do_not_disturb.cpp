@@ -1,6 +1,7 @@
 #include "server/notify/do_not_disturb.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +27,26 @@ namespace {
 /// Poco's child exits with this when exec fails (docs/TECH-NOTES.md §3.1).
 constexpr int kExecFailedExitCode = 72;
 constexpr std::chrono::milliseconds kPollInterval{10};
+/// A command that is stopped is given this long to finish its first line.
+constexpr std::chrono::milliseconds kFirstLineGrace{2000};
+
+/// Reads from `fd` until a newline has arrived, EOF, or `grace` passed.
+std::string readFirstLine(int fd, std::chrono::milliseconds grace) {
+  std::string text;
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (text.find('\n') == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd one{fd, POLLIN, 0};
+    if (::poll(&one, 1, static_cast<int>(left.count())) <= 0) break;
+    char buffer[256];
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  return text;
+}
 
 std::string trim(const std::string& text) {
   const auto begin = text.find_first_not_of(" \t\r\n");
@@ -130,7 +151,7 @@ std::string dndBackendForServer(const std::string& serverName) {
 }
 
 int runCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-               std::string* out) {
+               std::string* out, const std::function<bool()>& stop) {
   if (argv.empty()) return -1;
   Poco::Path found;
   if (argv[0].find('/') == std::string::npos &&
@@ -147,22 +168,26 @@ int runCommand(const std::vector<std::string>& argv, std::chrono::milliseconds t
     // reading after the exit cannot deadlock.
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     int exitCode = handle.tryWait();
-    while (exitCode == -1 && std::chrono::steady_clock::now() < deadline) {
+    while (exitCode == -1 && std::chrono::steady_clock::now() < deadline && !(stop && stop())) {
       std::this_thread::sleep_for(kPollInterval);
       exitCode = handle.tryWait();
     }
+    std::string firstLine;
     if (exitCode == -1) {
+      if (out != nullptr && stop && stop()) {
+        // Stopped early: what it was about to print (notify-send -p's id) is kept.
+        firstLine = readFirstLine(outPipe.readHandle(), kFirstLineGrace);
+      }
       Poco::Process::kill(handle);
       handle.wait();
-      return -1;
     }
     if (out != nullptr) {
       Poco::PipeInputStream stream(outPipe);
       std::ostringstream text;
       text << stream.rdbuf();
-      *out = text.str();
+      *out = firstLine + text.str();
     }
-    return exitCode;
+    return exitCode;  // -1 when killed
   } catch (const Poco::Exception&) {
     return -1;
   }

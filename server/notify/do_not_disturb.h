@@ -65,11 +65,14 @@ bool notificationServerHasActions();
 
 /// Runs `argv` (argv[0] looked up on $PATH, no shell) with stdout captured
 /// and stderr dropped (both must stay below a pipe's 64 KiB: they are read
-/// after the exit); kills it after `timeout`. Returns the exit code (72 when the program is
-/// missing, −1 when it was killed or could not be launched) and sets `out`
-/// when given. Thread-safe.
+/// after the exit); kills it after `timeout`, or as soon as `stop` (asked
+/// every poll, on the caller's thread) answers true. Returns the exit code
+/// (72 when the program is missing, −1 when it was killed or could not be
+/// launched) and sets `out` when given — also for a killed command (what it
+/// printed before; one stopped by `stop` is first given up to 2 s to finish
+/// its first line). Thread-safe.
 int runCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-               std::string* out = nullptr);
+               std::string* out = nullptr, const std::function<bool()>& stop = {});
 
 /// A sink of the Controller's States (the daemon's change listener, like
 /// DesktopNotifier): holds notifications while the runtime is active, releases

@@ -1,7 +1,10 @@
 /// @file episode_tracker.h
-/// When a drift deserves a desktop notification (docs/DESIGN.md §4, last
-/// paragraph): once per new drift episode of a session. Pure decision, no
-/// I/O, so DesktopNotifier's rule is tested on its own.
+/// When a drift deserves a desktop notification and what it says
+/// (docs/DESIGN.md §4, last paragraph): every new drift episode of a session
+/// is reported; one soon after the last is worded as part of a run ("Facebook
+/// — 2nd drift in 1 min") so the notifier can update the shown notification in
+/// place instead of stacking a new one. Pure decision, no I/O, so
+/// DesktopNotifier's rule is tested on its own.
 #pragma once
 
 #include <cstdint>
@@ -17,19 +20,32 @@ namespace antidrift::notify {
 class EpisodeTracker {
  public:
   /// `repeatMs`: a drift that lasts is reminded this long after the last
-  /// drift notification (notify.repeat_s; 0 = never). `minGapMs`: the rate
-  /// limit — a new episode that starts less than this after the last drift
-  /// notification is not reported (the reminder still comes). Issue 17 item 2.
-  explicit EpisodeTracker(std::int64_t repeatMs = 0, std::int64_t minGapMs = 0)
-      : repeatMs_(repeatMs), minGapMs_(minGapMs) {}
+  /// drift notification (notify.repeat_s; 0 = never). `runGapMs`: a new
+  /// episode less than this after the last drift notification belongs to the
+  /// same run and is worded as such (it is still reported: a drift the
+  /// person does not hear of outside the tab is a drift missed).
+  explicit EpisodeTracker(std::int64_t repeatMs = 0, std::int64_t runGapMs = 0)
+      : repeatMs_(repeatMs), runGapMs_(runGapMs) {}
 
-  /// The reason of a new drift episode (`state.drift.reason`, verbatim) when
-  /// `state` is active, its drift status is "drifting",
-  /// `state.stats.driftEpisodes` is above the last episode reported for
-  /// this session and the rate limit allows; nullopt otherwise. A new
-  /// session (another commitment id) starts counting again. `nowMs`: any
-  /// monotonic milliseconds, the same clock as reminder()'s.
+  /// The body of the notification of a new drift episode when `state` is
+  /// active, its drift status is "drifting" and `state.stats.driftEpisodes`
+  /// is above the last episode reported for this session; nullopt
+  /// otherwise. The first of a run is the reason (`state.drift.reason`,
+  /// verbatim); a later one in the same run starts with a line naming the
+  /// distraction and its place in the run ("Facebook — 2nd drift in 1 min";
+  /// the name is the site, capitalised, else the app), then the reason. Both
+  /// end with a line of this session's drift time so far when there is some
+  /// ("Drifted 2 min this session."). A new session (another commitment id)
+  /// starts counting again. `nowMs`: any monotonic milliseconds, the same
+  /// clock as reminder()'s.
   std::optional<std::string> newDriftReason(const State& state, std::int64_t nowMs = 0);
+
+  /// "Facebook — 2nd drift in 1 min": `name` (capitalised), the ordinal of
+  /// `count` and the run's span `spanMs` in whole minutes, at least 1. Pure.
+  static std::string runLine(const std::string& name, std::int64_t count, std::int64_t spanMs);
+  /// "Drifted 45 s this session." / "Drifted 3 min this session." for
+  /// `driftMs` > 0; "" for none. Pure.
+  static std::string driftTimeLine(std::int64_t driftMs);
 
   /// The reason to remind when the last State fed was drifting and
   /// `repeatMs` has passed since the last drift notification (which this
@@ -58,7 +74,9 @@ class EpisodeTracker {
   std::string commitmentId_;                               ///< the session last seen ("" = none)
   std::int64_t lastReportedEpisodes_ = 0;                  ///< driftEpisodes last reported in it
   std::int64_t repeatMs_ = 0;
-  std::int64_t minGapMs_ = 0;
+  std::int64_t runGapMs_ = 0;
+  std::int64_t runCount_ = 0;        ///< episodes reported in the current run
+  std::int64_t runStartMs_ = 0;      ///< when its first was reported
   bool drifting_ = false;            ///< the last State fed was an active drift
   std::string reason_;               ///< its reason
   bool notifiedAny_ = false;         ///< a drift notification was reported

@@ -187,7 +187,7 @@ class CliTest : public ::testing::Test {
     post("/planning");
     Poco::JSON::Object body;
     body.set("next_action", nextAction);
-    body.set("success_condition", "");
+    body.set("success_condition", "It is done");
     body.set("timebox_minutes", minutes);
     Poco::JSON::Array::Ptr apps = new Poco::JSON::Array;
     apps->add("code");
@@ -418,7 +418,7 @@ TEST_F(CliTest, TheAiCallsByRoleAndTheAiCostCountTheSameCalls) {
     post("/coach", R"({"intent":"sharpen the intro"})");
     ASSERT_TRUE(settled(sse, "coach"));
   }
-  post("/commitment", R"({"next_action":"Sharpen","success_condition":"","timebox_minutes":2,)"
+  post("/commitment", R"({"next_action":"Sharpen","success_condition":"Done","timebox_minutes":2,)"
                       R"("allowed_apps":["code"]})");
   {
     test::SseRecorder sse(daemon_->port());
@@ -456,8 +456,10 @@ TEST_F(CliTest, TheAiCallsByRoleAndTheAiCostCountTheSameCalls) {
 TEST_F(CliTest, VerdictsSurviveARealRestartAndTheCliListsAndClearsThem) {
   // Issue 16 item 3: a restart no longer forgets what the judge said.
   startDaemon();
-  ASSERT_EQ(
-      cli({"start", "--next", "Write the intro", "--minutes", "25", "--apps", "code"}).exitCode, 0);
+  ASSERT_EQ(cli({"start", "--next", "Write the intro", "--done", "Sent", "--minutes", "25",
+                 "--apps", "code"})
+                .exitCode,
+            0);
   test::SseRecorder sse(daemon_->port());
   observe("supertuxkart", "Race");
   ASSERT_TRUE(sse.waitUntil([](const std::vector<test::SseEvent>& events) {
@@ -509,11 +511,12 @@ TEST_F(CliTest, PlanThenStartAndAbandon) {
   EXPECT_EQ(again.exitCode, 0) << again.err;
   EXPECT_THAT(again.out, StartsWith("runtime: planning\n"));
   EXPECT_EQ(again.err,
-            "antidrift: already planning; go on with antidrift start --next TEXT --minutes N "
-            "(or plan on the page)\n");
+            "antidrift: already planning; go on with antidrift start --next TEXT --done TEXT "
+            "--minutes N (or plan on the page)\n");
   EXPECT_EQ(parseObject(cli({"plan", "--json"}).out)->getValue<std::string>("runtime"), "planning");
 
-  const ChildResult started = cli({"start", "--next", "Fix the bug", "--minutes", "5", "--json"});
+  const ChildResult started =
+      cli({"start", "--next", "Fix the bug", "--done", "Tests pass", "--minutes", "5", "--json"});
   EXPECT_EQ(started.exitCode, 0) << started.err;
   EXPECT_EQ(parseObject(started.out)->getValue<std::string>("runtime"), "active");
 
@@ -556,30 +559,45 @@ TEST_F(CliTest, TheDaemonsRefusalIsItsSentenceAndExit1AndStartChangesNothing) {
   EXPECT_THAT(history.err, HasSubstr("n must be an integer from 1 to 200"));
 
   // A timebox the core refuses: 400, and start leaves planning again.
-  const ChildResult tooLong = cli({"start", "--next", "Forever", "--minutes", "9999"});
+  const ChildResult tooLong =
+      cli({"start", "--next", "Forever", "--done", "Never", "--minutes", "9999"});
   EXPECT_EQ(tooLong.exitCode, 1);
   EXPECT_THAT(tooLong.err, StartsWith("antidrift: "));
   EXPECT_EQ(cli({"status"}).out, kLockedWithTheFake);
 }
 
+// A session always has a success condition: without --done, start says so,
+// exits 64 and sends nothing, so the daemon stays locked.
+TEST_F(CliTest, StartWithoutASuccessConditionIsRefusedAndStartsNothing) {
+  startDaemon();
+  const ChildResult started = cli({"start", "--next", "Fix the bug", "--minutes", "5"});
+  EXPECT_EQ(started.exitCode, 64);
+  EXPECT_EQ(started.out, "");
+  EXPECT_THAT(started.err, StartsWith("antidrift: start needs --done TEXT (the success condition: "
+                                      "what done looks like)"));
+  EXPECT_EQ(cli({"status"}).out, kLockedWithTheFake);
+}
+
 TEST_F(CliTest, BadUsageIsExit64) {
   startDaemon();
-  for (const std::vector<std::string>& args :
-       std::vector<std::vector<std::string>>{{},
-                                             {"fly"},
-                                             {"status", "extra"},
-                                             {"status", "--next", "x"},
-                                             {"status", "--format", "dzen"},
-                                             {"start", "--minutes", "5"},
-                                             {"start", "--next", "x"},
-                                             {"start", "--next", "x", "--minutes", "ten"},
-                                             {"history", "-n", "many"},
-                                             {"review"},
-                                             {"review", "maybe"},
-                                             {"review", "yes", "extra"},
-                                             {"status", "--note", "x"},
-                                             {"status", "--bogus"},
-                                             {"-D", "novalue", "status"}}) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {},
+           {"fly"},
+           {"status", "extra"},
+           {"status", "--next", "x"},
+           {"status", "--format", "dzen"},
+           {"start", "--minutes", "5"},
+           {"start", "--next", "x"},
+           {"start", "--next", "x", "--minutes", "ten"},
+           {"start", "--next", "x", "--done", "y"},
+           {"start", "--next", "x", "--done", " ", "--minutes", "5"},
+           {"history", "-n", "many"},
+           {"review"},
+           {"review", "maybe"},
+           {"review", "yes", "extra"},
+           {"status", "--note", "x"},
+           {"status", "--bogus"},
+           {"-D", "novalue", "status"}}) {
     const ChildResult result = cli(args);
     EXPECT_EQ(result.exitCode, 64) << ::testing::PrintToString(args) << result.err;
     EXPECT_THAT(result.err, HasSubstr("see antidrift --help")) << ::testing::PrintToString(args);
@@ -645,7 +663,7 @@ TEST_F(CliTest, WatchPrintsOneLinePerChangeAndEndsWhenTheDaemonStops) {
   // An observation changes the State but not the line: nothing printed for it.
   observe("code", "main.cpp");
   ASSERT_EQ(test::sendRequest(daemon_->port(), "POST", "/commitment",
-                              R"({"next_action":"Watch me","success_condition":"",)"
+                              R"({"next_action":"Watch me","success_condition":"Done",)"
                               R"("timebox_minutes":10,"allowed_apps":["code"]})",
                               options)
                 .status,

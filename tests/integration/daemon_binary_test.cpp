@@ -450,7 +450,7 @@ TEST_F(DaemonBinaryTest, SigtermCreditsTheSessionUpToTheStopAndARestartKeepsIt) 
     ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
     ASSERT_EQ(test::sendRequest(
                   daemon.port(), "POST", "/commitment",
-                  R"({"next_action":"Stop cleanly","success_condition":"","timebox_minutes":30})",
+                  R"({"next_action":"Stop cleanly","success_condition":"Done","timebox_minutes":30})",
                   options)
                   .status,
               200);
@@ -530,7 +530,7 @@ TEST_F(DaemonBinaryTest, ARestartMidStayIsNoNewDriftEpisodeNorVisit) {
     ASSERT_EQ(
         test::sendRequest(
             daemon.port(), "POST", "/commitment",
-            R"({"next_action":"Stay put","success_condition":"","timebox_minutes":30})", options)
+            R"({"next_action":"Stay put","success_condition":"Done","timebox_minutes":30})", options)
             .status,
         200);
     steam(daemon.port(), options);
@@ -603,7 +603,7 @@ TEST_F(DaemonBinaryTest, AfterARestartMidDriftTheLiveDriftAgreesWithTheBuckets) 
     ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
     ASSERT_EQ(
         test::sendRequest(daemon.port(), "POST", "/commitment",
-                          R"({"next_action":"Sharpen","success_condition":"","timebox_minutes":2})",
+                          R"({"next_action":"Sharpen","success_condition":"Done","timebox_minutes":2})",
                           options)
             .status,
         200);
@@ -665,7 +665,7 @@ TEST_F(DaemonBinaryTest, OnlyTheServedPagesTagMakesAWindowTheOwnPage) {
   ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
   ASSERT_EQ(test::sendRequest(
                 daemon.port(), "POST", "/commitment",
-                R"({"next_action":"Write the report","success_condition":"","timebox_minutes":30})",
+                R"({"next_action":"Write the report","success_condition":"Done","timebox_minutes":30})",
                 options)
                 .status,
             200);

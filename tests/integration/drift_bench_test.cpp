@@ -127,8 +127,8 @@ TEST_F(DriftBenchCommandTest, OracleNeedsLabelsAndNoBackend) {
   EXPECT_THAT(help.out, HasSubstr("--oracle"));
 }
 
-// By hand: Cat pictures is judged 12 s after it came to the front (09:01:12) by the oracle: off,
-// "labelled off task"; the banner is up 48 of its 60 s; one judge call, recall 0.8.
+// By hand: Cat pictures is judged after the default 3 s dwell (09:01:03) by the oracle: off,
+// "labelled off task"; the banner is up 57 of its 60 s; one judge call, recall 0.95.
 TEST_F(DriftBenchCommandTest, TheOracleJudgesASmallDayFromItsLabels) {
   const CommandRun run =
       replay({day(), "--next", "Write the parser", "--allowed", "code", "--labels", labels(),
@@ -141,8 +141,8 @@ TEST_F(DriftBenchCommandTest, TheOracleJudgesASmallDayFromItsLabels) {
   EXPECT_EQ(episodes->getObject(0)->getValue<std::string>("reason"),
             "AI judge: \"labelled off task\"");  // the oracle stands in for the judge
   const Object::Ptr scored = root->getObject("labels");
-  EXPECT_EQ(scored->getValue<std::int64_t>("off_banner_ms"), 48'000);
-  EXPECT_DOUBLE_EQ(scored->getValue<double>("recall_time"), 0.8);
+  EXPECT_EQ(scored->getValue<std::int64_t>("off_banner_ms"), 57'000);
+  EXPECT_DOUBLE_EQ(scored->getValue<double>("recall_time"), 0.95);
   EXPECT_EQ(scored->getObject("ai")->getValue<int>("judge_calls"), 1);
   const Array::Ptr timeline = root->getArray("timeline");
   ASSERT_GT(timeline->size(), 0u);
@@ -152,7 +152,7 @@ TEST_F(DriftBenchCommandTest, TheOracleJudgesASmallDayFromItsLabels) {
       {day(), "--next", "Write the parser", "--allowed", "code", "--labels", labels(), "--oracle"});
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("(AI: the label oracle)"));
-  EXPECT_THAT(text.out, HasSubstr("recall_time 0.800"));
+  EXPECT_THAT(text.out, HasSubstr("recall_time 0.950"));
 }
 
 TEST_F(DriftBenchCommandTest, LabelListsTheWindowsAndReplayRefusesThemUntilFilled) {

@@ -31,7 +31,7 @@ class HttpMarksTest : public ::testing::Test {
     backend_ = std::make_shared<test::ScriptedBackend>();
     backend_->answer("judge", std::string(R"({"on_task": false, "reason": "not the report"})"));
     test::InProcessDaemon::Options options;
-    options.settings.judgeDebounceSecs = 0;
+    options.settings.judgeDwellSecs = 0;
     options.backend = backend_;
     daemon_ = std::make_unique<test::InProcessDaemon>(options);
     ASSERT_NE(daemon_->port(), 0);

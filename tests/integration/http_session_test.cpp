@@ -287,9 +287,24 @@ TEST_F(HttpSessionTest, TheDriftBannerActionsAreRoutes) {
 TEST_F(HttpSessionTest, CommitmentInSecondsAndWithoutAllowedApps) {
   enterPlanning();
   const Reply active =
-      post("/commitment", R"({"next_action":"Read","success_condition":"","timebox_secs":90})");
+      post("/commitment", R"({"next_action":"Read","success_condition":"Done","timebox_secs":90})");
   ASSERT_EQ(active.status, 200) << active.body;
   EXPECT_EQ(active.json()->getObject("commitment")->getValue<std::int64_t>("timebox_secs"), 90);
+}
+
+TEST_F(HttpSessionTest, ACommitmentWithoutASuccessConditionIs400AndChangesNothing) {
+  enterPlanning();
+  const std::uint64_t before = version();
+  for (const char* body :
+       {R"({"next_action":"Read","success_condition":"","timebox_minutes":5})",
+        R"({"next_action":"Read","success_condition":"   ","timebox_minutes":5})"}) {
+    const Reply refused = post("/commitment", body);
+    EXPECT_EQ(refused.status, 400) << refused.body;
+    EXPECT_EQ(refused.field("error"),
+              "success_condition must not be empty: say what done looks like for this session");
+  }
+  EXPECT_EQ(version(), before);
+  EXPECT_EQ(get("/state").json()->getValue<std::string>("runtime"), "planning");
 }
 
 // ---- Transitions that are not allowed ---------------------------------------------------

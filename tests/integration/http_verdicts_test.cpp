@@ -37,7 +37,7 @@ class HttpVerdictsTest : public ::testing::Test {
                  : std::string(R"({"on_task": true, "reason": "Docs for the site"})");
     });
     test::InProcessDaemon::Options options;
-    options.settings.judgeDebounceSecs = 0;
+    options.settings.judgeDwellSecs = 0;
     options.backend = backend_;
     daemon_ = std::make_unique<test::InProcessDaemon>(options);
     ASSERT_NE(daemon_->port(), 0);

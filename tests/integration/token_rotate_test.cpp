@@ -131,8 +131,9 @@ TEST_F(TokenRotateTest, TheRunningDaemonRefusesTheOldTokenAtOnceAndTheCliGoesOn)
 
   // The CLI reads the file anew on every call: its later calls work
   // (start POSTs /commitment with the token).
-  const ChildResult started =
-      cli({"start", "--next", "Write the intro", "--minutes", "25"}, daemon_->port());
+  const ChildResult started = cli(
+      {"start", "--next", "Write the intro", "--done", "The intro is drafted", "--minutes", "25"},
+      daemon_->port());
   EXPECT_EQ(started.exitCode, 0) << started.err;
   EXPECT_THAT(started.out, HasSubstr("runtime: active\n"));
 

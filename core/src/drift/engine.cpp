@@ -406,18 +406,18 @@ Decision Engine::observeWindow(const Observation& obs, const Commitment& commitm
   }
 
   // 4. Judge: one call in flight per key, after the key stayed in front for
-  // drift.judge_debounce_s.
+  // the dwell, drift.judge_dwell_s.
   const std::int64_t previousJudgeAtMs = view_.judgeAtMs;
   setView(decision, DriftStatus::Judging, "checking whether " + obs.app + " fits the commitment",
           obs.app, obs.atMs);
   if (inFlight_.count(key) != 0) return decision;
   if (!sameSubject || !pendingSinceMono_) pendingSinceMono_ = nowMono;
-  if (nowMono - *pendingSinceMono_ >= settings_.judgeDebounceSecs * 1000) {
+  if (nowMono - *pendingSinceMono_ >= settings_.judgeDwellSecs * 1000) {
     launchJudge(decision, commitment);
   } else {
     // The page says when the judge will be asked (issue 16 item 2).
     const std::int64_t judgeAtMs =
-        obs.atMs + (*pendingSinceMono_ + settings_.judgeDebounceSecs * 1000 - nowMono);
+        obs.atMs + (*pendingSinceMono_ + settings_.judgeDwellSecs * 1000 - nowMono);
     view_.judgeAtMs = judgeAtMs;
     if (previousJudgeAtMs != judgeAtMs) decision.changed = true;
   }
@@ -446,13 +446,13 @@ void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
 
 std::optional<std::int64_t> Engine::nextDueMono() const {
   if (!pendingSinceMono_) return std::nullopt;
-  return *pendingSinceMono_ + settings_.judgeDebounceSecs * 1000;
+  return *pendingSinceMono_ + settings_.judgeDwellSecs * 1000;
 }
 
 Decision Engine::due(const Commitment& commitment, std::int64_t nowMono) {
   Decision decision;
   if (pendingSinceMono_ && subject_ &&
-      nowMono - *pendingSinceMono_ >= settings_.judgeDebounceSecs * 1000) {
+      nowMono - *pendingSinceMono_ >= settings_.judgeDwellSecs * 1000) {
     launchJudge(decision, commitment);
   }
   return decision;

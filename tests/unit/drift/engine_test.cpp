@@ -34,7 +34,7 @@ ai::Verdict verdict(bool onTask, std::string reason) {
 class EngineTest : public ::testing::Test {
  protected:
   EngineTest() {
-    settings_.judgeDebounceSecs = 0;
+    settings_.judgeDwellSecs = 0;
     settings_.nudgeDebounceSecs = 300;
     settings_.blockedApps = {"steam", "qterminal"};  // qterminal is also allowed: the rule wins
     settings_.blockedTitles = {{"shopping", R"(amazon\.com)"}};
@@ -305,7 +305,7 @@ TEST(JudgeReason, IsTheModelsWordsUnderALabelCleanedAndCut) {
 // ---- The judge debounce (drift.judge_debounce_s) -----------------------------------------------
 
 TEST_F(EngineTest, TheJudgeIsAskedOnlyAfterTheKeyStayedInFrontForTheDebounce) {
-  settings_.judgeDebounceSecs = 10;
+  settings_.judgeDwellSecs = 10;
   const Decision first = see("Slack", "general");
   EXPECT_FALSE(first.judge);
   EXPECT_EQ(engine().view().status, DriftStatus::Judging);
@@ -319,7 +319,7 @@ TEST_F(EngineTest, TheJudgeIsAskedOnlyAfterTheKeyStayedInFrontForTheDebounce) {
 }
 
 TEST_F(EngineTest, HeartbeatsOfTheSameKeyDoNotRestartTheDebounce) {
-  settings_.judgeDebounceSecs = 10;
+  settings_.judgeDwellSecs = 10;
   (void)see("Firefox", "YouTube - Mozilla Firefox");
   advance(5'000);
   (void)see("Firefox", "YouTube - Mozilla Firefox");
@@ -332,7 +332,7 @@ TEST_F(EngineTest, HeartbeatsOfTheSameKeyDoNotRestartTheDebounce) {
 }
 
 TEST_F(EngineTest, AKeyChangeRestartsTheDebounce) {
-  settings_.judgeDebounceSecs = 10;
+  settings_.judgeDwellSecs = 10;
   (void)see("Firefox", "YouTube - Mozilla Firefox");
   advance(5'000);
   (void)see("Firefox", "Facebook - Mozilla Firefox");
@@ -344,7 +344,7 @@ TEST_F(EngineTest, AKeyChangeRestartsTheDebounce) {
 }
 
 TEST_F(EngineTest, ALocalMatchDropsAPendingJudgeCall) {
-  settings_.judgeDebounceSecs = 10;
+  settings_.judgeDwellSecs = 10;
   (void)see("Slack", "general");
   advance(3'000);
   (void)see("Code - Insiders", "index.js");
@@ -588,7 +588,7 @@ TEST_F(EngineTest, TheNudgeChecksAgainOnlyWhenANewTitleCame) {
 }
 
 TEST_F(EngineTest, AWindowWaitingForTheJudgeSaysWhenItWillBeJudged) {
-  settings_.judgeDebounceSecs = 10;
+  settings_.judgeDwellSecs = 10;
   const Decision first = see("Slack", "general");
   EXPECT_EQ(engine().view().status, DriftStatus::Judging);
   EXPECT_EQ(engine().view().judgeAtMs, utc_ + 10'000);
@@ -611,7 +611,7 @@ TEST_F(EngineTest, AnAdvisoryIsNotShownWhileNotOnTask) {
 // ---- Windows that say nothing ------------------------------------------------------------------
 
 TEST_F(EngineTest, AnUnreadableWindowIsWindowUnknownAndDropsAPendingCall) {
-  settings_.judgeDebounceSecs = 10;
+  settings_.judgeDwellSecs = 10;
   (void)see("Slack", "general");
   const Decision decision = see("", "");
   EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
@@ -695,7 +695,7 @@ TEST_F(EngineTest, OwnPageTimeIsNeverOnTask) {
 }
 
 TEST_F(EngineTest, SuspendIsUnknownAndDropsAPendingCall) {
-  settings_.judgeDebounceSecs = 10;
+  settings_.judgeDwellSecs = 10;
   (void)see("Slack", "general");
   const Decision decision = engine().suspend("away", utc_);
   EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
@@ -795,7 +795,7 @@ TEST_F(EngineTest, NoStayWithoutAVerdictAboutAWindow) {
 class LocalTierTest : public EngineTest {
  protected:
   LocalTierTest() {
-    settings_.judgeDebounceSecs = 12;
+    settings_.judgeDwellSecs = 12;
     settings_.distractionSites = {DistractionSite{"video", {"youtube.com"}, {"YouTube"}},
                                   DistractionSite{"social", {"facebook.com"}, {"Facebook"}}};
   }

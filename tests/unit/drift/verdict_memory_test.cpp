@@ -232,7 +232,7 @@ TEST(VerdictMemoryTest, MemoryWordsAreTheCommitmentsDistinctiveWords) {
 class EngineMemoryTest : public ::testing::Test {
  protected:
   EngineMemoryTest() {
-    settings_.judgeDebounceSecs = 0;
+    settings_.judgeDwellSecs = 0;
     commitment_.id = "c1";
     commitment_.nextAction = "Add page transitions to the Gatsby site";
     commitment_.successCondition = "Transitions work between blog pages";

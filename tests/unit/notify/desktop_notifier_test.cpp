@@ -1,4 +1,5 @@
 #include "server/notify/desktop_notifier.h"
+#include "server/notify/do_not_disturb.h"
 #include "server/state_delivery.h"
 
 #include <sys/stat.h>
@@ -68,9 +69,9 @@ TEST(DesktopNotifier, RunsTheCommandOncePerEpisodeWithArgvVerbatim) {
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
 
   EXPECT_THAT(test::readLines(log),
-              ElementsAre("-a", "AntiDrift", "--", "AntiDrift: you drifted",
-                          "steam is blocked during focus; $(echo not run)", "-a", "AntiDrift", "--",
-                          "AntiDrift: you drifted", "second"));
+              ElementsAre("-a", "AntiDrift", "-p", "--", "AntiDrift: you drifted",
+                          "steam is blocked during focus; $(echo not run)", "-a", "AntiDrift", "-p",
+                          "--", "AntiDrift: you drifted", "second"));
 }
 
 TEST(DesktopNotifier, AStateDeliveredLateIsIgnored) {
@@ -97,7 +98,7 @@ TEST(DesktopNotifier, AStateDeliveredLateIsIgnored) {
   delivery.deliver(again);
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
   EXPECT_THAT(test::readLines(log),
-              ElementsAre("-a", "AntiDrift", "--", "AntiDrift: you drifted", "once"));
+              ElementsAre("-a", "AntiDrift", "-p", "--", "AntiDrift: you drifted", "once"));
 }
 
 TEST(DesktopNotifier, SaysTimeIsUpWhenTheTimeboxRunsOut) {
@@ -133,11 +134,11 @@ TEST(DesktopNotifier, ADriftThatLastsIsRemindedUntilItEnds) {
   notifier.onState(onTask);
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
   const std::vector<std::string> lines = test::readLines(fake.log);
-  ASSERT_GE(lines.size(), 15u);
-  EXPECT_THAT(std::vector<std::string>(lines.begin(), lines.begin() + 15),
-              ElementsAre("-a", "AntiDrift", "--", "AntiDrift: you drifted", "YouTube", "-a",
-                          "AntiDrift", "--", "AntiDrift: still drifting", "YouTube", "-a",
-                          "AntiDrift", "--", "AntiDrift: still drifting", "YouTube"));
+  ASSERT_GE(lines.size(), 18u);
+  EXPECT_THAT(std::vector<std::string>(lines.begin(), lines.begin() + 18),
+              ElementsAre("-a", "AntiDrift", "-p", "--", "AntiDrift: you drifted", "YouTube", "-a",
+                          "AntiDrift", "-p", "--", "AntiDrift: still drifting", "YouTube", "-a",
+                          "AntiDrift", "-p", "--", "AntiDrift: still drifting", "YouTube"));
 }
 
 TEST(DesktopNotifier, ActionsAreOfferedAndTheChosenOneIsReported) {
@@ -152,10 +153,10 @@ TEST(DesktopNotifier, ActionsAreOfferedAndTheChosenOneIsReported) {
   DesktopNotifier notifier(fake.command, options);
   notifier.onState(drifting(1, "-u critical"));
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
-  EXPECT_THAT(
-      test::readLines(fake.log),
-      ElementsAre("-a", "AntiDrift", "-A", "back=Back to task", "-A", "ontask=This is on task",
-                  "-t", "15000", "--", "AntiDrift: you drifted", "-u critical"));
+  EXPECT_THAT(test::readLines(fake.log),
+              ElementsAre("-a", "AntiDrift", "-p", "-A", "back=Back to task", "-A",
+                          "ontask=This is on task", "-t", "15000", "--", "AntiDrift: you drifted",
+                          "-u critical"));
   EXPECT_THAT(chosen, ElementsAre("ontask"));
 }
 
@@ -177,6 +178,30 @@ TEST(DesktopNotifier, TheHeadsUpNotifiesOnlyWhenAskedAndOncePerText) {
   ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
   EXPECT_THAT(test::readLines(fake.log),
               ElementsAre("-a", "AntiDrift", "--", "AntiDrift: heads up", "Three videos in a row"));
+}
+
+TEST(DesktopNotifier, TheDriftNotificationReplacesTheOneItsCommandPrintedTheIdOf) {
+  FakeNotifyCommand fake;
+  // Prints an id, as notify-send -p does.
+  test::writeWholeFile(fake.command,
+                       "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + fake.log + "'\necho 42\n");
+  DesktopNotifier notifier(fake.command);
+  notifier.onState(drifting(1, "first"));
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  notifier.onState(drifting(2, "second"));
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  State next = drifting(1, "next session");
+  next.commitment->id = "session-2";
+  notifier.onState(next);
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  const std::vector<std::string> lines = test::readLines(fake.log);
+  // The second's body is two lines: "Another distraction — 2nd drift in 1 min", "second".
+  ASSERT_EQ(lines.size(), 6u + 9u + 6u);
+  EXPECT_THAT(std::vector<std::string>(lines.begin() + 6, lines.begin() + 11),
+              ElementsAre("-a", "AntiDrift", "-p", "-r", "42"));
+  // Another session's first drift is a notification of its own.
+  EXPECT_THAT(std::vector<std::string>(lines.begin() + 15, lines.end()),
+              ElementsAre("-a", "AntiDrift", "-p", "--", "AntiDrift: you drifted", "next session"));
 }
 
 TEST(DesktopNotifier, AMissingCommandNeitherThrowsNorBlocks) {
@@ -239,6 +264,83 @@ TEST(DesktopNotifierWithDunst, TheNotifyCallCarriesTheReason) {
   EXPECT_THAT(call, ::testing::Contains(::testing::HasSubstr("member=Notify")));
   EXPECT_THAT(call, ::testing::Contains("   string \"AntiDrift\""));
   EXPECT_THAT(call, ::testing::Contains("   string \"AntiDrift: you drifted\""));
+}
+
+/// Two drifts 4 s apart (the injected clock) against a real dunst that
+/// offers buttons, as the daemon runs it: both reach the desktop, the second
+/// names its site and replaces the first in place, so one notification shows.
+TEST(DesktopNotifierWithDunst, ASecondDriftSoonAfterIsShownInPlaceOfTheFirst) {
+  Poco::Path found;
+  for (const char* tool :
+       {"dbus-run-session", "dbus-monitor", "dunst", "dunstctl", "notify-send"}) {
+    ASSERT_TRUE(Poco::Path::find(Poco::Environment::get("PATH", ""), tool, found))
+        << tool << " is missing: run scripts/deps.sh test";
+  }
+  test::XServer display;
+  ASSERT_EQ(display.start(false), "");
+  const std::string script =
+      "echo \"$DBUS_SESSION_BUS_ADDRESS\"; "
+      "dunst </dev/null >/dev/null 2>&1 & server=$!; "
+      "dbus-monitor 'interface=org.freedesktop.Notifications,member=Notify' </dev/null & "
+      "monitor=$!; read -r line; kill $monitor $server; wait";
+  test::Child session("dbus-run-session", {"--", "sh", "-c", script}, display.name(), true, true);
+  std::string address;
+  ASSERT_TRUE(session.readLine(address, test::kDeadline));
+  ASSERT_EQ(address.rfind("unix:", 0), 0u) << address;
+  std::string line;
+  while (line.find("member=NameLost") == std::string::npos) {
+    ASSERT_TRUE(session.readLine(line, test::kDeadline)) << "dbus-monitor did not start";
+  }
+  const std::string savedAddress = Poco::Environment::get("DBUS_SESSION_BUS_ADDRESS", "");
+  Poco::Environment::set("DBUS_SESSION_BUS_ADDRESS", address);
+
+  /// The lines of the next Notify call dbus-monitor prints, up to its body.
+  const auto nextCall = [&session, &line](const std::string& bodyStart) {
+    std::vector<std::string> call;
+    const auto deadline = std::chrono::steady_clock::now() + test::kDeadline;
+    bool inCall = false;
+    while (std::chrono::steady_clock::now() < deadline &&
+           session.readLine(line, std::chrono::milliseconds(test::remainingMs(deadline)))) {
+      if (line.find("member=Notify") != std::string::npos) inCall = true;
+      if (!inCall) continue;
+      call.push_back(line);
+      if (line.rfind("   string \"" + bodyStart, 0) == 0) return call;
+    }
+    ADD_FAILURE() << "dbus-monitor saw no Notify call whose body starts with " << bodyStart;
+    return call;
+  };
+  std::int64_t clockMs = 1'000;
+  DesktopNotifier::Options options;
+  options.actions = true;  // dunst offers buttons: notify-send waits for the person
+  options.nowMs = [&clockMs] { return clockMs; };
+  std::string displayed;
+  {
+    DesktopNotifier notifier("notify-send", options);
+    notifier.onState(drifting(1, "youtube.com is a known distraction (video)"));
+    const std::vector<std::string> first = nextCall("youtube.com is a known distraction");
+    ASSERT_GE(first.size(), 3u);
+    EXPECT_EQ(first[2], "   uint32 0");  // replaces_id: a new notification
+
+    clockMs += 4'000;
+    State facebook = drifting(2, "facebook.com is a known distraction (social)");
+    facebook.drift.site = "facebook.com";
+    facebook.stats.driftMs = 3'000;
+    notifier.onState(facebook);
+    const std::vector<std::string> second = nextCall("Facebook.com — 2nd drift in 1 min");
+    ASSERT_GE(second.size(), 3u);
+    EXPECT_NE(second[2], "   uint32 0") << "the second drift did not replace the first";
+    EXPECT_EQ(second[2].rfind("   uint32 ", 0), 0u) << second[2];
+    // dunst handles the calls in order: counted after the second, every
+    // notification it holds (shown or waiting to be) is one.
+    const auto count = [](const char* which) {
+      std::string out;
+      runCommand({"dunstctl", "count", which}, std::chrono::seconds(5), &out);
+      return out.empty() ? -1 : std::stoi(out);
+    };
+    displayed = std::to_string(count("displayed") + count("waiting"));
+  }
+  Poco::Environment::set("DBUS_SESSION_BUS_ADDRESS", savedAddress);
+  EXPECT_EQ(displayed, "1");
 }
 
 }  // namespace

@@ -105,14 +105,30 @@ TEST(EpisodeTracker, RepeatZeroNeverReminds) {
   EXPECT_EQ(tracker.reminder(10'000'000), std::nullopt);
 }
 
-TEST(EpisodeTracker, ANewEpisodeInsideTheRateLimitIsNotReportedButReminded) {
-  EpisodeTracker tracker(300'000, 30'000);
+TEST(EpisodeTracker, EveryEpisodeIsReportedAndOneSoonAfterTheLastNamesItsPlaceInTheRun) {
+  EpisodeTracker tracker(300'000, 60'000);
   EXPECT_EQ(tracker.newDriftReason(drifting("a", 1, "first"), 0), "first");
-  EXPECT_EQ(tracker.newDriftReason(drifting("a", 2, "second"), 10'000), std::nullopt);
-  EXPECT_EQ(tracker.newDriftReason(drifting("a", 3, "third"), 40'000), "third");
-  EXPECT_EQ(tracker.newDriftReason(drifting("a", 4, "fourth"), 50'000), std::nullopt);
-  // The rate-limited episode is still reminded, with its own reason.
-  EXPECT_EQ(tracker.reminder(340'000), "fourth");
+  State facebook = drifting("a", 2, "facebook.com is a known distraction (social)");
+  facebook.drift.site = "facebook.com";
+  facebook.stats.driftMs = 4'000;
+  EXPECT_EQ(tracker.newDriftReason(facebook, 4'000),
+            "Facebook.com — 2nd drift in 1 min\nfacebook.com is a known distraction (social)\n"
+            "Drifted 4 s this session.");
+  State steam = drifting("a", 3, "steam is blocked during focus");
+  steam.drift.app = "steam";
+  steam.stats.driftMs = 130'000;
+  EXPECT_EQ(
+      tracker.newDriftReason(steam, 61'000),
+      "Steam — 3rd drift in 2 min\nsteam is blocked during focus\nDrifted 2 min this session.");
+  // A minute after the last drift notification a new run starts.
+  EXPECT_EQ(tracker.newDriftReason(drifting("a", 4, "fourth"), 200'000), "fourth");
+  EXPECT_EQ(tracker.reminder(500'000), "fourth");
+}
+
+TEST(EpisodeTracker, RunLinesUseEnglishOrdinals) {
+  EXPECT_EQ(EpisodeTracker::runLine("youtube", 11, 0), "Youtube — 11th drift in 1 min");
+  EXPECT_EQ(EpisodeTracker::runLine("x", 21, 61'000), "X — 21st drift in 2 min");
+  EXPECT_EQ(EpisodeTracker::driftTimeLine(0), "");
 }
 
 TEST(EpisodeTracker, AHeadsUpIsReportedOncePerTextAndSession) {

@@ -105,7 +105,7 @@ CommitmentRange everything(const std::string& nextAction, std::vector<std::strin
 ReplayOptions oracleOptions(const Labels& labels) {
   ReplayOptions options;
   options.settings.heartbeatSecs = 10;
-  options.settings.judgeDebounceSecs = 12;
+  options.settings.judgeDwellSecs = 12;
   options.settings.nudgeDebounceSecs = 300;
   options.commitments = {everything("Write the parser", {"code"})};
   options.oracle = &labels;

@@ -267,7 +267,7 @@ TEST_F(ConfigTest, DriftNudgePrivacyAndNotifyDefaultsAreThoseOfSettings) {
   EXPECT_TRUE(config.settings.blockedTitles.empty());
   EXPECT_EQ(config.settings.titleSensitiveApps, defaults.titleSensitiveApps);
   EXPECT_EQ(config.settings.lockScreenApps, defaults.lockScreenApps);
-  EXPECT_EQ(config.settings.judgeDebounceSecs, 12);
+  EXPECT_EQ(config.settings.judgeDwellSecs, 3);
   EXPECT_EQ(config.settings.nudgeDebounceSecs, 300);
   EXPECT_EQ(config.settings.redactPatterns, defaults.redactPatterns);
   EXPECT_EQ(config.settings.neverSendApps, defaults.neverSendApps);
@@ -301,7 +301,7 @@ TEST_F(ConfigTest, ReadsDriftNudgePrivacyAndNotifyKeys) {
                                    Pair("news.sites", "reddit\\.com")));
   EXPECT_THAT(config.settings.titleSensitiveApps, ElementsAre("firefox"));
   EXPECT_THAT(config.settings.lockScreenApps, ElementsAre("my-locker"));
-  EXPECT_EQ(config.settings.judgeDebounceSecs, 0);
+  EXPECT_EQ(config.settings.judgeDwellSecs, 0);
   EXPECT_EQ(config.settings.nudgeDebounceSecs, 30);
   EXPECT_EQ(config.settings.redactPatterns.at("ticket"), "JIRA-\\d+");
   EXPECT_EQ(config.settings.redactPatterns.size(), 3u);  // email and digits stay
@@ -335,6 +335,15 @@ TEST_F(ConfigTest, ABadPatternNamesItsKey) {
   config_->remove("privacy.redact.x");
   config_->setString("drift.blocked_titles.games", "[a-");
   EXPECT_THAT(errorOf(), HasSubstr("drift.blocked_titles.games is not a valid pattern: "));
+}
+
+TEST_F(ConfigTest, TheJudgeDwellIsReadUnderItsNameAndItsOlderOne) {
+  config_->setString("drift.judge_debounce_s", "7");
+  EXPECT_EQ(read().settings.judgeDwellSecs, 7);  // the older name alone still counts
+  config_->setString("drift.judge_dwell_s", "2");
+  EXPECT_EQ(read().settings.judgeDwellSecs, 2);  // the new name wins over the older one
+  config_->setString("drift.judge_dwell_s", "-1");
+  EXPECT_THAT(errorOf(), HasSubstr("drift.judge_dwell_s must be an integer from 0"));
 }
 
 TEST_F(ConfigTest, DebouncesAreNonNegativeIntegersAndNotifyIsChecked) {

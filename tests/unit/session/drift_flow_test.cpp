@@ -44,7 +44,7 @@ const char* kOnTrack = R"({"on_track": true, "message": ""})";
 class DriftFlowTest : public test::ControllerFixture {
  protected:
   DriftFlowTest() {
-    settings_.judgeDebounceSecs = 0;
+    settings_.judgeDwellSecs = 0;
     settings_.nudgeDebounceSecs = 300;
     settings_.blockedApps = {"steam"};
     settings_.ownPageTag = "0a1b2c3d";  // the served page's tag (issue 19 item 3)
@@ -212,7 +212,7 @@ TEST_F(DriftFlowTest, UnsavedMarkersAndATickingClockMakeNoExtraCall) {
 }
 
 TEST_F(DriftFlowTest, TheDebounceWaitsForAStableWindowBeforeAsking) {
-  settings_.judgeDebounceSecs = 10;
+  settings_.judgeDwellSecs = 10;
   backend_->answer("judge", kOffTask);
   start();
   see("Zoom", "Meeting");

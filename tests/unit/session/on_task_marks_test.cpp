@@ -24,7 +24,7 @@ const char* kOffTask = R"({"on_task": false, "reason": "this is not the Gatsby s
 class OnTaskMarksTest : public test::ControllerFixture {
  protected:
   OnTaskMarksTest() {
-    settings_.judgeDebounceSecs = 0;
+    settings_.judgeDwellSecs = 0;
     backend_ = std::make_shared<ScriptedBackend>();
     backend_->answer("judge", kOffTask);
   }

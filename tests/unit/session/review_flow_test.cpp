@@ -35,7 +35,7 @@ const char* kReflection =
 class ReviewFlowTest : public test::ControllerFixture {
  protected:
   ReviewFlowTest() {
-    settings_.judgeDebounceSecs = 0;
+    settings_.judgeDwellSecs = 0;
     settings_.blockedApps = {"steam"};
     backend_ = std::make_shared<ScriptedBackend>();
     backend_->answer("judge", kOffTask);

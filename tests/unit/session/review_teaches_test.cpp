@@ -34,7 +34,7 @@ constexpr std::int64_t kMin = 60'000;
 class ReviewTeachesTest : public test::ControllerFixture {
  protected:
   ReviewTeachesTest() {
-    settings_.judgeDebounceSecs = 0;
+    settings_.judgeDwellSecs = 0;
     settings_.blockedApps = {"steam"};
     backend_ = std::make_shared<ScriptedBackend>();
     backend_->answer("judge", kOffTask);

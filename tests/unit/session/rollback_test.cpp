@@ -54,7 +54,7 @@ struct Seen {
 class RollbackTest : public test::ControllerFixture {
  protected:
   RollbackTest() {
-    settings_.judgeDebounceSecs = 0;
+    settings_.judgeDwellSecs = 0;
     backend_ = std::make_shared<ScriptedBackend>();
     backend_->answer("judge", kOffTask);
     backend_->answer("reviewer", kReflection);

@@ -60,7 +60,7 @@ class CountingVerdictStore final : public VerdictStore {
 class VerdictMemoryFlowTest : public ::testing::Test {
  protected:
   VerdictMemoryFlowTest() {
-    settings_.judgeDebounceSecs = 0;
+    settings_.judgeDwellSecs = 0;
     backend_ = std::make_shared<ScriptedBackend>();
     backend_->answer("judge", kOffTask);
     fileStore_ = std::make_unique<FileVerdictStore>(dir_.path());

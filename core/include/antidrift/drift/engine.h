@@ -54,7 +54,7 @@ struct DriftView {
   /// Drifting because of a hard rule (drift.blocked_apps / blocked_titles):
   /// "This is on task" cannot override it (docs/DESIGN.md §4 step 1 comes first).
   bool blocked = false;
-  /// Judging and waiting for drift.judge_debounce_s: UTC ms at which the
+  /// Judging and waiting for the dwell (drift.judge_dwell_s): UTC ms at which the
   /// judge will be asked (issue 16 item 2: the page says when); 0 otherwise.
   std::int64_t judgeAtMs = 0;
   /// A remembered verdict (docs/API.md "Remembered verdicts") decided: its
@@ -329,7 +329,7 @@ class Engine {
     bool onTask = false;
   };
   std::map<std::string, SiteVote> siteVotes_;  ///< by site key
-  /// A judge call waiting for its key to stay in front judgeDebounceSecs.
+  /// A judge call waiting for its key to stay in front judgeDwellSecs.
   std::optional<std::int64_t> pendingSinceMono_;
   std::optional<std::int64_t> driftingSinceMs_;  ///< UTC ms the current drift began
   /// The stay restored by resumeStay(), until the first observation.

@@ -60,7 +60,7 @@ struct ReplayOptions {
   /// calls like a backend's. Not owned; outlives the replay.
   const Labels* oracle = nullptr;
   /// The baseline of issue 8 item 5, "judge every stable title": each title that stays in front
-  /// for drift.judge_debounce_s is judged on its own — the verdict's scope is ignored, so a
+  /// for drift.judge_dwell_s is judged on its own — the verdict's scope is ignored, so a
   /// site-scoped verdict covers only its page.
   bool judgeEveryStableTitle = false;
   bool keepTimeline = true;  ///< false: no timeline (the throughput benchmark)

@@ -66,7 +66,7 @@ struct DriftView {
   std::string nudge;     ///< the soft "Heads up" advisory (seed 000); "" = none
   std::string app;       ///< the app the status is about; "" when none
   bool blocked = false;  ///< drifting by a hard rule: "This is on task" is refused
-  /// judging, waiting for drift.judge_debounce_s: UTC ms the judge will be
+  /// judging, waiting for the dwell (drift.judge_dwell_s): UTC ms the judge will be
   /// asked (issue 16 item 2); 0 otherwise.
   std::int64_t judgeAtMs = 0;
   /// drifting (not blocked): the site "all of <site> this session" would
