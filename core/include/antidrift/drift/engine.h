@@ -1,9 +1,11 @@
 /// @file engine.h
 /// drift::Engine — decides what each observation means for drift (docs/DESIGN.md §4,
-/// §5; seed 000; issue 6). It owns the local rules, the verdict cache, the
-/// nudge ring, the judge debounce and the two epochs that guard the AI calls;
-/// it performs no I/O and launches nothing: it returns requests, and the
-/// Controller launches them with launchGuarded and hands the answers back.
+/// §5; seed 000). It walks the ordered tiers of tiers.h and applies the
+/// first verdict in one place; it owns the state they read (the verdict
+/// cache, the local tier's misses, the judge's attempts and dwell), the
+/// nudge ring and the two epochs that guard the AI calls. It performs no
+/// I/O and launches nothing: it returns requests, and the Controller
+/// launches them with launchGuarded and hands the answers back.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,7 @@
 #include "antidrift/drift/nudge_ring.h"
 #include "antidrift/drift/relevance.h"
 #include "antidrift/drift/rules.h"
+#include "antidrift/drift/tiers.h"
 #include "antidrift/drift/verdict_cache.h"
 #include "antidrift/drift/verdict_memory.h"
 #include "antidrift/epoch.h"
@@ -32,18 +35,6 @@
 #include "antidrift/settings.h"
 
 namespace antidrift::drift {
-
-/// Where the active session stands on drift (docs/DESIGN.md §4 "Statuses").
-enum class DriftStatus {
-  Inactive,  ///< no active session
-  OnTask,    ///< an allowed app (or a title or app confirmed on task)
-  Judging,   ///< the DriftJudge is asked (or about to be, after the debounce)
-  Drifting,  ///< a hard rule or the judge says this is not the work: the banner
-  Unknown,   ///< nothing can be said (no judge, judge failed, evidence not ok, away, unreadable)
-};
-
-/// "" (inactive) | "ontask" | "judging" | "drifting" | "unknown". Pure.
-std::string_view toString(DriftStatus status);
 
 /// The drift part of State (docs/DESIGN.md §10): what the page shows.
 struct DriftView {
@@ -108,8 +99,8 @@ enum class OnTaskScope {
 /// `nowMono` are monotonic ms (for debounces).
 class Engine {
  public:
-  /// Which AI roles are there to call.
-  enum class Advisors { None, JudgeAndNudge };
+  /// Which AI roles are there to call (drift::Advisors, tiers.h).
+  using Advisors = drift::Advisors;
 
   /// Compiles the rules and redaction patterns of `settings`. Throws
   /// std::invalid_argument naming the config key of a pattern that does not
@@ -276,12 +267,29 @@ class Engine {
 
   void setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
                std::int64_t atMs);
-  /// observe() without the restored stay's bookkeeping.
+  /// observe() without the restored stay's bookkeeping: walks kTiers
+  /// (tiers.h) in order and applies the first verdict (apply).
   Decision observeWindow(const Observation& obs, const Commitment& commitment, std::int64_t nowMono,
                          Advisors advisors);
-  /// Why `obs` is on task by the commitment's own lists (an allowed app, a
-  /// marked page or a marked site), or nullopt when it is not.
-  std::optional<std::string> localMatch(const Observation& obs, const Commitment& commitment) const;
+  /// Makes `obs` the subject (its keys built once per window; a heartbeat
+  /// keeps them) and ends the on-task stretch. Returns whether the subject's
+  /// key is the one before (the judge's dwell goes on).
+  bool takeSubject(Decision& decision, const Observation& obs);
+  /// One verdict of a tier into the view, the cache, the subject and the
+  /// requests (the one place a tier's decision takes effect).
+  void apply(Decision& decision, const Verdict& verdict, const Observation& obs,
+             const Commitment& commitment, std::int64_t nowMono, Advisors advisors,
+             bool sameSubject);
+  /// The judge tier's verdict: status judging, and the call launched once
+  /// the key stayed in front drift.judge_dwell_s (one in flight per key).
+  void judgeAfterDwell(Decision& decision, const Commitment& commitment, std::int64_t nowMono,
+                       std::int64_t atMs, bool sameSubject, std::int64_t previousJudgeAtMs);
+  /// The verdict memory's answer for the subject's page, else its site
+  /// (nothing for a private window or without a memory).
+  Remembered lookUpMemory(const Observation& obs, const Commitment& commitment);
+  /// The local tier's finding for the subject's key (relevance, then the
+  /// known distractions); a key it found nothing for is skipped after.
+  LocalFinding findLocally(const Observation& obs, const Commitment& commitment);
   void maybeNudge(Decision& decision, const Observation& obs, const Commitment& commitment,
                   std::int64_t nowMono, Advisors advisors);
   void launchJudge(Decision& decision, const Commitment& commitment);
@@ -316,12 +324,8 @@ class Engine {
   /// Keys whose judge call runs → their site key ("" when none), where a
   /// site-scoped answer is cached too.
   std::map<std::string, std::string> inFlight_;
-  /// A key the judge was asked about this session, and how its calls went.
-  struct Attempt {
-    int failures = 0;            ///< calls that failed or did not parse
-    std::int64_t retryAtMs = 0;  ///< UTC ms from which the one retry may run
-  };
-  std::map<std::string, Attempt> attempted_;
+  /// The keys the judge was asked about this session, and how their calls went.
+  std::map<std::string, JudgeAttempt> attempted_;
   /// A site-scoped answer waiting for a second page of its site (issue 19
   /// item 4): the key that gave it and what it said.
   struct SiteVote {
@@ -350,16 +354,6 @@ class Engine {
   };
   std::optional<Advice> advice_;
 };
-
-/// What the page shows for the judge's `reason` (issue 19 item 4): the
-/// model's words under a label, kJudgeLabel + '"' + reason + '"', with the
-/// reason made one line of valid UTF-8 (text::normalizeUnicode; control
-/// characters become spaces, '"' becomes '\''), cut to 160 code points with
-/// "…". Pure; thread-safe; never throws (bar std::bad_alloc).
-std::string judgeReason(std::string_view reason);
-
-/// The label before a reason the AI judge wrote (issue 19 item 4).
-inline constexpr std::string_view kJudgeLabel = "AI judge: ";
 
 /// Adds what `decision` means for the session's stats (docs/DESIGN.md §3 "Stats"):
 /// a drift episode with `view`'s reason when one started, the drifting time it
