@@ -396,6 +396,10 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"drift.title_sensitive_apps", joinApps(settings.titleSensitiveApps)},
       {"drift.lock_screen_apps", joinApps(settings.lockScreenApps)},
       {"drift.judge_dwell_s", std::to_string(settings.judgeDwellSecs)},
+      {"drift.private_windows", settings.privateWindows == Settings::PrivateWindows::Ask ? "ask"
+                                : settings.privateWindows == Settings::PrivateWindows::Local
+                                    ? "local"
+                                    : "ignore"},
       {"drift.memory", settings.driftMemory ? "true" : "false"},
       {"drift.memory_max_entries", std::to_string(settings.driftMemoryMaxEntries)},
       {"drift.categories_file", config.distractionsFile},
@@ -707,6 +711,18 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   readPatterns(config, "privacy.redact", result.settings.redactPatterns);
   result.settings.neverSendApps =
       readAppListOr(config, "privacy.never_send_apps", result.settings.neverSendApps);
+  {
+    const std::string mode = Poco::toLower(readString(config, "drift.private_windows", "ask"));
+    static const std::map<std::string, Settings::PrivateWindows> kModes{
+        {"ask", Settings::PrivateWindows::Ask},
+        {"local", Settings::PrivateWindows::Local},
+        {"ignore", Settings::PrivateWindows::Ignore}};
+    const auto found = kModes.find(mode);
+    if (found == kModes.end()) {
+      throw ConfigError("drift.private_windows must be ask, local or ignore, got \"" + mode + "\"");
+    }
+    result.settings.privateWindows = found->second;
+  }
   result.settings.todoTxtPath = readPath(config, "tasks.todo_txt", "");
   result.settings.profilePath = readPath(config, "knowledge.profile", "");
 

@@ -72,7 +72,9 @@ void WindowJoin::recordTab(const std::string& bucket, WebTabHeartbeat tab) {
     }
     tabs_.erase(oldest);
   }
-  if (tab.incognito) tab.url.clear();  // nothing of a private tab but what the match needs
+  // Nothing of a private tab but what the match and the local tiers need:
+  // its title and its domain (docs/DESIGN.md §4 "Private windows").
+  if (tab.incognito) tab.url = "https://" + domainOfUrl(tab.url) + "/";
   tabs_[bucket] = Tab{std::move(tab), nowMono};
   if (!window_) return;
   const Joined joined = joinLocked(*window_, nowMono);

@@ -3,16 +3,24 @@
 // port, with a real Controller and real stores: the request sequences of
 // aw-client based watchers, then the State they produce.
 #include <fstream>
+#include <iterator>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <Poco/AutoPtr.h>
+#include <Poco/Channel.h>
+#include <Poco/File.h>
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Parser.h>
+#include <Poco/Logger.h>
+#include <Poco/Message.h>
 
 #include "antidrift/session/controller.h"
 #include "in_process_daemon.h"
@@ -397,6 +405,83 @@ TEST_F(AwWatcherWebTest, AnIncognitoTabMakesTheWindowPrivateWithNoDomainAnywhere
   EXPECT_EQ(evidence()->getObject("current")->getValue<std::string>("title"),
             "Private browsing window");
   EXPECT_EQ(stateText().find("bank.example"), std::string::npos);
+}
+
+/// Every logger's messages, at every level, while it lives.
+class EveryLogLine : public Poco::Channel {
+ public:
+  void log(const Poco::Message& message) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    text_ += message.getText() + "\n";
+  }
+  std::string text() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return text_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::string text_;
+};
+
+// A private window is judged by the local tiers on its raw title and site,
+// in memory: a known distraction in one is the banner at once, and neither
+// its title nor its site reaches the State, a log line or the store.
+TEST_F(AwWatcherWebTest, AKnownDistractionInAPrivateWindowIsTheBannerAndItsTitleIsNowhere) {
+  Poco::AutoPtr<EveryLogLine> logged(new EveryLogLine);
+  Poco::Channel::Ptr saved = Poco::Logger::root().getChannel();
+  const int savedLevel = Poco::Logger::root().getLevel();
+  Poco::Logger::setChannel("", logged);
+  Poco::Logger::setLevel("", Poco::Message::PRIO_TRACE);
+  test::InProcessDaemon::Options options;
+  options.settings.distractionSites = {DistractionSite{"social", {"reddit.com"}, {"Reddit"}}};
+  daemon_.reset();
+  daemon_ = std::make_unique<test::InProcessDaemon>(options);
+  RequestOptions withToken;
+  withToken.token = test::kToken;
+  ASSERT_EQ(test::sendRequest(port(), "POST", "/planning", "{}", withToken).status, 200);
+  ASSERT_EQ(test::sendRequest(port(), "POST", "/commitment",
+                              R"({"next_action":"Write the release notes",)"
+                              R"("success_condition":"The notes are merged",)"
+                              R"("timebox_minutes":25,"allowed_apps":["code"]})",
+                              withToken)
+                .status,
+            200);
+  const RequestOptions firefox = extension(kFirefoxOrigin);
+  startExtension(firefox);
+  ASSERT_EQ(
+      heartbeat(firefox, "https://old.reddit.com/r/aww/top", "Cute kittens : aww", true).status,
+      200);
+  seeWindow("firefox", "Cute kittens : aww \xE2\x80\x94 Mozilla Firefox Private Browsing");
+  // The banner as the window arrives: its request is answered after the State changed.
+  const Poco::JSON::Object::Ptr drift = state()->getObject("drift");
+  EXPECT_EQ(drift->getValue<std::string>("status"), "drifting");
+  EXPECT_EQ(drift->getValue<std::string>("reason"),
+            "a private window shows a known distraction (social)");
+
+  // Away from it, then the session ends: everything is written.
+  seeWindow("code", "notes.md - release - Visual Studio Code");
+  ASSERT_EQ(test::sendRequest(port(), "POST", "/abandon", "{}", withToken).status, 200);
+  daemon_->executor().runAll();
+  std::string stored;
+  std::vector<std::string> files;
+  Poco::File(daemon_->storeDir()).list(files);
+  for (const std::string& name : files) {
+    const Poco::File file(daemon_->storeDir() + "/" + name);
+    if (!file.isFile()) continue;
+    std::ifstream in(file.path());
+    stored += std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  EXPECT_FALSE(stored.empty());
+  const std::string text = stateText();
+  const std::string logs = logged->text();
+  for (const char* leaked : {"reddit", "Reddit", "kittens", "aww"}) {
+    EXPECT_EQ(text.find(leaked), std::string::npos) << leaked << " in the State";
+    EXPECT_EQ(stored.find(leaked), std::string::npos) << leaked << " in the store";
+    EXPECT_EQ(logs.find(leaked), std::string::npos) << leaked << " in a log line";
+  }
+  Poco::Logger::setChannel("", saved);
+  Poco::Logger::setLevel("", savedLevel);
 }
 
 TEST_F(AwWatcherWebTest, AWebHeartbeatOfTheWrongShapeIs400) {

@@ -96,6 +96,15 @@ struct Settings {
   /// look is asked about then, so the time to tell stays near the dwell
   /// (docs/DESIGN.md §4 step 4), while flicker shorter than it costs no call.
   std::int64_t judgeDwellSecs = 3;
+  /// drift.private_windows: how a private (incognito) window is judged
+  /// (docs/DESIGN.md §4 "Private windows"). Its title and site are never
+  /// stored, shown, logged, exported or sent, whichever is chosen.
+  enum class PrivateWindows {
+    Ask,    ///< the local tiers on its raw title in memory; undecided: the heads-up asks
+    Local,  ///< the local tiers on its raw title in memory; undecided: unknown, nothing asked
+    Ignore  ///< only the hard rules see its raw title; the rest never does
+  };
+  PrivateWindows privateWindows = PrivateWindows::Ask;
   /// drift.memory: remember the judge's verdicts and the person's corrections
   /// across sessions and reuse them for work that shares the commitment's
   /// words (issue 16 item 3). Off: the remembered verdicts are neither

@@ -19,6 +19,12 @@ Observation admitWindow(const Rules& rules, const Observation& raw) {
   if (auto blocked = rules.blockedTitleReason(obs)) obs.blockedTitle = *blocked;
   obs.titleRulesChecked = true;
   if (obs.privateWindow) {
+    // The local tiers may still read what it shows, in memory only
+    // (docs/DESIGN.md §4 "Private windows").
+    if (rules.privateWindows() != Settings::PrivateWindows::Ignore) {
+      obs.localTitle = std::move(obs.title);
+      obs.localDomain = text::sanitizeUtf8(raw.domain, text::LineBreaks::Remove, kMaxDomainBytes);
+    }
     obs.title = std::string(kPrivateWindowTitle);
   } else {
     obs.domain = text::sanitizeUtf8(raw.domain, text::LineBreaks::Remove, kMaxDomainBytes);

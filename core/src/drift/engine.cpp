@@ -148,7 +148,7 @@ Decision Engine::observeWindow(const Observation& obs, const Commitment& commitm
   bool sameSubject = false;
   for (const Tier& tier : kTiers) {
     if (tier.needsSubject && !subjectTaken) {
-      sameSubject = takeSubject(decision, obs);
+      sameSubject = takeSubject(obs);
       subjectTaken = true;
       in.key = &subject_->key;
       in.siteKey = &subject_->siteKey;
@@ -156,7 +156,7 @@ Decision Engine::observeWindow(const Observation& obs, const Commitment& commitm
     std::optional<Verdict> verdict = tier.decide(in);
     if (!verdict) continue;
     if (verdict->subject == Verdict::Subject::This && !subjectTaken) {
-      sameSubject = takeSubject(decision, obs);
+      sameSubject = takeSubject(obs);
     }
     apply(decision, *verdict, obs, commitment, nowMono, advisors, sameSubject);
     return decision;
@@ -164,18 +164,15 @@ Decision Engine::observeWindow(const Observation& obs, const Commitment& commitm
   return decision;  // not reached: the judge always has an opinion
 }
 
-bool Engine::takeSubject(Decision& decision, const Observation& obs) {
+bool Engine::takeSubject(const Observation& obs) {
   endStretch();  // not a local match: the on-task stretch ended (seed 000)
-  if (!view_.nudge.empty()) {
-    view_.nudge.clear();
-    decision.changed = true;
-  }
   // A heartbeat of the window in front: its keys are the subject's (issue 16
   // item 5: building them again, and copying the observation, was a tenth of
   // a replay's time).
-  const bool sameWindow = subject_ && subject_->obs.app == obs.app &&
-                          subject_->obs.title == obs.title && subject_->obs.domain == obs.domain &&
-                          subject_->obs.blockedTitle == obs.blockedTitle;
+  const bool sameWindow =
+      subject_ && subject_->obs.app == obs.app && subject_->obs.title == obs.title &&
+      subject_->obs.domain == obs.domain && subject_->obs.blockedTitle == obs.blockedTitle &&
+      subject_->obs.localTitle == obs.localTitle && subject_->obs.localDomain == obs.localDomain;
   if (sameWindow) {
     subject_->obs.atMs = obs.atMs;
     subject_->obs.source = obs.source;
@@ -191,6 +188,12 @@ void Engine::apply(Decision& decision, const Verdict& verdict, const Observation
                    const Commitment& commitment, std::int64_t nowMono, Advisors advisors,
                    bool sameSubject) {
   if (verdict.keepView) return;
+  // A verdict about this window brings its own heads-up, or none: the
+  // advisory of the on-task stretch before goes (seed 000).
+  if (verdict.subject == Verdict::Subject::This && view_.nudge != verdict.nudge) {
+    view_.nudge = verdict.nudge;
+    decision.changed = true;
+  }
   if (verdict.judge) {
     const std::int64_t previousJudgeAtMs = view_.judgeAtMs;
     setView(decision, verdict.status, verdict.reason, verdict.app, obs.atMs);
@@ -199,7 +202,9 @@ void Engine::apply(Decision& decision, const Verdict& verdict, const Observation
   }
   pendingSinceMono_.reset();
   if (verdict.subject == Verdict::Subject::Forget) subject_.reset();
-  if (verdict.cache && subject_) {
+  // Private windows share one key (their titles are gone): nothing of
+  // theirs is cached (docs/DESIGN.md §4 "Private windows").
+  if (verdict.cache && subject_ && obs.title != kPrivateWindowTitle) {
     cache_.put(subject_->key, CachedVerdict{verdict.status == DriftStatus::OnTask, verdict.reason,
                                             verdict.memoryKey});
   }
@@ -244,7 +249,31 @@ Remembered Engine::lookUpMemory(const Observation& obs, const Commitment& commit
   return found;
 }
 
+LocalFinding Engine::findPrivately(const Observation& obs, const Commitment& commitment) {
+  // A private window: the local tiers read its raw title and site, in
+  // memory, every time (its key is every private window's, so neither a miss
+  // nor a verdict is kept); nothing of it goes further (docs/DESIGN.md §4
+  // "Private windows").
+  LocalFinding finding;
+  if (obs.localTitle.empty()) return finding;
+  RelevanceResult relevance = relevanceOf(commitment).score(obs.localTitle);
+  if (relevance.relevant) {
+    finding.kind = LocalFinding::Kind::Relevant;
+    return finding;  // the words stay unsaid: they are the title's
+  }
+  Observation seen = obs;
+  seen.title = obs.localTitle;
+  seen.domain = obs.localDomain;
+  if (auto distraction = distractions_.match(seen, rules_.isPerPage(seen))) {
+    finding.kind = relevance.shared.empty() ? LocalFinding::Kind::Distraction
+                                            : LocalFinding::Kind::TaskDistraction;
+    finding.distraction = std::move(distraction);
+  }
+  return finding;
+}
+
 LocalFinding Engine::findLocally(const Observation& obs, const Commitment& commitment) {
+  if (obs.title == kPrivateWindowTitle) return findPrivately(obs, commitment);
   LocalFinding finding;
   const Relevance& relevant = relevanceOf(commitment);  // first: it may clear the misses
   // URL evidence may come after the title (a re-sent window): a miss is per domain too.
@@ -259,7 +288,12 @@ LocalFinding Engine::findLocally(const Observation& obs, const Commitment& commi
   }
   if (!relevance.relevant) {
     if (auto distraction = distractions_.match(obs, rules_.isPerPage(obs))) {
-      finding.kind = LocalFinding::Kind::Distraction;
+      // The task's own evidence beats the list: a page of a known
+      // distraction that shares a distinctive word of the commitment is
+      // ambiguous, for the judge (or the heads-up) to decide.
+      finding.kind = relevance.shared.empty() ? LocalFinding::Kind::Distraction
+                                              : LocalFinding::Kind::TaskDistraction;
+      finding.shared = std::move(relevance.shared);
       finding.distraction = std::move(distraction);
       return finding;
     }

@@ -55,6 +55,7 @@ Rules::Rules(const Settings& settings)
       titleSensitiveApps_(normalizeApps(settings.titleSensitiveApps)),
       lockScreenApps_(normalizeApps(settings.lockScreenApps)),
       neverSendApps_(normalizeApps(settings.neverSendApps)),
+      privateWindows_(settings.privateWindows),
       ownPageKey_(settings.ownPageTag.empty()
                       ? std::string()
                       : "antidrift " + text::foldCase(settings.ownPageTag)) {

@@ -33,6 +33,11 @@ Verdict recall(const TierInput& in, const Remembered& known) {
   return verdict;
 }
 
+/// The heads-up of a private window no local tier decided.
+std::string privateWindowQuestion(const TierInput& in) {
+  return "A private window \u2014 is it for \u201C" + in.commitment.nextAction + "\u201D?";
+}
+
 bool yourMark(const Remembered& known) {
   return known.verdict && known.verdict->source == VerdictSource::You;
 }
@@ -145,6 +150,7 @@ std::optional<Verdict> localMatch(const TierInput& in) {
 }
 
 std::optional<Verdict> sessionCache(const TierInput& in) {
+  if (in.privateWindow) return std::nullopt;  // one key for every private window: never cached
   const CachedVerdict* cached = in.state.cache.find(*in.key);
   if (cached == nullptr) return std::nullopt;
   Verdict verdict =
@@ -168,6 +174,10 @@ std::optional<Verdict> yourMarks(const TierInput& in) {
 std::optional<Verdict> relevance(const TierInput& in) {
   const LocalFinding& local = in.local();
   if (local.kind != LocalFinding::Kind::Relevant) return std::nullopt;
+  if (in.privateWindow) {  // its words are its title's: unsaid
+    return about(in, DriftStatus::OnTask,
+                 "a private window whose title shares your commitment's words");
+  }
   std::string reason = "its title shares your commitment's words: ";
   for (std::size_t i = 0; i < local.shared.size() && i < 4; ++i) {
     reason += (i == 0 ? "" : ", ") + local.shared[i];
@@ -181,6 +191,11 @@ std::optional<Verdict> knownDistractions(const TierInput& in) {
   const LocalFinding& local = in.local();
   if (local.kind != LocalFinding::Kind::Distraction) return std::nullopt;
   const DistractionMatch& match = *local.distraction;
+  if (in.privateWindow) {  // the site is the window's secret; its category is not
+    Verdict verdict = about(in, DriftStatus::Drifting,
+                            "a private window shows a known distraction (" + match.category + ")");
+    return verdict;
+  }
   std::string reason = match.site + " is a known distraction (" + match.category + ")";
   if (match.how.find(match.site) == std::string::npos) reason += ": " + match.how;
   Verdict verdict = about(in, DriftStatus::Drifting, std::move(reason));
@@ -201,11 +216,50 @@ std::optional<Verdict> rememberedJudge(const TierInput& in) {
   return recall(in, known);
 }
 
+std::optional<Verdict> taskDistraction(const TierInput& in) {
+  const LocalFinding& local = in.local();
+  if (local.kind != LocalFinding::Kind::TaskDistraction) return std::nullopt;
+  const bool judgeable =
+      in.advisors != Advisors::None && !in.privateWindow && !in.state.rules.neverSend(in.obs.app);
+  if (judgeable) {
+    const auto asked = in.state.attempted.find(*in.key);
+    const bool failed = asked != in.state.attempted.end() && asked->second.failures > 0 &&
+                        !(asked->second.failures == 1 && in.obs.atMs >= asked->second.retryAtMs);
+    if (!failed) return std::nullopt;  // the judge decides it
+  }
+  if (in.privateWindow) {
+    Verdict verdict = about(in, DriftStatus::Unknown,
+                            "a private window shows a known distraction, but its title shares your "
+                            "commitment's words");
+    verdict.nudge = privateWindowQuestion(in);
+    return verdict;
+  }
+  const DistractionMatch& match = *local.distraction;
+  std::string words;
+  for (std::size_t i = 0; i < local.shared.size() && i < 3; ++i) {
+    words += (i == 0 ? "" : ", ") + local.shared[i];
+  }
+  Verdict verdict = about(in, DriftStatus::Unknown,
+                          match.site +
+                              " is a known distraction, but this page shares your "
+                              "commitment's words: " +
+                              words);
+  verdict.nudge = "Is this " + match.site + " page for \u201C" + in.commitment.nextAction +
+                  "\u201D? It is a known distraction; its title shares " + words + ".";
+  return verdict;
+}
+
 std::optional<Verdict> cannotSend(const TierInput& in) {
   const std::string& app = in.obs.app;
   if (in.privateWindow) {
-    // Its real title was dropped on entry: nothing to judge, nothing to send.
-    return about(in, DriftStatus::Unknown, "a private window is judged by local rules only");
+    // Its title never leaves memory: nothing to send. No local tier decided,
+    // so with drift.private_windows = ask the heads-up asks the person.
+    Verdict verdict =
+        about(in, DriftStatus::Unknown, "a private window is judged by local rules only");
+    if (in.state.rules.privateWindows() == Settings::PrivateWindows::Ask) {
+      verdict.nudge = privateWindowQuestion(in);
+    }
+    return verdict;
   }
   if (in.state.rules.neverSend(app)) {
     return about(in, DriftStatus::Unknown,

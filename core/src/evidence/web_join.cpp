@@ -107,7 +107,9 @@ std::optional<WebJoin> joinWebTab(std::string_view windowTitle, std::string_view
     if (candidate != tab) continue;
     WebJoin join;
     join.privateWindow = incognito;
-    if (!incognito) join.domain = domainOfUrl(url);
+    // A private tab's domain too: admission keeps it from everything but
+    // the local tiers (docs/DESIGN.md §4 "Private windows").
+    join.domain = domainOfUrl(url);
     join.matchedBytes = tab.size();
     return join;
   }

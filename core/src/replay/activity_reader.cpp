@@ -16,6 +16,7 @@
 #include <Poco/String.h>
 #include <rapidjson/reader.h>
 
+#include "antidrift/evidence/web_join.h"
 #include "replay/json_input.h"
 
 namespace antidrift::replay {
@@ -400,8 +401,9 @@ class ExportHandler {
     entry.durationMs = duration ? static_cast<std::int64_t>(*duration * 1000.0 + 0.5) : 0;
     entry.title = json::stringField(data[kTitle], "title", where, false);
     entry.incognito = data[kIncognito].kind == Field::Kind::Bool && data[kIncognito].boolean;
-    // Nothing of a private tab is kept but what the join needs (its title and time).
-    if (!entry.incognito) entry.url = data[kUrl].text;
+    // Nothing of a private tab is kept but what the join and the local tiers
+    // need: its title, time and domain (docs/DESIGN.md §4 "Private windows").
+    entry.url = entry.incognito ? "https://" + domainOfUrl(data[kUrl].text) + "/" : data[kUrl].text;
     out_.web.push_back(std::move(entry));
   }
 

@@ -101,7 +101,8 @@ class Session {
     raw += '\n';
     raw += event.title;
     raw += '\n';
-    raw += web.privateWindow ? std::string("\x01") : web.domain;
+    if (web.privateWindow) raw += '\x01';
+    raw += web.domain;
     auto found = prepared_.find(raw);
     if (found == prepared_.end()) {
       Observation recorded{0, event.app, event.title, "replay", web.domain, web.privateWindow};

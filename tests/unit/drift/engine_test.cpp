@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "antidrift/drift/active_session.h"
 #include "antidrift/drift/title_normalizer.h"
 
 namespace antidrift::drift {
@@ -861,6 +862,94 @@ TEST_F(LocalTierTest, NoCategoriesNoDistraction) {
   EXPECT_FALSE(decision.episodeStarted);
   EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
   EXPECT_THAT(engine().view().reason, HasSubstr("AI is off"));
+}
+
+// ---- The task's own evidence beats the list; the judge beats both --------------------------
+
+TEST_F(LocalTierTest, ATutorialOnTheTaskOfAKnownDistractionIsAskedAboutWithTheAIOn) {
+  // Shares one distinctive word ("gatsby"): not enough to rescue it, too
+  // much for the list to ban it.
+  const std::string tutorial =
+      "Learn Gatsby: your first site in an hour - YouTube — Mozilla Firefox";
+  Decision decision = see("firefox", tutorial);
+  EXPECT_FALSE(decision.episodeStarted) << "no banner before the judge says so";
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+  advance(12'000);
+  decision = see("firefox", tutorial);
+  ASSERT_TRUE(decision.judge);
+  decision =
+      engine().applyVerdict(decision.judge->key, verdict(false, "a general intro"), "", utc_);
+  EXPECT_TRUE(decision.episodeStarted) << "the banner comes with an off-task verdict";
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+}
+
+TEST_F(LocalTierTest, ATutorialOnTheTaskOfAKnownDistractionIsAHeadsUpWithTheAIOff) {
+  const std::string tutorial =
+      "Learn Gatsby: your first site in an hour - YouTube — Mozilla Firefox";
+  const Decision decision = see("firefox", tutorial, Engine::Advisors::None);
+  EXPECT_FALSE(decision.episodeStarted);
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_THAT(engine().view().reason, HasSubstr("YouTube is a known distraction, but"));
+  EXPECT_THAT(engine().view().nudge, HasSubstr("Is this YouTube page for"));
+  EXPECT_THAT(engine().view().nudge, HasSubstr("gatsby"));
+  // A heartbeat keeps it; another window of the list is the banner at once.
+  (void)see("firefox", tutorial, Engine::Advisors::None);
+  EXPECT_FALSE(engine().view().nudge.empty());
+  const Decision plain = see("firefox", "Late night show highlights - YouTube — Mozilla Firefox",
+                             Engine::Advisors::None);
+  EXPECT_TRUE(plain.episodeStarted);
+  EXPECT_EQ(engine().view().nudge, "");
+}
+
+// ---- Private windows: judged locally, and only locally -------------------------------------
+
+class PrivateWindowTest : public LocalTierTest {
+ protected:
+  /// A private window as the daemon admits it (drift::admitWindow).
+  Decision seePrivate(const std::string& title, const std::string& domain = "",
+                      Engine::Advisors advisors = Engine::Advisors::JudgeAndNudge) {
+    const Observation raw{utc_, "firefox", title, "test", domain, true};
+    return engine().observe(admitWindow(engine().rules(), raw), commitment_, mono_, advisors);
+  }
+};
+
+TEST_F(PrivateWindowTest, AKnownDistractionInAPrivateWindowIsTheBannerWithoutItsName) {
+  const Decision decision = seePrivate("Late night show highlights - YouTube — Mozilla Firefox");
+  EXPECT_TRUE(decision.episodeStarted);
+  EXPECT_FALSE(decision.judge) << "nothing of it is sent";
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "a private window shows a known distraction (video)");
+  ASSERT_TRUE(engine().stay());
+  EXPECT_THAT(engine().stay()->key, Not(HasSubstr("Late night")));
+}
+
+TEST_F(PrivateWindowTest, ItsDomainIsEnoughAndEachPrivateWindowIsJudgedOnItsOwn) {
+  (void)seePrivate("Some clip", "m.facebook.com", Engine::Advisors::None);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_EQ(engine().view().reason, "a private window shows a known distraction (social)");
+  // Another private window shares its key but not its verdict.
+  (void)seePrivate("Gatsby page transitions with Framer Motion", "", Engine::Advisors::None);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  EXPECT_EQ(engine().view().reason, "a private window whose title shares your commitment's words");
+}
+
+TEST_F(PrivateWindowTest, AnUndecidedPrivateWindowAsksByDefaultAndNotWhenToldNotTo) {
+  (void)seePrivate("Flu symptoms and treatment");
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_EQ(engine().view().nudge, "A private window \xE2\x80\x94 is it for \xE2\x80\x9C" +
+                                       commitment_.nextAction + "\xE2\x80\x9D?");
+  EXPECT_THAT(engine().view().reason, Not(HasSubstr("Flu")));
+
+  settings_.privateWindows = Settings::PrivateWindows::Local;
+  engine_.reset();
+  (void)seePrivate("Flu symptoms and treatment");
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  EXPECT_EQ(engine().view().nudge, "");
+
+  settings_.privateWindows = Settings::PrivateWindows::Ignore;
+  engine_.reset();
+  (void)seePrivate("Late night show highlights - YouTube — Mozilla Firefox");
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown) << "ignore: no local tier sees it";
 }
 
 }  // namespace

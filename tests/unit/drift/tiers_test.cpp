@@ -76,10 +76,11 @@ class TiersTest : public ::testing::Test {
 TEST_F(TiersTest, TheListRunsInTheOrderDesignWritesDown) {
   std::vector<std::string> names;
   for (const Tier& tier : kTiers) names.emplace_back(tier.name);
-  EXPECT_THAT(names, ::testing::ElementsAre("unreadable", "hard rules", "own page", "local match",
-                                            "session cache", "your marks", "relevance",
-                                            "known distractions", "site verdict",
-                                            "remembered judge verdict", "cannot send", "judge"));
+  EXPECT_THAT(names, ::testing::ElementsAre(
+                         "unreadable", "hard rules", "own page", "local match", "session cache",
+                         "your marks", "relevance", "known distractions", "site verdict",
+                         "remembered judge verdict", "task's own page of a known distraction",
+                         "cannot send", "judge"));
   // Only the tiers after the local match read the subject's keys.
   for (const Tier& tier : kTiers) {
     const bool early = tier.name == "unreadable" || tier.name == "hard rules" ||

@@ -121,12 +121,14 @@ TEST(JoinWebTab, BothTitlesAreComparedSanitized) {
   EXPECT_EQ(joined->domain, "cafe.example");
 }
 
-TEST(JoinWebTab, AnIncognitoTabMakesThePrivateWindowAndGivesNoDomain) {
+// The join gives a private tab's domain too, never more of its URL:
+// admission keeps it for the local tiers only (drift::admitWindow).
+TEST(JoinWebTab, AnIncognitoTabMakesThePrivateWindowAndGivesOnlyItsDomain) {
   const auto joined = joinWebTab("Symptoms of flu - Google Chrome", "Symptoms of flu",
                                  "https://health.example/flu?q=symptoms", true);
   ASSERT_TRUE(joined.has_value());
   EXPECT_TRUE(joined->privateWindow);
-  EXPECT_EQ(joined->domain, "");
+  EXPECT_EQ(joined->domain, "health.example");
 }
 
 TEST(JoinWebTab, AMatchingTabWithoutAWebSiteGivesAnEmptyDomain) {

@@ -120,7 +120,8 @@ TEST(ActivityWatchExport, ReadsWindowAfkAndWebBucketsInTimeOrder) {
   EXPECT_EQ(activity.web[0].atMs, k0900 + 300'000);
   EXPECT_EQ(activity.web[0].durationMs, 1500);
   EXPECT_TRUE(activity.web[0].incognito);
-  EXPECT_EQ(activity.web[0].url, "") << "nothing of a private tab but its title and time";
+  EXPECT_EQ(activity.web[0].url, "https://private.test/")
+      << "nothing of a private tab but its title, time and domain";
   EXPECT_EQ(activity.web[0].title, "P");
   EXPECT_EQ(activity.web[1].url, "https://x.test/a?b");
   EXPECT_FALSE(activity.web[1].incognito);

@@ -56,7 +56,8 @@ TEST(WebEvents, TheReaderKeepsTheWebTabBucketsEvents) {
   EXPECT_EQ(activity.web[0].title, "Cat videos - YouTube");
   EXPECT_FALSE(activity.web[0].incognito);
   EXPECT_TRUE(activity.web[1].incognito);
-  EXPECT_EQ(activity.web[1].url, "");  // nothing of a private tab but its title and time
+  // Nothing of a private tab but its title, time and domain.
+  EXPECT_EQ(activity.web[1].url, "https://health.example/");
 }
 
 TEST(WebEvents, EachBrowserWindowTakesTheSiteOfTheTabItShowed) {
@@ -66,7 +67,8 @@ TEST(WebEvents, EachBrowserWindowTakesTheSiteOfTheTabItShowed) {
   EXPECT_EQ(web[0].domain, "youtube.com");
   EXPECT_FALSE(web[0].privateWindow);
   EXPECT_EQ(web[1].domain, "");  // an editor: never joined
-  EXPECT_EQ(web[2].domain, "");  // an incognito tab: private, no site
+  // An incognito tab: private; its site for the local tiers only (admission hides it).
+  EXPECT_EQ(web[2].domain, "health.example");
   EXPECT_TRUE(web[2].privateWindow);
   EXPECT_EQ(web[3].domain, "mail.example");  // the tab heard 30 s into the window
   EXPECT_EQ(web[4].domain, "");              // the same page an hour later: no tab then

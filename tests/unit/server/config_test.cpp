@@ -346,6 +346,17 @@ TEST_F(ConfigTest, TheJudgeDwellIsReadUnderItsNameAndItsOlderOne) {
   EXPECT_THAT(errorOf(), HasSubstr("drift.judge_dwell_s must be an integer from 0"));
 }
 
+TEST_F(ConfigTest, PrivateWindowsAreAskedAboutByDefaultAndTheModeIsChecked) {
+  EXPECT_EQ(read().settings.privateWindows, Settings::PrivateWindows::Ask);
+  config_->setString("drift.private_windows", "Local");
+  EXPECT_EQ(read().settings.privateWindows, Settings::PrivateWindows::Local);
+  config_->setString("drift.private_windows", "ignore");
+  EXPECT_EQ(read().settings.privateWindows, Settings::PrivateWindows::Ignore);
+  config_->setString("drift.private_windows", "send");
+  EXPECT_THAT(errorOf(),
+              HasSubstr("drift.private_windows must be ask, local or ignore, got \"send\""));
+}
+
 TEST_F(ConfigTest, DebouncesAreNonNegativeIntegersAndNotifyIsChecked) {
   config_->setString("drift.judge_debounce_s", "-1");
   EXPECT_THAT(errorOf(), HasSubstr("drift.judge_debounce_s must be an integer from 0"));

@@ -30,7 +30,9 @@ namespace antidrift::drift {
 /// item 3): the app normalised (normalizeApp), the title sanitised
 /// (sanitizeTitle), and — for a private window (`raw.privateWindow`, or
 /// isPrivateWindow of the app and title) — the title replaced by
-/// kPrivateWindowTitle and the site dropped; otherwise the site is kept,
+/// kPrivateWindowTitle and the site dropped (both kept in localTitle and
+/// localDomain, in memory, for the local tiers, unless drift.private_windows
+/// = ignore: docs/DESIGN.md §4 "Private windows"); otherwise the site is kept,
 /// cut to kMaxDomainBytes. The drift.blocked_titles patterns of `rules` run
 /// here, on the sanitised title (a private window's before it is dropped):
 /// their reason in blockedTitle, titleRulesChecked set, so the engine runs

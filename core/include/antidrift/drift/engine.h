@@ -274,7 +274,7 @@ class Engine {
   /// Makes `obs` the subject (its keys built once per window; a heartbeat
   /// keeps them) and ends the on-task stretch. Returns whether the subject's
   /// key is the one before (the judge's dwell goes on).
-  bool takeSubject(Decision& decision, const Observation& obs);
+  bool takeSubject(const Observation& obs);
   /// One verdict of a tier into the view, the cache, the subject and the
   /// requests (the one place a tier's decision takes effect).
   void apply(Decision& decision, const Verdict& verdict, const Observation& obs,
@@ -290,6 +290,9 @@ class Engine {
   /// The local tier's finding for the subject's key (relevance, then the
   /// known distractions); a key it found nothing for is skipped after.
   LocalFinding findLocally(const Observation& obs, const Commitment& commitment);
+  /// findLocally for a private window: on its raw title and site in memory
+  /// (Observation::localTitle), nothing kept (docs/DESIGN.md §4 "Private windows").
+  LocalFinding findPrivately(const Observation& obs, const Commitment& commitment);
   void maybeNudge(Decision& decision, const Observation& obs, const Commitment& commitment,
                   std::int64_t nowMono, Advisors advisors);
   void launchJudge(Decision& decision, const Commitment& commitment);

@@ -97,6 +97,10 @@ class Rules {
   /// titles never go to the AI (privacy.never_send_apps; docs/DESIGN.md §8).
   bool neverSend(std::string_view app) const;
 
+  /// drift.private_windows: how far a private window's raw title reaches
+  /// (docs/DESIGN.md §4 "Private windows"). Pure.
+  Settings::PrivateWindows privateWindows() const { return privateWindows_; }
+
  private:
   using AppSet = std::set<std::string, std::less<>>;
 
@@ -111,6 +115,7 @@ class Rules {
   AppSet titleSensitiveApps_;
   AppSet lockScreenApps_;
   AppSet neverSendApps_;
+  Settings::PrivateWindows privateWindows_ = Settings::PrivateWindows::Ask;
   std::string ownPageKey_;  ///< "antidrift <tag>"; "" = no own page (no tag)
   /// Matches that gave up on their budget (matchesGivenUp()).
   std::shared_ptr<std::atomic<std::uint64_t>> gaveUp_ =

@@ -62,10 +62,15 @@ struct LocalFinding {
     Nothing,      ///< neither relevant nor a known distraction (or skipped: a known miss)
     Relevant,     ///< the title shares the commitment's distinctive words
     Distraction,  ///< a known distraction (data/distractions.txt)
+    /// A known distraction whose title shares a distinctive word of the
+    /// commitment (a tutorial on the very task): ambiguous, not drift — the
+    /// judge decides it, or with no judge to ask the heads-up says so
+    /// (docs/DESIGN.md §4 "The tiers, in order").
+    TaskDistraction,
   };
   Kind kind = Kind::Nothing;
   std::vector<std::string> shared;              ///< Relevant: the shared words, title order
-  std::optional<DistractionMatch> distraction;  ///< Distraction: what matched
+  std::optional<DistractionMatch> distraction;  ///< (Task)Distraction: what matched
 };
 
 /// A verdict of the verdict memory (docs/API.md "Remembered verdicts") for
@@ -125,6 +130,9 @@ struct Verdict {
   bool blocked = false;   ///< a hard rule: "This is on task" is refused
   bool keepView = false;  ///< nothing changes at all (own page while the banner is up)
   bool cache = false;     ///< cached for the session under the subject's key
+  /// The heads-up it shows (DriftView::nudge) for a verdict about this
+  /// window (Subject::This); "" clears the one before.
+  std::string nudge = {};
   bool judge = false;     ///< ask the judge (debounced): status Judging
   std::string memoryKey;  ///< a remembered verdict's key (the page's Forget); "" otherwise
 };
@@ -158,6 +166,11 @@ std::optional<Verdict> yourMarks(const TierInput& in);
 std::optional<Verdict> relevance(const TierInput& in);
 /// A known distraction: drifting, cached.
 std::optional<Verdict> knownDistractions(const TierInput& in);
+/// A known distraction whose title shares the commitment's words
+/// (LocalFinding::Kind::TaskDistraction): no opinion when the judge can be
+/// asked about it (it decides; "Checking…" meanwhile), else unknown with the
+/// heads-up asking whether it is for the next action — never the banner.
+std::optional<Verdict> taskDistraction(const TierInput& in);
 /// A site-wide verdict of the judge for the page's domain.
 std::optional<Verdict> siteVerdict(const TierInput& in);
 /// A judge's verdict remembered from an earlier session.
@@ -171,7 +184,7 @@ std::optional<Verdict> judge(const TierInput& in);
 
 /// The tiers in the order the engine asks them (docs/DESIGN.md §4 "The
 /// tiers" gives the reason for each place). The first with an opinion decides.
-inline constexpr std::array<Tier, 12> kTiers = {{
+inline constexpr std::array<Tier, 13> kTiers = {{
     {"unreadable", false, &tiers::unreadable},
     {"hard rules", false, &tiers::hardRules},
     {"own page", false, &tiers::ownPage},
@@ -182,6 +195,7 @@ inline constexpr std::array<Tier, 12> kTiers = {{
     {"known distractions", true, &tiers::knownDistractions},
     {"site verdict", true, &tiers::siteVerdict},
     {"remembered judge verdict", true, &tiers::rememberedJudge},
+    {"task's own page of a known distraction", true, &tiers::taskDistraction},
     {"cannot send", true, &tiers::cannotSend},
     {"judge", true, &tiers::judge},
 }};

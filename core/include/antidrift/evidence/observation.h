@@ -38,6 +38,13 @@ struct Observation {
   /// runs no pattern on it again, so none runs under the Controller's lock
   /// (issue 19 item 7, review L5).
   bool titleRulesChecked = false;
+  /// A private window's raw title and site (docs/DESIGN.md §4 "Private
+  /// windows"), kept by drift::admitWindow for the local tiers only, in
+  /// memory: never stored, shown, logged, exported or sent (nothing
+  /// serialises them). Empty for any other window, and with
+  /// drift.private_windows = ignore.
+  std::string localTitle{};
+  std::string localDomain{};  ///< see localTitle
 };
 
 /// Makes raw title bytes safe (docs/DESIGN.md §3): each invalid UTF-8 sequence becomes

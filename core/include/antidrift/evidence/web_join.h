@@ -58,9 +58,10 @@ std::vector<std::string> webTabTitleCandidates(std::string_view windowTitle);
 /// What a tab adds to a window it describes.
 struct WebJoin {
   /// The tab is incognito / private: the window is a private window (its title
-  /// is replaced, docs/DESIGN.md §8, issue 6 item 5) and nothing of the tab is kept.
+  /// is replaced and its domain kept for the local tiers only, in memory:
+  /// docs/DESIGN.md §4 "Private windows", drift::admitWindow).
   bool privateWindow = false;
-  /// domainOfUrl(tab url); always empty for a private window. May be empty
+  /// domainOfUrl(tab url), a private window's too (admission hides it). May be empty
   /// for a matching tab whose URL names no web site (about:blank, file:).
   std::string domain;
   /// The length in bytes of the tab title that matched: a longer match is the
@@ -70,8 +71,9 @@ struct WebJoin {
 
 /// The join rule (issue 16 item 4): a tab titled `tabTitle` describes the
 /// browser window titled `windowTitle` when its (non-blank) title is one of
-/// webTabTitleCandidates(windowTitle). Then: an incognito tab makes the window
-/// private and gives no domain; otherwise the domain is domainOfUrl(url).
+/// webTabTitleCandidates(windowTitle). Then the domain is domainOfUrl(url), and
+/// an incognito tab makes the window private (drift::admitWindow keeps the
+/// domain from everything but the local tiers).
 /// nullopt when the titles do not match. Whether the window is a browser's
 /// (drift::Rules::isPerPage) and whether the tab is recent are the caller's
 /// checks. Pure; thread-safe; never throws.
