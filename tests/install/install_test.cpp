@@ -20,6 +20,7 @@
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
 
+#include "antidrift/backend_abi.h"
 #include "integration/http_test_support.h"
 #include "support/child_process.h"
 #include "support/temp_dir.h"
@@ -171,6 +172,189 @@ TEST_F(InstallTest, TheInstalledReadmeLinksOnlyInstalledFilesAndTheCommandsNameI
   EXPECT_EQ(watch.wait(), 0);
 }
 
+// The plugin SDK from the outside (docs/PLUGINS.md): against an installed
+// prefix only, the installed example builds with find_package(AntiDrift
+// CONFIG) and antidrift_add_backend, is listed from the per-user folder of a
+// temporary home it was dropped into and answers the coach through the
+// installed daemon; a plugin built against the same headers that declares
+// another ABI is refused with both versions named before any of its classes is
+// created, a file that is no library is refused with a sentence, and the
+// daemon runs on each time.
+TEST_F(InstallTest, AnInstalledSdkBuildsAPluginOutsideTheTreeThatTheInstalledDaemonLoads) {
+  const std::string home = directory_.path() + "/home";
+  environment_["HOME"] = home;
+  const std::string prefix = directory_.path() + "/prefix";
+  const ChildResult install =
+      run(CMAKE_COMMAND_PATH, {"--install", ANTIDRIFT_BUILD_DIR, "--prefix", prefix});
+  ASSERT_EQ(install.exitCode, 0) << install.out << install.err;
+  for (const char* file : {"include/antidrift/backend.h", "include/antidrift/backend_abi.h",
+                           "lib/cmake/AntiDrift/AntiDriftConfig.cmake",
+                           "lib/cmake/AntiDrift/AntiDriftConfigVersion.cmake",
+                           "lib/cmake/AntiDrift/AntiDriftBackend.cmake",
+                           "share/doc/antidrift-dev/examples/backend-echo/CMakeLists.txt",
+                           "share/doc/antidrift-dev/examples/backend-echo/echo_backend.cpp"}) {
+    EXPECT_TRUE(Poco::File(prefix + "/" + file).exists()) << file;
+  }
+
+  // Builds a plugin project against the prefix alone: a fresh build folder,
+  // no package registry, the same compiler as the daemon (the ABI is C++).
+  const auto buildAgainstPrefix = [&](const std::string& source, const std::string& build) {
+    const ChildResult configure =
+        run(CMAKE_COMMAND_PATH,
+            {"-S", source, "-B", build, "-DCMAKE_PREFIX_PATH=" + prefix,
+             "-DCMAKE_CXX_COMPILER=" CMAKE_CXX_COMPILER_PATH, "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+             "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"});
+    EXPECT_EQ(configure.exitCode, 0) << configure.out << configure.err;
+    const ChildResult compile = run(CMAKE_COMMAND_PATH, {"--build", build});
+    EXPECT_EQ(compile.exitCode, 0) << compile.out << compile.err;
+    const std::string commands = test::readWholeFile(build + "/compile_commands.json");
+    EXPECT_THAT(commands, HasSubstr(prefix + "/include"));
+    EXPECT_THAT(commands, ::testing::Not(HasSubstr(ANTIDRIFT_SOURCE_DIR)))
+        << "the plugin must build from the installed prefix only";
+  };
+
+  const std::string echoBuild = directory_.path() + "/echo-build";
+  buildAgainstPrefix(prefix + "/share/doc/antidrift-dev/examples/backend-echo", echoBuild);
+  // The default per-user folder (ai.user_plugin_dir), not set anywhere here.
+  const std::string userPlugins = home + "/.local/lib/antidrift/plugins";
+  Poco::File(userPlugins).createDirectories();
+  for (const char* file : {"antidrift-echo.so", "antidrift-echo.json"}) {
+    ASSERT_TRUE(Poco::File(echoBuild + "/" + file).exists()) << file;
+    Poco::File(echoBuild + "/" + file).copyTo(userPlugins + "/" + file);
+  }
+
+  // A second plugin, built against the same installed headers, that declares
+  // the next ABI in its entry point and in its ready-made metadata (METADATA).
+  // Its constructor and configure() would leave a file: refused by the
+  // probe, neither runs.
+  const std::string wrong = directory_.path() + "/wrongabi";
+  const std::string ranMarker = directory_.path() + "/wrongabi-ran";
+  Poco::File(wrong).createDirectories();
+  test::writeWholeFile(wrong + "/CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.25)
+project(wrongabi LANGUAGES CXX)
+find_package(AntiDrift CONFIG REQUIRED)
+antidrift_add_backend(wrongabi SOURCES wrongabi.cpp METADATA wrongabi.json)
+)");
+  test::writeWholeFile(wrong + "/wrongabi.json",
+                       R"({"name": "wrongabi", "abi": )" +
+                           std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION + 1) +
+                           R"(, "prompts": "local", "description": "declares the next ABI"})");
+  test::writeWholeFile(wrong + "/wrongabi.cpp", R"(#include <fstream>
+#include "antidrift/backend.h"
+class WrongAbiBackend : public antidrift::Backend {
+ public:
+  WrongAbiBackend() { std::ofstream(")" + ranMarker +
+                                                    R"(") << "constructed"; }
+  std::string name() const override { return "wrongabi"; }
+  void configure(const std::map<std::string, std::string>&) override {
+    std::ofstream(")" + ranMarker + R"(") << "configured";
+  }
+  std::string complete(const std::string&, std::int64_t) override { return "{}"; }
+};
+extern "C" POCO_LIBRARY_API int antidriftBackendAbiVersion() {
+  return ANTIDRIFT_BACKEND_ABI_VERSION + 1;
+}
+extern "C" POCO_LIBRARY_API const char* antidriftBackendClass() { return "WrongAbiBackend"; }
+POCO_BEGIN_MANIFEST(antidrift::Backend)
+POCO_EXPORT_CLASS(WrongAbiBackend)
+POCO_END_MANIFEST
+)");
+  const std::string wrongBuild = directory_.path() + "/wrongabi-build";
+  buildAgainstPrefix(wrong, wrongBuild);
+  for (const char* file : {"antidrift-wrongabi.so", "antidrift-wrongabi.json"}) {
+    ASSERT_TRUE(Poco::File(wrongBuild + "/" + file).exists()) << file;
+    Poco::File(wrongBuild + "/" + file).copyTo(userPlugins + "/" + file);
+  }
+
+  // A file that is no library, with sound metadata: the listing cannot tell
+  // (it opens no library), the load refuses it with a sentence.
+  test::writeWholeFile(userPlugins + "/antidrift-broken.so", "not an ELF file\n");
+  test::writeWholeFile(userPlugins + "/antidrift-broken.json",
+                       R"({"name": "broken", "abi": )" +
+                           std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION) +
+                           R"(, "prompts": "local", "description": "no library at all"})");
+
+  const std::string abi = std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION);
+  const std::string nextAbi = std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION + 1);
+  const std::string systemPlugins = prefix + "/lib/antidrift/plugins";
+  const ChildResult backends =
+      run(prefix + "/bin/antidriftd",
+          {"--list-backends", "-D", "ai.backend=echo", "-D", "store.dir=" + directory_.path()});
+  EXPECT_EQ(backends.exitCode, 0) << backends.err;
+  const auto systemHeading =
+      backends.out.find("AI backends in " + systemPlugins + " (system, ai.plugin_dir");
+  const auto userHeading =
+      backends.out.find("AI backends in " + userPlugins + " (per-user, ai.user_plugin_dir");
+  ASSERT_NE(systemHeading, std::string::npos) << backends.out;
+  ASSERT_NE(userHeading, std::string::npos) << backends.out;
+  EXPECT_LT(systemHeading, userHeading) << "the system folder is searched first";
+  const std::string userPart = backends.out.substr(userHeading);
+  EXPECT_THAT(userPart,
+              HasSubstr("  echo *  Echoes: the coach proposes the intent itself as the next "
+                        "action (an SDK example)  (prompts: local)\n"));
+  EXPECT_THAT(userPart,
+              HasSubstr("  wrongabi  declares the next ABI  (prompts: local)  [ABI version " +
+                        nextAbi + ", daemon expects " + abi + "]\n"));
+  EXPECT_THAT(userPart, HasSubstr("  broken  no library at all  (prompts: local)\n"));
+
+  const std::vector<std::string> common = {"-D", "server.port=0",
+                                           "-D", "store.dir=" + directory_.path() + "/store",
+                                           "-D", "evidence.x11=false"};
+  {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {"-D", "ai.backend=echo", "-D", "ai.echo.minutes=20"});
+    test::RunningDaemon daemon(prefix + "/bin/antidriftd", args, environment_);
+    ASSERT_NE(daemon.port(), 0) << daemon.firstLine() << daemon.err();
+    std::string token = test::readWholeFile(directory_.path() + "/store/token");
+    token.erase(token.find_last_not_of('\n') + 1);
+    test::RequestOptions options;
+    options.token = token;
+    test::SseRecorder events(daemon.port());
+    ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+    ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/coach", R"({"intent":"write the intro"})",
+                                options)
+                  .status,
+              200);
+    ASSERT_TRUE(events.waitUntil([](const std::vector<test::SseEvent>& seen) {
+      return !seen.empty() && seen.back().data.find(R"("status":"ready")") != std::string::npos;
+    })) << daemon.err();
+    const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
+    const auto proposal = state->getObject("coach")->getObject("proposal");
+    EXPECT_EQ(proposal->getValue<std::string>("next_action"), "Echo: write the intro");
+    EXPECT_EQ(proposal->getValue<std::string>("success_condition"), "\"write the intro\" is done");
+    EXPECT_EQ(proposal->getValue<int>("timebox_secs"), 20 * 60);
+    EXPECT_EQ(state->getObject("ai")->getValue<std::string>("backend"), "echo");
+    EXPECT_EQ(daemon.stop(), 0);
+    EXPECT_THAT(daemon.err(), HasSubstr("AI backend \"echo\" loaded from " + userPlugins));
+  }
+  {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {"-D", "ai.backend=wrongabi"});
+    test::RunningDaemon daemon(prefix + "/bin/antidriftd", args, environment_);
+    ASSERT_NE(daemon.port(), 0) << daemon.firstLine() << daemon.err();
+    EXPECT_EQ(test::sendRequest(daemon.port(), "GET", "/").status, 200);
+    const auto ai = test::sendRequest(daemon.port(), "GET", "/state").json()->getObject("ai");
+    EXPECT_FALSE(ai->getValue<bool>("available"));
+    EXPECT_EQ(daemon.stop(), 0);
+    EXPECT_THAT(daemon.err(), HasSubstr("antidrift-wrongabi.so has ABI version " + nextAbi +
+                                        ", daemon expects " + abi + "; running without AI"));
+    EXPECT_FALSE(Poco::File(ranMarker).exists()) << "the refused plugin's code ran";
+  }
+  {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {"-D", "ai.backend=broken"});
+    test::RunningDaemon daemon(prefix + "/bin/antidriftd", args, environment_);
+    ASSERT_NE(daemon.port(), 0) << daemon.firstLine() << daemon.err();
+    EXPECT_EQ(test::sendRequest(daemon.port(), "GET", "/").status, 200);
+    const auto ai = test::sendRequest(daemon.port(), "GET", "/state").json()->getObject("ai");
+    EXPECT_FALSE(ai->getValue<bool>("available"));
+    EXPECT_EQ(daemon.stop(), 0);
+    EXPECT_THAT(daemon.err(), HasSubstr("AI backend \"broken\" not loaded: cannot load " +
+                                        userPlugins + "/antidrift-broken.so: "));
+    EXPECT_THAT(daemon.err(), HasSubstr("; running without AI"));
+  }
+}
+
 TEST_F(InstallTest, TheDebianPackageHoldsEverythingAndItsDaemonServesThePage) {
   const std::string output = directory_.path() + "/deb";
   const ChildResult cpack = run(CPACK_COMMAND_PATH, {"-G", "DEB", "-B", output, "--config",
@@ -178,11 +362,34 @@ TEST_F(InstallTest, TheDebianPackageHoldsEverythingAndItsDaemonServesThePage) {
   ASSERT_EQ(cpack.exitCode, 0) << cpack.out << cpack.err;
   std::vector<std::string> packages;
   Poco::File(output).list(packages);
-  const auto deb = std::find_if(packages.begin(), packages.end(), [](const std::string& name) {
-    return name.size() > 4 && name.compare(name.size() - 4, 4, ".deb") == 0;
-  });
+  // Two packages: antidrift and the plugin SDK, antidrift-dev.
+  const auto find = [&packages](const std::string& prefix) {
+    return std::find_if(packages.begin(), packages.end(), [&prefix](const std::string& name) {
+      return name.rfind(prefix, 0) == 0 && name.size() > 4 &&
+             name.compare(name.size() - 4, 4, ".deb") == 0;
+    });
+  };
+  const auto deb = find("antidrift_");
   ASSERT_NE(deb, packages.end());
   const std::string package = output + "/" + *deb;
+  const auto devDeb = find("antidrift-dev_");
+  ASSERT_NE(devDeb, packages.end());
+  const std::string devPackage = output + "/" + *devDeb;
+  const ChildResult devContents = run("dpkg-deb", {"-c", devPackage});
+  ASSERT_EQ(devContents.exitCode, 0) << devContents.err;
+  for (const char* file :
+       {" ./usr/include/antidrift/backend.h\n", " ./usr/include/antidrift/backend_abi.h\n",
+        " ./usr/lib/cmake/AntiDrift/AntiDriftConfig.cmake\n",
+        " ./usr/lib/cmake/AntiDrift/AntiDriftConfigVersion.cmake\n",
+        " ./usr/lib/cmake/AntiDrift/AntiDriftBackend.cmake\n",
+        " ./usr/share/doc/antidrift-dev/examples/backend-echo/echo_backend.cpp\n",
+        " ./usr/share/doc/antidrift-dev/copyright\n"}) {
+    EXPECT_THAT(devContents.out, HasSubstr(file));
+  }
+  EXPECT_THAT(devContents.out, ::testing::Not(HasSubstr("antidriftd")));
+  const ChildResult devDepends = run("dpkg-deb", {"-f", devPackage, "Depends"});
+  EXPECT_THAT(devDepends.out, HasSubstr("libpoco-dev"));
+  EXPECT_THAT(devDepends.out, HasSubstr("antidrift (="));
 
   const ChildResult contents = run("dpkg-deb", {"-c", package});
   ASSERT_EQ(contents.exitCode, 0) << contents.err;
@@ -201,6 +408,8 @@ TEST_F(InstallTest, TheDebianPackageHoldsEverythingAndItsDaemonServesThePage) {
         " ./etc/xdg/autostart/antidrift.desktop\n"}) {
     EXPECT_THAT(contents.out, HasSubstr(file));
   }
+  EXPECT_THAT(contents.out, ::testing::Not(HasSubstr("/usr/include/")))
+      << "the SDK is in antidrift-dev only";
   const ChildResult depends = run("dpkg-deb", {"-f", package, "Depends"});
   EXPECT_THAT(depends.out, HasSubstr("libpoconet80"));
   const ChildResult conffiles = run("dpkg-deb", {"-I", package, "conffiles"});

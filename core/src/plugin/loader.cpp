@@ -209,6 +209,22 @@ LoadResult PluginLoader::load(const std::string& name, const std::string& plugin
   }
 }
 
+std::string PluginLoader::locate(const std::string& name, const std::vector<std::string>& folders) {
+  if (!isValidName(name)) return "";
+  for (const std::string& folder : folders) {
+    try {
+      Poco::Path directory(folder);
+      directory.makeDirectory();
+      if (Poco::File(Poco::Path(directory, kPrefix + name + kLibrarySuffix)).exists()) {
+        return folder;
+      }
+    } catch (const Poco::Exception&) {
+      // An unreadable or malformed folder holds nothing we can load.
+    }
+  }
+  return "";
+}
+
 std::vector<BackendInfo> PluginLoader::listBackends(const std::string& pluginDir) {
   Poco::Path directory(pluginDir);
   directory.makeDirectory();

@@ -394,6 +394,23 @@ TEST(PluginLoaderTest, ListBackendsReportsEachDefectWithoutOpeningLibraries) {
   EXPECT_FALSE(isMapped(dir.file("antidrift-fake.so")));
 }
 
+// docs/PLUGINS.md "Where plugins go": the first folder holding the library
+// provides the backend; metadata alone provides nothing.
+TEST(PluginLoaderTest, LocateReturnsTheFirstFolderHoldingTheLibrary) {
+  TempDirectory user;
+  TempDirectory system;
+  writeWholeFile(user.file("antidrift-meta.json"), R"({"name": "meta", "abi": 2})");
+  writeWholeFile(system.file("antidrift-meta.so"), "");
+  writeWholeFile(user.file("antidrift-both.so"), "");
+  writeWholeFile(system.file("antidrift-both.so"), "");
+  const std::vector<std::string> folders = {user.path(), system.path()};
+  EXPECT_EQ(PluginLoader::locate("both", folders), user.path());
+  EXPECT_EQ(PluginLoader::locate("meta", folders), system.path());
+  EXPECT_EQ(PluginLoader::locate("absent", folders), "");
+  EXPECT_EQ(PluginLoader::locate("../both", folders), "");
+  EXPECT_EQ(PluginLoader::locate("both", {user.file("nope"), system.path()}), system.path());
+}
+
 TEST(PluginLoaderTest, ListBackendsOfMissingDirectoryThrows) {
   TempDirectory dir;
   const std::string missing = dir.file("nope");

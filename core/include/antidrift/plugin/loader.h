@@ -104,6 +104,13 @@ class PluginLoader {
   LoadResult load(const std::string& name, const std::string& pluginDir,
                   const std::map<std::string, std::string>& settings);
 
+  /// The first folder of `folders` (in order) that holds `antidrift-<name>.so`,
+  /// as given; "" when none does or `name` is not a valid backend name. The
+  /// daemon passes the system folder first, then the person's (docs/PLUGINS.md
+  /// "Where plugins go"). Looks at the file system only (no library is
+  /// opened); thread-safe.
+  static std::string locate(const std::string& name, const std::vector<std::string>& folders);
+
   /// Lists the plugins in `pluginDir` (for `antidriftd --list-backends`): one
   /// entry per `antidrift-<name>.json` or `antidrift-<name>.so`, sorted by name,
   /// read from the JSON metadata files {"name", "abi", "description",
