@@ -1,12 +1,15 @@
 // The installed AntiDrift (issue 10 item 3): cmake --install into a temporary
 // prefix, the installed daemon finds its page and plugins without the source
 // tree, systemd-analyze accepts the user unit, and the .deb built by cpack
-// holds everything and its extracted daemon serves the page.
+// holds everything and its extracted daemon serves the page; the plugin SDK
+// (docs/PLUGINS.md) builds a backend outside the tree against an installed
+// prefix or the extracted antidrift-dev, and the installed daemon loads it.
 #include <unistd.h>
 
 #include <algorithm>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,7 @@
 #include <Poco/Pipe.h>
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
+#include <Poco/RecursiveDirectoryIterator.h>
 
 #include "antidrift/backend_abi.h"
 #include "integration/http_test_support.h"
@@ -60,6 +64,28 @@ class InstallTest : public ::testing::Test {
     EXPECT_THAT(daemon.err(), HasSubstr("UI files from " + prefix + "/share/antidrift/www"));
     EXPECT_THAT(daemon.err(),
                 HasSubstr("sites from " + prefix + "/share/antidrift/distractions.txt"));
+  }
+
+  /// Configures and builds the plugin project `source` in the fresh folder
+  /// `build` against the SDK in `prefix` alone: no package registry, the
+  /// daemon's compiler (the ABI is C++), and neither the AntiDrift package nor
+  /// any include path taken from the source tree.
+  void buildPluginAgainst(const std::string& prefix, const std::string& source,
+                          const std::string& build) {
+    const ChildResult configure =
+        run(CMAKE_COMMAND_PATH,
+            {"-S", source, "-B", build, "-DCMAKE_PREFIX_PATH=" + prefix,
+             "-DCMAKE_CXX_COMPILER=" CMAKE_CXX_COMPILER_PATH, "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+             "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"});
+    EXPECT_EQ(configure.exitCode, 0) << configure.out << configure.err;
+    const ChildResult compile = run(CMAKE_COMMAND_PATH, {"--build", build});
+    EXPECT_EQ(compile.exitCode, 0) << compile.out << compile.err;
+    EXPECT_THAT(test::readWholeFile(build + "/CMakeCache.txt"),
+                HasSubstr("\nAntiDrift_DIR:PATH=" + prefix + "/lib/cmake/AntiDrift\n"));
+    const std::string commands = test::readWholeFile(build + "/compile_commands.json");
+    EXPECT_THAT(commands, HasSubstr(prefix + "/include"));
+    EXPECT_THAT(commands, ::testing::Not(HasSubstr(ANTIDRIFT_SOURCE_DIR)))
+        << "the plugin must build from the installed prefix only";
   }
 
   test::TempDirectory directory_;
@@ -196,25 +222,8 @@ TEST_F(InstallTest, AnInstalledSdkBuildsAPluginOutsideTheTreeThatTheInstalledDae
     EXPECT_TRUE(Poco::File(prefix + "/" + file).exists()) << file;
   }
 
-  // Builds a plugin project against the prefix alone: a fresh build folder,
-  // no package registry, the same compiler as the daemon (the ABI is C++).
-  const auto buildAgainstPrefix = [&](const std::string& source, const std::string& build) {
-    const ChildResult configure =
-        run(CMAKE_COMMAND_PATH,
-            {"-S", source, "-B", build, "-DCMAKE_PREFIX_PATH=" + prefix,
-             "-DCMAKE_CXX_COMPILER=" CMAKE_CXX_COMPILER_PATH, "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
-             "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"});
-    EXPECT_EQ(configure.exitCode, 0) << configure.out << configure.err;
-    const ChildResult compile = run(CMAKE_COMMAND_PATH, {"--build", build});
-    EXPECT_EQ(compile.exitCode, 0) << compile.out << compile.err;
-    const std::string commands = test::readWholeFile(build + "/compile_commands.json");
-    EXPECT_THAT(commands, HasSubstr(prefix + "/include"));
-    EXPECT_THAT(commands, ::testing::Not(HasSubstr(ANTIDRIFT_SOURCE_DIR)))
-        << "the plugin must build from the installed prefix only";
-  };
-
   const std::string echoBuild = directory_.path() + "/echo-build";
-  buildAgainstPrefix(prefix + "/share/doc/antidrift-dev/examples/backend-echo", echoBuild);
+  buildPluginAgainst(prefix, prefix + "/share/doc/antidrift-dev/examples/backend-echo", echoBuild);
   // The default per-user folder (ai.user_plugin_dir), not set anywhere here.
   const std::string userPlugins = home + "/.local/lib/antidrift/plugins";
   Poco::File(userPlugins).createDirectories();
@@ -260,7 +269,7 @@ POCO_EXPORT_CLASS(WrongAbiBackend)
 POCO_END_MANIFEST
 )");
   const std::string wrongBuild = directory_.path() + "/wrongabi-build";
-  buildAgainstPrefix(wrong, wrongBuild);
+  buildPluginAgainst(prefix, wrong, wrongBuild);
   for (const char* file : {"antidrift-wrongabi.so", "antidrift-wrongabi.json"}) {
     ASSERT_TRUE(Poco::File(wrongBuild + "/" + file).exists()) << file;
     Poco::File(wrongBuild + "/" + file).copyTo(userPlugins + "/" + file);
@@ -423,6 +432,47 @@ TEST_F(InstallTest, TheDebianPackageHoldsEverythingAndItsDaemonServesThePage) {
   expectServesThePage(root + "/usr");
   const std::string unit = test::readWholeFile(root + "/usr/lib/systemd/user/antidrift.service");
   EXPECT_THAT(unit, HasSubstr("\nExecStart=/usr/bin/antidriftd\n"));
+
+  // antidrift-dev holds exactly what `cmake --install --component dev` lays out.
+  const std::string devPrefix = directory_.path() + "/dev-prefix";
+  const ChildResult devInstall =
+      run(CMAKE_COMMAND_PATH,
+          {"--install", ANTIDRIFT_BUILD_DIR, "--component", "dev", "--prefix", devPrefix});
+  ASSERT_EQ(devInstall.exitCode, 0) << devInstall.out << devInstall.err;
+  std::set<std::string> installed;
+  for (Poco::RecursiveDirectoryIterator it(devPrefix), end; it != end; ++it) {
+    if (it->isFile()) installed.insert(it.path().toString().substr(devPrefix.size() + 1));
+  }
+  std::set<std::string> packaged;
+  std::istringstream lines(devContents.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find(" ./usr/");
+    if (at != std::string::npos && line.back() != '/') packaged.insert(line.substr(at + 7));
+  }
+  EXPECT_EQ(packaged, installed);
+  EXPECT_EQ(installed.count("include/antidrift/backend.h"), 1U);
+
+  // The extracted SDK builds the example, and the package's daemon lists it
+  // from the per-user folder of a temporary home.
+  const ChildResult devExtract = run("dpkg-deb", {"-x", devPackage, root});
+  ASSERT_EQ(devExtract.exitCode, 0) << devExtract.err;
+  const std::string home = directory_.path() + "/home";
+  environment_["HOME"] = home;
+  const std::string echoBuild = directory_.path() + "/echo-build";
+  buildPluginAgainst(root + "/usr", root + "/usr/share/doc/antidrift-dev/examples/backend-echo",
+                     echoBuild);
+  const std::string userPlugins = home + "/.local/lib/antidrift/plugins";
+  Poco::File(userPlugins).createDirectories();
+  for (const char* file : {"antidrift-echo.so", "antidrift-echo.json"}) {
+    ASSERT_TRUE(Poco::File(echoBuild + "/" + file).exists()) << file;
+    Poco::File(echoBuild + "/" + file).copyTo(userPlugins + "/" + file);
+  }
+  const ChildResult backends = run(root + "/usr/bin/antidriftd",
+                                   {"--list-backends", "-D", "store.dir=" + directory_.path()});
+  EXPECT_EQ(backends.exitCode, 0) << backends.err;
+  EXPECT_THAT(backends.out, HasSubstr("AI backends in " + userPlugins +
+                                      " (per-user, ai.user_plugin_dir; searched second; "
+                                      "select with ai.backend = <name>):\n  echo  Echoes"));
 }
 
 }  // namespace
