@@ -91,13 +91,14 @@ class Daemon : public Poco::Util::ServerApplication {
   /// exist (exit 0), or "audit chain broken at line N: <problem>" (exit 1)
   /// on stdout.
   int verifyAudit();
-  /// `--list-backends`: per plugin folder in search order (ai.plugin_dir,
-  /// then ai.user_plugin_dir; docs/PLUGINS.md "Where plugins go") a heading naming
+  /// `--list-backends`: per plugin folder in search order (ai.plugin_dir, then
+  /// ai.user_plugin_dir; docs/PLUGINS.md "Where plugins go") a heading naming
   /// the folder and where it came from, then one line per backend in it (name,
   /// "*" for the configured one, description, a problem note if it would not
   /// load, "[shadowed by <folder>]" when an earlier folder provides the same
-  /// name), read from the metadata files only. Exit 0, or 78 when ai.plugin_dir
-  /// does not exist (an absent or unreadable per-user folder is only noted).
+  /// name), read from the metadata files and each library's ELF header only.
+  /// Exit 0, or 78 when ai.plugin_dir does not exist (an absent or unreadable
+  /// per-user folder is only noted).
   int listBackends();
   /// `--export-history FORMAT` (jsonl, csv, markdown; issue 7 item 6): writes
   /// every session of the VERIFIED chain of <store.dir>/audit.jsonl to stdout

@@ -275,8 +275,9 @@ POCO_END_MANIFEST
     Poco::File(wrongBuild + "/" + file).copyTo(userPlugins + "/" + file);
   }
 
-  // A file that is no library, with sound metadata: the listing cannot tell
-  // (it opens no library), the load refuses it with a sentence.
+  // A file that is no library, with sound metadata: the listing names it by
+  // its missing ELF header (it opens no library), the load refuses it with a
+  // sentence.
   test::writeWholeFile(userPlugins + "/antidrift-broken.so", "not an ELF file\n");
   test::writeWholeFile(userPlugins + "/antidrift-broken.json",
                        R"({"name": "broken", "abi": )" +
@@ -304,7 +305,9 @@ POCO_END_MANIFEST
   EXPECT_THAT(userPart,
               HasSubstr("  wrongabi  declares the next ABI  (prompts: local)  [ABI version " +
                         nextAbi + ", daemon expects " + abi + "]\n"));
-  EXPECT_THAT(userPart, HasSubstr("  broken  no library at all  (prompts: local)\n"));
+  EXPECT_THAT(userPart,
+              HasSubstr("  broken  no library at all  (prompts: local)  "
+                        "[antidrift-broken.so is not a shared library (no ELF header)]\n"));
 
   const std::vector<std::string> common = {"-D", "server.port=0",
                                            "-D", "store.dir=" + directory_.path() + "/store",

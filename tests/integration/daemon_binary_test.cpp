@@ -343,15 +343,17 @@ TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {
 TEST_F(DaemonBinaryTest, ListBackendsShowsTheSystemFolderThenThePerUserOneWithTheirOrigins) {
   const std::string system = directory_.path() + "/system";
   const std::string user = directory_.path() + "/user";
+  const std::string elfHeader = std::string(1, '\x7f') + "ELF";
   for (const std::string& folder : {system, user}) {
     Poco::File(folder).createDirectories();
     std::ofstream(folder + "/antidrift-fake.json")
         << R"({"name": "fake", "abi": 2, "description": "Canned answers"})";
-    std::ofstream(folder + "/antidrift-fake.so");  // never opened by the listing
+    // The ELF magic alone: enough for the listing, which never opens the library.
+    std::ofstream(folder + "/antidrift-fake.so") << elfHeader;
   }
   std::ofstream(user + "/antidrift-mine.json")
       << R"({"name": "mine", "abi": 2, "prompts": "local", "description": "My own"})";
-  std::ofstream(user + "/antidrift-mine.so");
+  std::ofstream(user + "/antidrift-mine.so") << elfHeader;
   const ChildResult result =
       run({"--list-backends", "-D", "ai.plugin_dir=" + system, "-D", "ai.user_plugin_dir=" + user,
            "-D", "ai.backend=mine", "-D", "store.dir=" + store_});

@@ -53,7 +53,8 @@ struct BackendInfo {
   bool libraryPresent = false;
   /// Empty when the plugin looks loadable; otherwise a short note such as
   /// "no antidrift-x.so", "no metadata file", "invalid metadata: …",
-  /// "ABI version 2, daemon expects 1" or "metadata names \"y\"".
+  /// "ABI version 2, daemon expects 1", "metadata names \"y\"" or
+  /// "antidrift-x.so is not a shared library (no ELF header)".
   std::string problem;
 };
 
@@ -114,7 +115,7 @@ class PluginLoader {
   /// Lists the plugins in `pluginDir` (for `antidriftd --list-backends`): one
   /// entry per `antidrift-<name>.json` or `antidrift-<name>.so`, sorted by name,
   /// read from the JSON metadata files {"name", "abi", "description",
-  /// "prompts"} only —
+  /// "prompts"} and the first four bytes of each library (the ELF header) —
   /// no library is opened. Throws std::runtime_error
   /// "plugin directory <dir> does not exist" when `pluginDir` is not a directory.
   static std::vector<BackendInfo> listBackends(const std::string& pluginDir);
