@@ -18,7 +18,8 @@
 # antidrift-<name>.json beside it: the metadata the daemon's loader reads
 # ({"name", "abi", "prompts", "description"}; "abi" is the header's
 # ANTIDRIFT_BACKEND_ABI_VERSION). Install both into a plugin folder:
-# install(TARGETS <target> LIBRARY DESTINATION <dir>) and the .json file.
+# install(TARGETS <target> LIBRARY DESTINATION <dir>) and the .json file, whose
+# path the target's property ANTIDRIFT_METADATA_FILE holds (unset with NO_METADATA).
 #
 # The in-tree plugins use this same file (plugins/CMakeLists.txt), and the
 # installed AntiDriftConfig.cmake includes it, so every build checks it.

@@ -222,8 +222,11 @@ TEST_F(InstallTest, AnInstalledSdkBuildsAPluginOutsideTheTreeThatTheInstalledDae
     EXPECT_TRUE(Poco::File(prefix + "/" + file).exists()) << file;
   }
 
+  // As an author would: the example copied into a folder of its own.
+  const std::string echoSource = directory_.path() + "/backend-echo";
+  Poco::File(prefix + "/share/doc/antidrift-dev/examples/backend-echo").copyTo(echoSource);
   const std::string echoBuild = directory_.path() + "/echo-build";
-  buildPluginAgainst(prefix, prefix + "/share/doc/antidrift-dev/examples/backend-echo", echoBuild);
+  buildPluginAgainst(prefix, echoSource, echoBuild);
   // The default per-user folder (ai.user_plugin_dir), not set anywhere here.
   const std::string userPlugins = home + "/.local/lib/antidrift/plugins";
   Poco::File(userPlugins).createDirectories();
