@@ -1,7 +1,6 @@
 # antidrift_add_backend: builds one AntiDrift AI backend plugin (docs/PLUGINS.md).
 #
-#   antidrift_add_backend(<name>
-#     SOURCES <file>...              the plugin's sources (required)
+#   antidrift_add_backend(<name> <source>...   the plugin's sources (at least one)
 #     [DESCRIPTION "<sentence>"]     one line for `antidriftd --list-backends`
 #     [PROMPTS local|remote]         where the plugin sends prompts (privacy.local_only
 #                                    refuses a plugin that does not say "local")
@@ -26,17 +25,24 @@
 include_guard(GLOBAL)
 
 function(antidrift_add_backend name)
+  set(keywords NO_METADATA DESCRIPTION PROMPTS METADATA TARGET OUTPUT_DIRECTORY)
   cmake_parse_arguments(PARSE_ARGV 1 arg "NO_METADATA" "DESCRIPTION;PROMPTS;METADATA;TARGET;OUTPUT_DIRECTORY"
-                        "SOURCES")
-  if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "antidrift_add_backend(${name}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
-  endif()
+                        "")
+  # Every argument that is no keyword or keyword value is a source file; a
+  # word in capitals is a misspelt keyword, said here rather than as a missing file.
+  set(sources ${arg_UNPARSED_ARGUMENTS})
+  foreach(source IN LISTS sources)
+    if(source MATCHES "^[A-Z_]+$")
+      list(JOIN keywords ", " known)
+      message(FATAL_ERROR "antidrift_add_backend(${name}): unknown keyword ${source} (known: ${known})")
+    endif()
+  endforeach()
   if(NOT name MATCHES "^[a-z0-9_-]+$")
     message(FATAL_ERROR "antidrift_add_backend(${name}): a backend name is [a-z0-9_-]+ "
                         "(the loader refuses any other)")
   endif()
-  if(NOT arg_SOURCES)
-    message(FATAL_ERROR "antidrift_add_backend(${name}): SOURCES is required")
+  if(NOT sources)
+    message(FATAL_ERROR "antidrift_add_backend(${name}): no source files")
   endif()
   if(arg_PROMPTS AND NOT arg_PROMPTS MATCHES "^(local|remote)$")
     message(FATAL_ERROR "antidrift_add_backend(${name}): PROMPTS is local or remote, not ${arg_PROMPTS}")
@@ -60,7 +66,7 @@ function(antidrift_add_backend name)
     set(output ${CMAKE_CURRENT_BINARY_DIR})
   endif()
 
-  add_library(${target} MODULE ${arg_SOURCES})
+  add_library(${target} MODULE ${sources})
   set_target_properties(${target} PROPERTIES
     PREFIX ""
     SUFFIX ".so"

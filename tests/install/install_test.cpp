@@ -245,7 +245,7 @@ TEST_F(InstallTest, AnInstalledSdkBuildsAPluginOutsideTheTreeThatTheInstalledDae
   test::writeWholeFile(wrong + "/CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.25)
 project(wrongabi LANGUAGES CXX)
 find_package(AntiDrift CONFIG REQUIRED)
-antidrift_add_backend(wrongabi SOURCES wrongabi.cpp METADATA wrongabi.json)
+antidrift_add_backend(wrongabi wrongabi.cpp METADATA wrongabi.json)
 )");
   test::writeWholeFile(wrong + "/wrongabi.json",
                        R"({"name": "wrongabi", "abi": )" +
@@ -277,6 +277,19 @@ POCO_END_MANIFEST
     ASSERT_TRUE(Poco::File(wrongBuild + "/" + file).exists()) << file;
     Poco::File(wrongBuild + "/" + file).copyTo(userPlugins + "/" + file);
   }
+
+  // A misspelt keyword is said as one, not taken for a source file.
+  const std::string typo = directory_.path() + "/typo";
+  Poco::File(typo).createDirectories();
+  test::writeWholeFile(typo + "/CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.25)
+project(typo LANGUAGES CXX)
+find_package(AntiDrift CONFIG REQUIRED)
+antidrift_add_backend(typo typo.cpp PROMPT local)
+)");
+  const ChildResult typoConfigure =
+      run(CMAKE_COMMAND_PATH, {"-S", typo, "-B", typo + "/build", "-DCMAKE_PREFIX_PATH=" + prefix});
+  EXPECT_NE(typoConfigure.exitCode, 0);
+  EXPECT_THAT(typoConfigure.err, HasSubstr("antidrift_add_backend(typo): unknown keyword PROMPT"));
 
   // A file that is no library, with sound metadata: the listing names it by
   // its missing ELF header (it opens no library), the load refuses it with a
