@@ -4,7 +4,8 @@
 #     [DESCRIPTION "<sentence>"]     one line for `antidriftd --list-backends`
 #     [PROMPTS local|remote]         where the plugin sends prompts (privacy.local_only
 #                                    refuses a plugin that does not say "local")
-#     [METADATA <file>]              a ready antidrift-<name>.json instead of the two above
+#     [METADATA <file>]              a ready antidrift-<name>.json instead of the two
+#                                    above; its "name" and "abi" must match
 #     [TARGET <target>]              the CMake target (default antidrift_backend_<name>)
 #     [OUTPUT_DIRECTORY <dir>]       where the .so and .json go (default: the current
 #                                    binary folder)
@@ -86,25 +87,45 @@ function(antidrift_add_backend name)
   set(json ${output}/antidrift-${name}.json)
   if(arg_NO_METADATA)
     return()
-  elseif(arg_METADATA)
+  endif()
+  # The ABI version the sources are compiled against, read from the header
+  # the AntiDrift::backend target provides.
+  get_target_property(includes AntiDrift::backend INTERFACE_INCLUDE_DIRECTORIES)
+  set(abi "")
+  foreach(dir IN LISTS includes)
+    if(EXISTS ${dir}/antidrift/backend_abi.h)
+      file(STRINGS ${dir}/antidrift/backend_abi.h line
+           REGEX "^#define ANTIDRIFT_BACKEND_ABI_VERSION [0-9]+$")
+      string(REGEX REPLACE ".* ([0-9]+)$" "\\1" abi "${line}")
+      break()
+    endif()
+  endforeach()
+  if(NOT abi)
+    message(FATAL_ERROR "antidrift_add_backend(${name}): no antidrift/backend_abi.h in ${includes}")
+  endif()
+  if(arg_METADATA)
+    # A ready-made file must name this backend and this ABI: a stale "abi"
+    # (forgotten at a bump) fails here, not in the daemon's listing.
     get_filename_component(metadata ${arg_METADATA} ABSOLUTE)
+    file(READ ${metadata} given)
+    string(JSON givenName ERROR_VARIABLE problem GET "${given}" name)
+    if(NOT problem)
+      string(JSON givenAbi ERROR_VARIABLE problem GET "${given}" abi)
+    endif()
+    if(problem)
+      message(FATAL_ERROR "antidrift_add_backend(${name}): METADATA ${metadata} needs \"name\" "
+                          "and \"abi\": ${problem}")
+    endif()
+    if(NOT givenName STREQUAL name)
+      message(FATAL_ERROR "antidrift_add_backend(${name}): METADATA ${metadata} names "
+                          "\"${givenName}\", not \"${name}\"")
+    endif()
+    if(NOT givenAbi STREQUAL abi)
+      message(FATAL_ERROR "antidrift_add_backend(${name}): METADATA ${metadata} says \"abi\": "
+                          "${givenAbi}, the header's ANTIDRIFT_BACKEND_ABI_VERSION is ${abi}")
+    endif()
     configure_file(${metadata} ${json} COPYONLY)
   else()
-    # The ABI version the sources are compiled against, read from the header
-    # the AntiDrift::backend target provides.
-    get_target_property(includes AntiDrift::backend INTERFACE_INCLUDE_DIRECTORIES)
-    set(abi "")
-    foreach(dir IN LISTS includes)
-      if(EXISTS ${dir}/antidrift/backend_abi.h)
-        file(STRINGS ${dir}/antidrift/backend_abi.h line
-             REGEX "^#define ANTIDRIFT_BACKEND_ABI_VERSION [0-9]+$")
-        string(REGEX REPLACE ".* ([0-9]+)$" "\\1" abi "${line}")
-        break()
-      endif()
-    endforeach()
-    if(NOT abi)
-      message(FATAL_ERROR "antidrift_add_backend(${name}): no antidrift/backend_abi.h in ${includes}")
-    endif()
     # JSON strings: escape backslashes and quotes.
     string(REPLACE "\\" "\\\\" description "${arg_DESCRIPTION}")
     string(REPLACE "\"" "\\\"" description "${description}")

@@ -236,7 +236,8 @@ TEST_F(InstallTest, AnInstalledSdkBuildsAPluginOutsideTheTreeThatTheInstalledDae
   }
 
   // A second plugin, built against the same installed headers, that declares
-  // the next ABI in its entry point and in its ready-made metadata (METADATA).
+  // the next ABI in its entry point and in metadata written beside it by hand
+  // (antidrift_add_backend refuses a METADATA file of another ABI, below).
   // Its constructor and configure() would leave a file: refused by the
   // probe, neither runs.
   const std::string wrong = directory_.path() + "/wrongabi";
@@ -245,12 +246,11 @@ TEST_F(InstallTest, AnInstalledSdkBuildsAPluginOutsideTheTreeThatTheInstalledDae
   test::writeWholeFile(wrong + "/CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.25)
 project(wrongabi LANGUAGES CXX)
 find_package(AntiDrift CONFIG REQUIRED)
-antidrift_add_backend(wrongabi wrongabi.cpp METADATA wrongabi.json)
+antidrift_add_backend(wrongabi wrongabi.cpp NO_METADATA)
 )");
-  test::writeWholeFile(wrong + "/wrongabi.json",
-                       R"({"name": "wrongabi", "abi": )" +
-                           std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION + 1) +
-                           R"(, "prompts": "local", "description": "declares the next ABI"})");
+  const std::string nextAbiMetadata =
+      R"({"name": "wrongabi", "abi": )" + std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION + 1) +
+      R"(, "prompts": "local", "description": "declares the next ABI"})";
   test::writeWholeFile(wrong + "/wrongabi.cpp", R"(#include <fstream>
 #include "antidrift/backend.h"
 class WrongAbiBackend : public antidrift::Backend {
@@ -273,10 +273,9 @@ POCO_END_MANIFEST
 )");
   const std::string wrongBuild = directory_.path() + "/wrongabi-build";
   buildPluginAgainst(prefix, wrong, wrongBuild);
-  for (const char* file : {"antidrift-wrongabi.so", "antidrift-wrongabi.json"}) {
-    ASSERT_TRUE(Poco::File(wrongBuild + "/" + file).exists()) << file;
-    Poco::File(wrongBuild + "/" + file).copyTo(userPlugins + "/" + file);
-  }
+  ASSERT_TRUE(Poco::File(wrongBuild + "/antidrift-wrongabi.so").exists());
+  Poco::File(wrongBuild + "/antidrift-wrongabi.so").copyTo(userPlugins + "/antidrift-wrongabi.so");
+  test::writeWholeFile(userPlugins + "/antidrift-wrongabi.json", nextAbiMetadata);
 
   // A misspelt keyword is said as one, not taken for a source file.
   const std::string typo = directory_.path() + "/typo";
@@ -290,6 +289,23 @@ antidrift_add_backend(typo typo.cpp PROMPT local)
       run(CMAKE_COMMAND_PATH, {"-S", typo, "-B", typo + "/build", "-DCMAKE_PREFIX_PATH=" + prefix});
   EXPECT_NE(typoConfigure.exitCode, 0);
   EXPECT_THAT(typoConfigure.err, HasSubstr("antidrift_add_backend(typo): unknown keyword PROMPT"));
+  // A ready-made METADATA file of another ABI fails the configure, naming both.
+  test::writeWholeFile(typo + "/CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.25)
+project(typo LANGUAGES CXX)
+find_package(AntiDrift CONFIG REQUIRED)
+antidrift_add_backend(wrongabi wrongabi.cpp METADATA wrongabi.json)
+)");
+  test::writeWholeFile(typo + "/wrongabi.json", nextAbiMetadata);
+  const ChildResult staleConfigure = run(
+      CMAKE_COMMAND_PATH, {"-S", typo, "-B", typo + "/build2", "-DCMAKE_PREFIX_PATH=" + prefix});
+  EXPECT_NE(staleConfigure.exitCode, 0);
+  // CMake wraps a message's lines: compare with every run of white space as one.
+  const std::string staleError =
+      std::regex_replace(staleConfigure.err, std::regex("\\s+"), std::string(" "));
+  EXPECT_THAT(staleError,
+              HasSubstr("says \"abi\": " + std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION + 1) +
+                        ", the header's ANTIDRIFT_BACKEND_ABI_VERSION is " +
+                        std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION)));
 
   // A file that is no library, with sound metadata: the listing names it by
   // its missing ELF header (it opens no library), the load refuses it with a
