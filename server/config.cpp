@@ -385,6 +385,7 @@ std::vector<ConfigEntry> describeConfig(const DaemonConfig& config,
       {"store.dir", config.storeDir},
       {"ai.backend", config.aiBackend},
       {"ai.plugin_dir", config.pluginDir},
+      {"ai.user_plugin_dir", config.userPluginDir},
       {"ai.timeout_s", std::to_string(settings.aiTimeoutSecs)},
       {"evidence.heartbeat_s", std::to_string(settings.heartbeatSecs)},
       {"evidence.idle_after_s", std::to_string(settings.idleAfterSecs)},
@@ -563,6 +564,19 @@ std::string defaultPluginDir(const ConfigEnvironment& env) {
   return isInstalled(env) ? installPrefix(env) + "lib/antidrift/plugins" : ANTIDRIFT_PLUGIN_DIR;
 }
 
+std::string defaultUserPluginDir(const ConfigEnvironment& env) {
+  if (env.home.empty()) return "";
+  std::string home = env.home;
+  if (home.size() > 1 && home.back() == '/') home.pop_back();
+  return home + "/.local/lib/antidrift/plugins";
+}
+
+std::vector<std::string> pluginSearchPath(const DaemonConfig& config) {
+  std::vector<std::string> folders{config.pluginDir};
+  if (!config.userPluginDir.empty()) folders.push_back(config.userPluginDir);
+  return folders;
+}
+
 std::map<std::string, std::string> defaultLoggingProperties() {
   return {
       {"logging.loggers.root.channel", "console"},
@@ -668,6 +682,7 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
     result.aiBackend = "none";
   }
   result.pluginDir = readPath(config, "ai.plugin_dir", defaultPluginDir(env));
+  result.userPluginDir = readPath(config, "ai.user_plugin_dir", defaultUserPluginDir(env));
   result.settings.aiTimeoutSecs = readInteger(config, "ai.timeout_s", 30, 1, 3600);
   if (result.aiBackend == "auto") {
     for (const char* name : {"openai", "claude", "codex"}) {

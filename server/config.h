@@ -86,6 +86,11 @@ struct DaemonConfig {
   /// default, issue 18 item 2) = the daemon chooses at start (backend_choice.h).
   std::string aiBackend = "auto";
   std::string pluginDir;  ///< ai.plugin_dir: where antidrift-<name>.so live
+  /// ai.user_plugin_dir: a person's own plugins, dropped in without root
+  /// (default `~/.local/lib/antidrift/plugins`; "" = none). Searched after
+  /// ai.plugin_dir, so a shipped backend keeps its name (docs/PLUGINS.md
+  /// "Where plugins go").
+  std::string userPluginDir;
   /// ai.<backend>.* with the prefix stripped, plus "timeout_s" (backend.h
   /// `configure`), "local_only" ("true"/"false") and "local_hosts" (issue 18
   /// item 3). With ai.backend = auto: empty but for those three.
@@ -185,6 +190,15 @@ std::string defaultWwwDir(const ConfigEnvironment& env);
 /// in the build tree, else `<executableDir>/../lib/antidrift/plugins`
 /// (docs/TECH-NOTES.md §1.6). Pure.
 std::string defaultPluginDir(const ConfigEnvironment& env);
+/// Built-in default of ai.user_plugin_dir: `<home>/.local/lib/antidrift/plugins`
+/// (the per-user twin of `<prefix>/lib/antidrift/plugins`; a plugin is
+/// architecture-dependent code, so not under ~/.local/share), "" when
+/// `env.home` is empty (docs/PLUGINS.md "Where plugins go"). Pure.
+std::string defaultUserPluginDir(const ConfigEnvironment& env);
+/// The plugin folders in search order: ai.plugin_dir, then ai.user_plugin_dir
+/// (when set). The first folder holding `antidrift-<name>.so` provides
+/// backend `<name>` (docs/PLUGINS.md "Where plugins go"). Pure.
+std::vector<std::string> pluginSearchPath(const DaemonConfig& config);
 
 /// Every key readDaemonConfig reads, found by running it against an empty
 /// configuration that records each key asked for (so a key added there is

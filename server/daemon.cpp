@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -212,8 +213,8 @@ void Daemon::defineOptions(Poco::Util::OptionSet& options) {
           .callback(OptionCallback<Daemon>(this, &Daemon::handleExportHistory)));
   options.addOption(
       Option("list-backends", "",
-             "list the AI backends in ai.plugin_dir from their metadata (no plugin is loaded) "
-             "and exit")
+             "list the AI backends in ai.plugin_dir and ai.user_plugin_dir from their metadata "
+             "(no plugin is loaded) and exit")
           .required(false)
           .repeatable(false)
           .callback(OptionCallback<Daemon>(this, &Daemon::handleListBackends)));
@@ -417,21 +418,57 @@ int Daemon::exportHistoryToStdout() {
 }
 
 int Daemon::listBackends() {
-  std::vector<plugin::BackendInfo> backends;
+  // docs/PLUGINS.md "Where plugins go": the system folder first, then the
+  // person's; a name in both is provided by the first, the other is shadowed.
+  struct Folder {
+    std::string path;
+    std::string origin;
+    std::vector<plugin::BackendInfo> backends;
+  };
+  std::vector<Folder> folders;
+  Folder system{config_.pluginDir, "system, ai.plugin_dir; searched first", {}};
   try {
-    backends = plugin::PluginLoader::listBackends(config_.pluginDir);
+    system.backends = plugin::PluginLoader::listBackends(config_.pluginDir);
   } catch (const std::exception& error) {
     std::cerr << "antidriftd: " << error.what() << std::endl;
     return EXIT_CONFIG;
   }
-  std::cout << "AI backends in " << config_.pluginDir
-            << " (select with ai.backend = <name>):" << std::endl;
-  for (const auto& backend : backends) {
-    std::cout << "  " << backend.name << (backend.name == config_.aiBackend ? " *" : "") << "  "
-              << backend.description;
-    if (!backend.prompts.empty()) std::cout << "  (prompts: " << backend.prompts << ")";
-    if (!backend.problem.empty()) std::cout << "  [" << backend.problem << "]";
-    std::cout << std::endl;
+  folders.push_back(std::move(system));
+  if (!config_.userPluginDir.empty()) {
+    Folder user{config_.userPluginDir, "per-user, ai.user_plugin_dir; searched second", {}};
+    if (Poco::File(config_.userPluginDir).exists()) {
+      try {
+        user.backends = plugin::PluginLoader::listBackends(config_.userPluginDir);
+      } catch (const std::exception& error) {
+        // Not a folder, or unreadable: said, and the system's backends still listed.
+        user.origin += "; unreadable: " + std::string(error.what());
+      }
+    } else {
+      user.origin += "; absent";
+    }
+    folders.push_back(std::move(user));
+  }
+
+  std::map<std::string, std::string> providedBy;  // backend name -> folder that provides it
+  for (const Folder& folder : folders) {
+    for (const auto& backend : folder.backends) {
+      if (backend.libraryPresent) providedBy.emplace(backend.name, folder.path);
+    }
+  }
+  for (const Folder& folder : folders) {
+    std::cout << "AI backends in " << folder.path << " (" << folder.origin
+              << "; select with ai.backend = <name>):" << std::endl;
+    for (const auto& backend : folder.backends) {
+      const auto provider = providedBy.find(backend.name);
+      const bool shadowed = provider != providedBy.end() && provider->second != folder.path;
+      std::cout << "  " << backend.name
+                << (backend.name == config_.aiBackend && !shadowed ? " *" : "") << "  "
+                << backend.description;
+      if (!backend.prompts.empty()) std::cout << "  (prompts: " << backend.prompts << ")";
+      if (!backend.problem.empty()) std::cout << "  [" << backend.problem << "]";
+      if (shadowed) std::cout << "  [shadowed by " << provider->second << "]";
+      std::cout << std::endl;
+    }
   }
   std::cout << "  auto" << (config_.aiBackend == "auto" ? " *" : "")
             << "  chosen at start: a local OpenAI-compatible server, else a logged-in claude, "
@@ -488,8 +525,13 @@ AiSetup Daemon::loadAi() {
     }
     for (const auto& [key, value] : choice.settings) settings[key] = value;
   }
+  // The first plugin folder holding antidrift-<name>.so provides it (the
+  // system's before the person's); with none, the system folder, so the
+  // error names where the plugin was looked for.
+  std::string folder = plugin::PluginLoader::locate(name, pluginSearchPath(config_));
+  if (folder.empty()) folder = config_.pluginDir;
   plugin::PluginLoader loader;
-  plugin::LoadResult result = loader.load(name, config_.pluginDir, settings);
+  plugin::LoadResult result = loader.load(name, folder, settings);
   if (!result.loaded()) {
     // docs/DESIGN.md §12: an unknown backend or a plugin that fails to load is a
     // warning, and the daemon runs without AI.
@@ -497,7 +539,7 @@ AiSetup Daemon::loadAi() {
     setup.detail = result.error + " — the daemon runs without AI";
     return setup;
   }
-  log.information("AI backend \"" + name + "\" loaded from " + config_.pluginDir +
+  log.information("AI backend \"" + name + "\" loaded from " + folder +
                   "; prompts go: " + (result.destination.empty() ? "unknown" : result.destination));
   if (name == "openai" && !setup.origin.automatic) {
     // Issue 18 item 1: say before the first call whether the configured

@@ -42,8 +42,8 @@ struct AiSetup {
 /// The daemon. Options: `--config FILE` (else the XDG default file, else
 /// built-in defaults), `-D key=value` (repeatable, wins over the file),
 /// `--verify-audit` (check <store.dir>/audit.jsonl and exit 0 or 1),
-/// `--list-backends` (list ai.plugin_dir's backends from their metadata files
-/// without loading any plugin, and exit), `--check-config` (print the
+/// `--list-backends` (list the backends of ai.plugin_dir and ai.user_plugin_dir
+/// from their metadata files without loading any plugin, and exit), `--check-config` (print the
 /// effective configuration with where each value came from, and exit),
 /// `--help`, plus ServerApplication's `--daemon`, `--pidfile`, `--umask`.
 ///
@@ -91,10 +91,14 @@ class Daemon : public Poco::Util::ServerApplication {
   /// exist (exit 0), or "audit chain broken at line N: <problem>" (exit 1)
   /// on stdout.
   int verifyAudit();
-  /// `--list-backends`: one line per backend in ai.plugin_dir (name, "*" for
-  /// the configured one, description, and a problem note if it would not
-  /// load), read from the metadata files only (issue 3). Exit 0, or 78 when
-  /// the directory does not exist.
+  /// `--list-backends`: per plugin folder in search order (ai.plugin_dir, then
+  /// ai.user_plugin_dir; docs/PLUGINS.md "Where plugins go") a heading naming
+  /// the folder and where it came from, then one line per backend in it (name,
+  /// "*" for the configured one, description, a problem note if it would not
+  /// load, "[shadowed by <folder>]" when an earlier folder provides the same
+  /// name), read from the metadata files and each library's ELF header only.
+  /// Exit 0, or 78 when ai.plugin_dir does not exist (an absent or unreadable
+  /// per-user folder is only noted).
   int listBackends();
   /// `--export-history FORMAT` (jsonl, csv, markdown; issue 7 item 6): writes
   /// every session of the VERIFIED chain of <store.dir>/audit.jsonl to stdout

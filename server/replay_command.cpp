@@ -198,8 +198,10 @@ int runReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
   plugin::PluginLoader loader;
   std::shared_ptr<Backend> backend;
   if (config.aiBackend != "none") {
-    plugin::LoadResult loaded =
-        loader.load(config.aiBackend, config.pluginDir, config.aiBackendSettings);
+    // The daemon's search order: the system's plugin folder, then the person's.
+    std::string folder = plugin::PluginLoader::locate(config.aiBackend, pluginSearchPath(config));
+    if (folder.empty()) folder = config.pluginDir;
+    plugin::LoadResult loaded = loader.load(config.aiBackend, folder, config.aiBackendSettings);
     if (!loaded.loaded()) {
       err << "antidriftd replay: the AI backend \"" << config.aiBackend
           << "\" did not load: " << loaded.error << "\n";

@@ -245,6 +245,7 @@ TEST_F(DaemonBinaryTest, TheExampleConfigurationIsValidAndDocumentsEveryKey) {
                           "store.dir",
                           "ai.backend",
                           "ai.plugin_dir",
+                          "ai.user_plugin_dir",
                           "ai.timeout_s",
                           "ai.fake.",
                           "evidence.heartbeat_s",
@@ -334,6 +335,49 @@ TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {
       {"--list-backends", "-D", "ai.plugin_dir=" + plugins + "/nope", "-D", "store.dir=" + store_});
   EXPECT_EQ(missing.exitCode, 78);
   EXPECT_THAT(missing.err, HasSubstr("does not exist"));
+}
+
+// docs/PLUGINS.md "Where plugins go": both folders are listed, the system one
+// first, each with its origin; a per-user plugin of a shipped name is shadowed
+// (the system's wins), one of a new name is the configured one.
+TEST_F(DaemonBinaryTest, ListBackendsShowsTheSystemFolderThenThePerUserOneWithTheirOrigins) {
+  const std::string system = directory_.path() + "/system";
+  const std::string user = directory_.path() + "/user";
+  const std::string elfHeader = std::string(1, '\x7f') + "ELF";
+  for (const std::string& folder : {system, user}) {
+    Poco::File(folder).createDirectories();
+    std::ofstream(folder + "/antidrift-fake.json")
+        << R"({"name": "fake", "abi": 2, "description": "Canned answers"})";
+    // The ELF magic alone: enough for the listing, which never opens the library.
+    std::ofstream(folder + "/antidrift-fake.so") << elfHeader;
+  }
+  std::ofstream(user + "/antidrift-mine.json")
+      << R"({"name": "mine", "abi": 2, "prompts": "local", "description": "My own"})";
+  std::ofstream(user + "/antidrift-mine.so") << elfHeader;
+  const ChildResult result =
+      run({"--list-backends", "-D", "ai.plugin_dir=" + system, "-D", "ai.user_plugin_dir=" + user,
+           "-D", "ai.backend=mine", "-D", "store.dir=" + store_});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  const auto systemHeading =
+      result.out.find("AI backends in " + system + " (system, ai.plugin_dir");
+  const auto userHeading =
+      result.out.find("AI backends in " + user + " (per-user, ai.user_plugin_dir");
+  ASSERT_NE(systemHeading, std::string::npos) << result.out;
+  ASSERT_NE(userHeading, std::string::npos) << result.out;
+  EXPECT_LT(systemHeading, userHeading) << "the system folder is searched first";
+  const std::string userPart = result.out.substr(userHeading);
+  EXPECT_THAT(userPart, HasSubstr("  fake  Canned answers  [shadowed by " + system + "]"));
+  EXPECT_THAT(userPart, HasSubstr("  mine *  My own  (prompts: local)\n"));
+  EXPECT_THAT(result.out.substr(systemHeading, userHeading - systemHeading),
+              ::testing::Not(HasSubstr("shadowed")));
+
+  const ChildResult absent =
+      run({"--list-backends", "-D", "ai.plugin_dir=" + system, "-D",
+           "ai.user_plugin_dir=" + user + "/nope", "-D", "store.dir=" + store_});
+  EXPECT_EQ(absent.exitCode, 0) << absent.err;
+  EXPECT_THAT(absent.out,
+              HasSubstr("AI backends in " + user +
+                        "/nope (per-user, ai.user_plugin_dir; searched second; absent;"));
 }
 
 TEST_F(DaemonBinaryTest, CheckConfigPrintsEachValueWithItsOriginAndWarnsOfUnknownKeys) {

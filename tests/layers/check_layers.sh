@@ -99,10 +99,11 @@ includes server cli plugins tests core |
     fi
   done | { grep . >&2 && echo x; } | grep -q x && fail "rule 4 broken" || true
 
-# Rule 5: plugins include from core only the Backend ABI header
-# (antidrift/backend.h); their shared code is plugins/common
-# (antidrift/runner/...). Nothing of server/ or cli/.
-includes plugins |
+# Rule 5: plugins, and the SDK's examples built outside the tree, include
+# from core only the Backend ABI header (antidrift/backend.h); the in-tree
+# plugins' shared code is plugins/common (antidrift/runner/...). Nothing of
+# server/ or cli/.
+includes plugins examples |
   sed -n 's/^\([^:]*:[0-9]*\):.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1 \2/p' |
   while read -r where header; do
     case $header in

@@ -130,6 +130,21 @@ std::string displayPath(const Poco::Path& directory) {
   return text;
 }
 
+/// True when the file starts with the ELF magic bytes. Reads four bytes and
+/// maps nothing, so a listing can name a file that cannot be a library
+/// without running any code of it.
+bool hasElfHeader(const std::string& path) {
+  try {
+    Poco::FileInputStream stream(path);
+    char magic[4] = {};
+    stream.read(magic, sizeof magic);
+    return stream.gcount() == 4 && magic[0] == '\x7f' && magic[1] == 'E' && magic[2] == 'L' &&
+           magic[3] == 'F';
+  } catch (const Poco::Exception&) {
+    return false;  // unreadable: it cannot be loaded either
+  }
+}
+
 bool endsWith(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -209,6 +224,22 @@ LoadResult PluginLoader::load(const std::string& name, const std::string& plugin
   }
 }
 
+std::string PluginLoader::locate(const std::string& name, const std::vector<std::string>& folders) {
+  if (!isValidName(name)) return "";
+  for (const std::string& folder : folders) {
+    try {
+      Poco::Path directory(folder);
+      directory.makeDirectory();
+      if (Poco::File(Poco::Path(directory, kPrefix + name + kLibrarySuffix)).exists()) {
+        return folder;
+      }
+    } catch (const Poco::Exception&) {
+      // An unreadable or malformed folder holds nothing we can load.
+    }
+  }
+  return "";
+}
+
 std::vector<BackendInfo> PluginLoader::listBackends(const std::string& pluginDir) {
   Poco::Path directory(pluginDir);
   directory.makeDirectory();
@@ -249,6 +280,8 @@ std::vector<BackendInfo> PluginLoader::listBackends(const std::string& pluginDir
     }
     if (info.problem.empty() && !info.libraryPresent) {
       info.problem = "no " + prefix + name + kLibrarySuffix;
+    } else if (info.problem.empty() && !hasElfHeader(library.path())) {
+      info.problem = prefix + name + kLibrarySuffix + " is not a shared library (no ELF header)";
     }
     result.push_back(std::move(info));
   }

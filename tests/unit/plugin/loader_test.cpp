@@ -369,6 +369,11 @@ TEST(PluginLoaderTest, ListBackendsReportsEachDefectWithoutOpeningLibraries) {
   Poco::File(Poco::Path(kFakeDir, "antidrift-fake.json")).copyTo(dir.file("antidrift-fake.json"));
   // A library with no metadata file.
   writeWholeFile(dir.file("antidrift-bare.so"), "");
+  // Sound metadata beside a file that cannot be a library: named by its
+  // missing ELF header, still without mapping it.
+  writeWholeFile(dir.file("antidrift-junk.json"),
+                 R"({"name": "junk", "abi": 2, "description": "z"})");
+  writeWholeFile(dir.file("antidrift-junk.so"), "not an ELF file\n");
 
   const auto backends = PluginLoader::listBackends(dir.path());
   std::map<std::string, BackendInfo> byName;
@@ -377,8 +382,8 @@ TEST(PluginLoaderTest, ListBackendsReportsEachDefectWithoutOpeningLibraries) {
     names.push_back(info.name);
     byName[info.name] = info;
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"bare", "broken", "fake", "future", "ghost", "renamed"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"bare", "broken", "fake", "future", "ghost", "junk",
+                                             "renamed"}));
   EXPECT_EQ(byName["ghost"].description, "no .so");
   EXPECT_FALSE(byName["ghost"].libraryPresent);
   EXPECT_EQ(byName["ghost"].problem, "no antidrift-ghost.so");
@@ -389,9 +394,28 @@ TEST(PluginLoaderTest, ListBackendsReportsEachDefectWithoutOpeningLibraries) {
   EXPECT_EQ(byName["future"].problem,
             "ABI version 99, daemon expects " + std::to_string(ANTIDRIFT_BACKEND_ABI_VERSION));
   EXPECT_EQ(byName["bare"].problem, "no metadata file");
+  EXPECT_EQ(byName["junk"].problem, "antidrift-junk.so is not a shared library (no ELF header)");
+  EXPECT_FALSE(isMapped(dir.file("antidrift-junk.so")));
   EXPECT_EQ(byName["fake"].problem, "");
   EXPECT_TRUE(byName["fake"].libraryPresent);
   EXPECT_FALSE(isMapped(dir.file("antidrift-fake.so")));
+}
+
+// docs/PLUGINS.md "Where plugins go": the first folder holding the library
+// provides the backend; metadata alone provides nothing.
+TEST(PluginLoaderTest, LocateReturnsTheFirstFolderHoldingTheLibrary) {
+  TempDirectory user;
+  TempDirectory system;
+  writeWholeFile(user.file("antidrift-meta.json"), R"({"name": "meta", "abi": 2})");
+  writeWholeFile(system.file("antidrift-meta.so"), "");
+  writeWholeFile(user.file("antidrift-both.so"), "");
+  writeWholeFile(system.file("antidrift-both.so"), "");
+  const std::vector<std::string> folders = {user.path(), system.path()};
+  EXPECT_EQ(PluginLoader::locate("both", folders), user.path());
+  EXPECT_EQ(PluginLoader::locate("meta", folders), system.path());
+  EXPECT_EQ(PluginLoader::locate("absent", folders), "");
+  EXPECT_EQ(PluginLoader::locate("../both", folders), "");
+  EXPECT_EQ(PluginLoader::locate("both", {user.file("nope"), system.path()}), system.path());
 }
 
 TEST(PluginLoaderTest, ListBackendsOfMissingDirectoryThrows) {

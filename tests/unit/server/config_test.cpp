@@ -58,6 +58,10 @@ TEST_F(ConfigTest, BuiltInDefaults) {
   EXPECT_EQ(config.aiBackendSettings.at("local_hosts"), "");
   EXPECT_EQ(config.wwwDir, defaultWwwDir(env_));
   EXPECT_EQ(config.pluginDir, defaultPluginDir(env_));
+  EXPECT_EQ(config.userPluginDir, "/home/person/.local/lib/antidrift/plugins");
+  EXPECT_EQ(pluginSearchPath(config),
+            (std::vector<std::string>{defaultPluginDir(env_),
+                                      "/home/person/.local/lib/antidrift/plugins"}));
   EXPECT_TRUE(config.x11);
   EXPECT_EQ(config.settings.heartbeatSecs, 10);
   EXPECT_EQ(config.settings.idleAfterSecs, 180);
@@ -489,6 +493,21 @@ TEST_F(ConfigTest, AutoCollectsTheSettingsOfEveryBackendItMayChoose) {
   EXPECT_EQ(config.aiAutoSettings.at("openai").at("url"), "http://127.0.0.1:9/v1");
   EXPECT_EQ(config.aiAutoSettings.at("claude").at("command"), "/opt/claude");
   EXPECT_TRUE(config.aiAutoSettings.at("codex").empty());
+}
+
+// docs/PLUGINS.md "Where plugins go": the system folder first, then the
+// per-user one; empty = only the system folder; no home, no per-user default.
+TEST_F(ConfigTest, TheUserPluginFolderIsSearchedAfterTheSystemOneAndCanBeTurnedOff) {
+  config_->setString("ai.plugin_dir", "/opt/plugins");
+  config_->setString("ai.user_plugin_dir", "/home/person/mine");
+  EXPECT_EQ(pluginSearchPath(read()),
+            (std::vector<std::string>{"/opt/plugins", "/home/person/mine"}));
+
+  config_->setString("ai.user_plugin_dir", "");
+  EXPECT_EQ(pluginSearchPath(read()), (std::vector<std::string>{"/opt/plugins"}));
+
+  ConfigEnvironment noHome;
+  EXPECT_EQ(defaultUserPluginDir(noHome), "");
 }
 
 }  // namespace

@@ -53,7 +53,8 @@ struct BackendInfo {
   bool libraryPresent = false;
   /// Empty when the plugin looks loadable; otherwise a short note such as
   /// "no antidrift-x.so", "no metadata file", "invalid metadata: …",
-  /// "ABI version 2, daemon expects 1" or "metadata names \"y\"".
+  /// "ABI version 2, daemon expects 1", "metadata names \"y\"" or
+  /// "antidrift-x.so is not a shared library (no ELF header)".
   std::string problem;
 };
 
@@ -104,10 +105,17 @@ class PluginLoader {
   LoadResult load(const std::string& name, const std::string& pluginDir,
                   const std::map<std::string, std::string>& settings);
 
+  /// The first folder of `folders` (in order) that holds `antidrift-<name>.so`,
+  /// as given; "" when none does or `name` is not a valid backend name. The
+  /// daemon passes the system folder first, then the person's (docs/PLUGINS.md
+  /// "Where plugins go"). Looks at the file system only (no library is
+  /// opened); thread-safe.
+  static std::string locate(const std::string& name, const std::vector<std::string>& folders);
+
   /// Lists the plugins in `pluginDir` (for `antidriftd --list-backends`): one
   /// entry per `antidrift-<name>.json` or `antidrift-<name>.so`, sorted by name,
   /// read from the JSON metadata files {"name", "abi", "description",
-  /// "prompts"} only —
+  /// "prompts"} and the first four bytes of each library (the ELF header) —
   /// no library is opened. Throws std::runtime_error
   /// "plugin directory <dir> does not exist" when `pluginDir` is not a directory.
   static std::vector<BackendInfo> listBackends(const std::string& pluginDir);
