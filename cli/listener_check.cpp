@@ -5,21 +5,6 @@
 #include <unistd.h>
 
 namespace antidrift::cli {
-namespace {
-
-/// The local or the remote end of socket `fd`; nullopt when it has none.
-std::optional<SocketEnd> endOf(int fd, bool remote) {
-  sockaddr_storage address{};
-  socklen_t length = sizeof address;
-  auto* generic = reinterpret_cast<sockaddr*>(&address);
-  if ((remote ? ::getpeername(fd, generic, &length) : ::getsockname(fd, generic, &length)) != 0) {
-    return std::nullopt;
-  }
-  return SocketEnd::from(generic, length);
-}
-
-}  // namespace
-
 std::string describeSocketEnd(const SocketEnd& end) {
   char text[INET6_ADDRSTRLEN] = {};
   if (::inet_ntop(end.family, end.bytes, text, sizeof text) == nullptr) {
@@ -30,8 +15,8 @@ std::string describeSocketEnd(const SocketEnd& end) {
 }
 
 std::optional<std::string> foreignListener(int fd) {
-  const std::optional<SocketEnd> server = endOf(fd, true);
-  const std::optional<SocketEnd> client = endOf(fd, false);
+  const std::optional<SocketEnd> server = SocketEnd::ofSocket(fd, true);
+  const std::optional<SocketEnd> client = SocketEnd::ofSocket(fd, false);
   if (!server || !client) {
     return std::string("the connection to antidriftd has no address, so nothing was sent");
   }

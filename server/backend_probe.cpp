@@ -1,7 +1,13 @@
 #include "server/backend_probe.h"
 
+#include <sys/socket.h>
+
+#include <atomic>
+#include <condition_variable>
 #include <exception>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <Poco/Environment.h>
@@ -10,22 +16,24 @@
 #include <Poco/JSON/Array.h>
 #include <Poco/JSON/Object.h>
 #include <Poco/JSON/Parser.h>
+#include <Poco/Logger.h>
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/Net/NetException.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
 #include <Poco/Path.h>
 #include <Poco/StreamCopier.h>
 #include <Poco/Timespan.h>
 #include <Poco/URI.h>
 
+#include "antidrift/text/utf8.h"
+#include "server/listener_owner.h"
 #include "server/notify/do_not_disturb.h"
 
 namespace antidrift {
 namespace {
-
-/// Largest model list read, bytes: a list of a few hundred models is far below.
-constexpr std::streamsize kMaxModelListBytes = 1 << 20;
 
 std::string setting(const std::map<std::string, std::map<std::string, std::string>>& settings,
                     const std::string& backend, const std::string& key) {
@@ -59,32 +67,94 @@ bool fileExists(const std::string& path) {
 }  // namespace
 
 plugin::ServerProbe probeModelServer(const plugin::ServerCandidate& candidate,
-                                     std::chrono::milliseconds timeout) {
+                                     std::chrono::milliseconds timeout,
+                                     const std::vector<std::string>& trustedUsers) {
   plugin::ServerProbe probe;
   probe.candidate = candidate;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   try {
     const Poco::URI uri(candidate.url);
     if (uri.getScheme() != "http") {
       probe.problem = "not http://";
       return probe;
     }
-    Poco::Net::HTTPClientSession session(uri.getHost(), uri.getPort());
-    const Poco::Timespan span(static_cast<long>(timeout.count() / 1000),
-                              static_cast<long>((timeout.count() % 1000) * 1000));
+    const Poco::Timespan span(static_cast<Poco::Timespan::TimeDiff>(timeout.count()) * 1000);
+    Poco::Net::StreamSocket socket;
+    socket.connect(Poco::Net::SocketAddress(uri.getHost(), uri.getPort()), span);
+    const ListenerOwner owner =
+        checkListenerOwner(static_cast<int>(socket.impl()->sockfd()), trustedUsers);
+    if (!owner.trusted) {
+      probe.problem = owner.problem;
+      Poco::Logger::get("antidrift.daemon")
+          .warning("ai.backend = auto: refused " + uri.getHost() + ":" +
+                   std::to_string(uri.getPort()) + ": " + owner.problem);
+      return probe;
+    }
+    socket.setReceiveTimeout(span);
+    socket.setSendTimeout(span);
+    // One deadline over the whole exchange, however slowly the server sends
+    // (docs/SECURITY.md N2): the socket is shut down when it passes.
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool done = false;
+    std::atomic<bool> expired{false};
+    const int fd = static_cast<int>(socket.impl()->sockfd());
+    std::thread guard([&] {
+      std::unique_lock<std::mutex> lock(mutex);
+      if (!wake.wait_until(lock, deadline, [&] { return done; })) {
+        expired = true;
+        ::shutdown(fd, SHUT_RDWR);
+      }
+    });
+    struct Join {
+      std::mutex& mutex;
+      std::condition_variable& wake;
+      bool& done;
+      std::thread& thread;
+      ~Join() {
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          done = true;
+        }
+        wake.notify_all();
+        thread.join();
+      }
+    } join{mutex, wake, done, guard};
+    Poco::Net::HTTPClientSession session(socket);
     session.setTimeout(span, span, span);
     Poco::Net::HTTPRequest request(Poco::Net::HTTPRequest::HTTP_GET, uri.getPath() + "/models",
                                    Poco::Net::HTTPMessage::HTTP_1_1);
-    session.sendRequest(request);
-    Poco::Net::HTTPResponse response;
-    std::istream& body = session.receiveResponse(response);
-    if (response.getStatus() != Poco::Net::HTTPResponse::HTTP_OK) {
-      probe.problem = "HTTP " + std::to_string(static_cast<int>(response.getStatus()));
+    request.setHost(uri.getHost(), uri.getPort());
+    std::string text;
+    try {
+      session.sendRequest(request);
+      Poco::Net::HTTPResponse response;
+      std::istream& body = session.receiveResponse(response);
+      if (response.getStatus() != Poco::Net::HTTPResponse::HTTP_OK) {
+        probe.problem = "HTTP " + std::to_string(static_cast<int>(response.getStatus()));
+        return probe;
+      }
+      char chunk[8192];
+      while (body) {
+        body.read(chunk, sizeof chunk);
+        text.append(chunk, static_cast<std::size_t>(body.gcount()));
+        if (text.size() > kMaxProbedModelListBytes) {
+          probe.problem = "the model list is longer than " +
+                          std::to_string(kMaxProbedModelListBytes) + " bytes";
+          return probe;
+        }
+      }
+    } catch (const Poco::Exception&) {
+      if (expired) {
+        probe.problem = "timed out";
+        return probe;
+      }
+      throw;
+    }
+    if (expired) {
+      probe.problem = "timed out";
       return probe;
     }
-    std::string text;
-    text.resize(static_cast<std::size_t>(kMaxModelListBytes));
-    body.read(text.data(), kMaxModelListBytes);
-    text.resize(static_cast<std::size_t>(body.gcount()));
     Poco::JSON::Parser parser;
     const Poco::JSON::Object::Ptr list = parser.parse(text).extract<Poco::JSON::Object::Ptr>();
     const Poco::JSON::Array::Ptr data = list.isNull() ? nullptr : list->getArray("data");
@@ -94,8 +164,12 @@ plugin::ServerProbe probeModelServer(const plugin::ServerCandidate& candidate,
     }
     for (std::size_t index = 0; index < data->size(); ++index) {
       const Poco::JSON::Object::Ptr model = data->getObject(static_cast<unsigned>(index));
-      if (!model.isNull() && model->has("id"))
-        probe.models.push_back(model->getValue<std::string>("id"));
+      if (!model.isNull() && model->has("id")) {
+        // Text from the model server, cleaned before it is logged, shown or
+        // stored (docs/SECURITY.md N3).
+        const std::string id = text::shortMessage(model->getValue<std::string>("id"), 200);
+        if (!id.empty()) probe.models.push_back(id);
+      }
     }
     probe.answered = true;
   } catch (const Poco::Net::ConnectionRefusedException&) {
@@ -103,9 +177,9 @@ plugin::ServerProbe probeModelServer(const plugin::ServerCandidate& candidate,
   } catch (const Poco::TimeoutException&) {
     probe.problem = "timed out";
   } catch (const Poco::Exception& error) {
-    probe.problem = error.displayText();
+    probe.problem = text::shortMessage(error.displayText(), 200);
   } catch (const std::exception& error) {
-    probe.problem = error.what();
+    probe.problem = text::shortMessage(error.what(), 200);
   }
   if (!probe.answered && probe.problem.empty()) probe.problem = "not an OpenAI model list";
   return probe;
@@ -165,8 +239,17 @@ plugin::AutoProbes runAutoProbes(
   const auto started = std::chrono::steady_clock::now();
   constexpr std::chrono::milliseconds kEach{300};
   constexpr std::chrono::milliseconds kBudget{1000};
+  const std::string servers = settings.count("auto") && settings.at("auto").count("servers")
+                                  ? setting(settings, "auto", "servers")
+                                  : std::string(plugin::kDefaultAutoServers);
+  const std::string trusted =
+      settings.count("openai") && settings.at("openai").count("trusted_users")
+          ? setting(settings, "openai", "trusted_users")
+          : std::string(kDefaultTrustedModelServerUsers);
+  const std::vector<std::string> trustedUsers = parseUserList(trusted);
   for (const plugin::ServerCandidate& candidate :
-       plugin::autoServerCandidates(setting(settings, "openai", "url"))) {
+       plugin::autoServerCandidates(setting(settings, "openai", "url"), servers,
+                                    !setting(settings, "openai", "api_key_file").empty())) {
     if (std::chrono::steady_clock::now() - started > kBudget) {
       plugin::ServerProbe skipped;
       skipped.candidate = candidate;
@@ -174,7 +257,7 @@ plugin::AutoProbes runAutoProbes(
       probes.servers.push_back(skipped);
       continue;
     }
-    probes.servers.push_back(probeModelServer(candidate, kEach));
+    probes.servers.push_back(probeModelServer(candidate, kEach, trustedUsers));
   }
   if (!localOnly) {
     constexpr std::chrono::milliseconds kStatus{2000};

@@ -9,20 +9,28 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "antidrift/plugin/backend_choice.h"
 
 namespace antidrift {
 
-/// GET `{candidate.url}/models` on the candidate's host with `timeout` for
-/// connecting and for the answer; `answered` when the reply is 200 with an
-/// OpenAI model list `{"data": [{"id": …}, …]}` (models = the ids). Only
-/// loopback and plain http are asked; `problem` says why not otherwise
-/// ("connection refused", "timed out", "HTTP 404", "not an OpenAI model
-/// list", "not http://"). Blocking for at most about 2 × `timeout`;
-/// thread-safe; never throws.
+/// Largest model list the probe reads, bytes (docs/SECURITY.md N2).
+inline constexpr std::size_t kMaxProbedModelListBytes = 256 * 1024;
+
+/// GET `{candidate.url}/models` on the candidate's host, the whole exchange
+/// (connect, request, answer) within `timeout`; `answered` when the reply is
+/// 200 with an OpenAI model list `{"data": [{"id": …}, …]}` of at most
+/// kMaxProbedModelListBytes (models = the ids, each through the text
+/// module's shortMessage). Before a byte is sent the listener's owner is
+/// checked (checkListenerOwner with `trustedUsers`, docs/SECURITY.md N1): a
+/// refused one is logged with its uid and reported in `problem`. `problem`
+/// otherwise says why not ("connection refused", "timed out", "HTTP 404",
+/// "not an OpenAI model list", "not http://"). Blocking for at most about
+/// `timeout`; thread-safe; never throws.
 plugin::ServerProbe probeModelServer(const plugin::ServerCandidate& candidate,
-                                     std::chrono::milliseconds timeout);
+                                     std::chrono::milliseconds timeout,
+                                     const std::vector<std::string>& trustedUsers);
 
 /// Whether CLI `name` ("claude" or "codex") is usable without a paid call:
 /// `command` (ai.<name>.command, else `name`) must be an executable file or on
@@ -36,8 +44,10 @@ plugin::CliProbe probeCli(const std::string& name, const std::string& command,
                           const std::string& home, std::chrono::milliseconds statusTimeout);
 
 /// Runs every probe auto needs: the model servers of autoServerCandidates()
-/// one after another (each with a 300 ms timeout, and none started once
-/// about 1 s has gone: loopback refuses at once, so only a hung port costs
+/// (ai.openai.url, then `ai.auto.servers` from settings["auto"]["servers"];
+/// only ai.openai.url when ai.openai.api_key_file is set; the owner check
+/// trusts ai.openai.trusted_users, default "ollama") one after another (each with a 300 ms timeout,
+/// and none started once about 1 s has gone: loopback refuses at once, so only a hung port costs
 /// time), then claude and codex unless `localOnly` (each status command at
 /// most 2 s, and only when no credentials file says enough). `settings`:
 /// ai.openai.*, ai.claude.*, ai.codex.* by backend name (url, model,

@@ -685,7 +685,7 @@ DaemonConfig readDaemonConfig(const AbstractConfiguration& config, const ConfigE
   result.userPluginDir = readPath(config, "ai.user_plugin_dir", defaultUserPluginDir(env));
   result.settings.aiTimeoutSecs = readInteger(config, "ai.timeout_s", 30, 1, 3600);
   if (result.aiBackend == "auto") {
-    for (const char* name : {"openai", "claude", "codex"}) {
+    for (const char* name : {"openai", "claude", "codex", "auto"}) {
       collectLeaves(config, std::string("ai.") + name, "", result.aiAutoSettings[name]);
     }
   } else if (result.aiBackend != "none") {

@@ -45,6 +45,7 @@
 #include "server/child_processes.h"
 #include "server/evidence_sources.h"
 #include "server/http_api.h"
+#include "server/listener_owner.h"
 #include "server/notify/desktop_notifier.h"
 #include "server/notify/do_not_disturb.h"
 #include "server/request_guard.h"
@@ -549,7 +550,10 @@ AiSetup Daemon::loadAi() {
         plugin::autoServerCandidates(url == settings.end() ? "" : url->second).front();
     const auto model = settings.find("model");
     setup.origin.found = plugin::describeConfiguredServer(
-        probeModelServer(candidate, std::chrono::milliseconds(300)),
+        probeModelServer(candidate, std::chrono::milliseconds(300),
+                         parseUserList(settings.count("trusted_users")
+                                           ? settings.at("trusted_users")
+                                           : std::string(kDefaultTrustedModelServerUsers))),
         model == settings.end() ? "" : model->second);
     log.information("AI backend \"openai\": " + setup.origin.found);
   }

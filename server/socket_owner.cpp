@@ -191,6 +191,16 @@ DiagResult askOnce(int fd, const SocketEnd& local, const SocketEnd& remote, bool
 
 }  // namespace
 
+std::optional<SocketEnd> SocketEnd::ofSocket(int fd, bool remote) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  auto* generic = reinterpret_cast<sockaddr*>(&address);
+  if ((remote ? ::getpeername(fd, generic, &length) : ::getsockname(fd, generic, &length)) != 0) {
+    return std::nullopt;
+  }
+  return from(generic, length);
+}
+
 std::optional<SocketEnd> SocketEnd::from(const sockaddr* address, socklen_t length) {
   SocketEnd end;
   if (address->sa_family == AF_INET && length >= static_cast<socklen_t>(sizeof(sockaddr_in))) {

@@ -28,6 +28,9 @@ struct SocketEnd {
   /// The end named by a sockaddr_in or sockaddr_in6 (from getsockname(2) or
   /// getpeername(2)); nullopt for any other family or a short `length`. Pure.
   static std::optional<SocketEnd> from(const sockaddr* address, socklen_t length);
+  /// The local (`remote` false, getsockname(2)) or the remote end
+  /// (getpeername(2)) of connected socket `fd`; nullopt when it has none.
+  static std::optional<SocketEnd> ofSocket(int fd, bool remote);
 };
 
 /// What askKernelForSocket() learnt.

@@ -5,10 +5,13 @@
 /// core stays free of Poco::Net; docs/TECH-NOTES.md §8 for the servers' facts;
 /// docs/PLUGINS.md "A network backend" walks through this file).
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <fstream>
@@ -17,6 +20,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <Poco/Exception.h>
@@ -38,6 +42,8 @@
 #include <Poco/URI.h>
 
 #include "antidrift/backend.h"
+#include "antidrift/text/utf8.h"
+#include "server/listener_owner.h"
 
 namespace {
 
@@ -48,25 +54,74 @@ using Clock = std::chrono::steady_clock;
 const char* const kDefaultUrl = "http://127.0.0.1:11434/v1";
 /// The longest the configure-time `GET /models` may take, milliseconds.
 const std::int64_t kProbeTimeoutMs = 2000;
-/// Longest server error text kept in a BackendError message, bytes.
+/// Longest server error text kept in a BackendError message, code points.
 const std::size_t kMaxDetail = 160;
+/// Largest `GET /models` answer read, bytes (docs/SECURITY.md N2): a list of a
+/// few hundred models is far below; more is refused, not read.
+const std::int64_t kMaxModelListBytes = 256 * 1024;
+/// Largest chat-completions answer read, bytes (docs/SECURITY.md N2): the
+/// roles' answers are a few hundred bytes of JSON, a thinking model's
+/// reasoning a few KB.
+const std::int64_t kMaxAnswerBytes = 1024 * 1024;
+/// Largest token count believed from a server's usage (docs/SECURITY.md N3):
+/// counts saturate here (and at 0), so a cost never overflows.
+const std::int64_t kMaxTokens = 1000000000;
 
 Poco::Logger& logger() {
   return Poco::Logger::get("antidrift.ai.openai");
 }
 
-/// `text` on one line, at most kMaxDetail bytes (cut at a UTF-8 boundary).
+/// `text` from the server as one safe line of at most kMaxDetail code points:
+/// through the text module (no control or escape bytes, valid UTF-8), so it
+/// can be logged, shown and stored (docs/SECURITY.md N3).
 std::string shorten(const std::string& text) {
-  std::string out;
-  for (char c : text) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-  out = Poco::trim(out);
-  if (out.size() > kMaxDetail) {
-    std::size_t cut = kMaxDetail;
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
-    out = out.substr(0, cut) + "…";
-  }
-  return out;
+  return antidrift::text::shortMessage(text, kMaxDetail);
 }
+
+/// `count` clamped to 0..kMaxTokens (docs/SECURITY.md N3).
+std::int64_t saturatedTokens(const Poco::Dynamic::Var& count) {
+  try {
+    const double value = count.convert<double>();
+    if (!(value > 0)) return 0;
+    if (value >= static_cast<double>(kMaxTokens)) return kMaxTokens;
+    return static_cast<std::int64_t>(value);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+/// Shuts a socket down at a deadline, so one deadline bounds the whole
+/// exchange however slowly the server sends (docs/SECURITY.md N2): a read
+/// blocked in the socket returns at once. Joined in the destructor.
+class DeadlineGuard {
+ public:
+  DeadlineGuard(int fd, Clock::time_point deadline)
+      : thread_([this, fd, deadline] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          if (!wake_.wait_until(lock, deadline, [this] { return done_; })) {
+            expired_ = true;
+            ::shutdown(fd, SHUT_RDWR);
+          }
+        }) {}
+  ~DeadlineGuard() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  DeadlineGuard(const DeadlineGuard&) = delete;
+  DeadlineGuard& operator=(const DeadlineGuard&) = delete;
+  bool expired() const { return expired_.load(); }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::atomic<bool> expired_{false};
+  std::thread thread_;  ///< last: started once the members it uses exist
+};
 
 /// `text` with every occurrence of `secret` replaced by "***" (a server may
 /// echo the API key in its error).
@@ -193,9 +248,13 @@ class OpenAiBackend : public antidrift::Backend {
     }
   }
 
-  /// "local <host>:<port>" for a loopback host or one of local_hosts, else
-  /// "remote <host>".
-  std::string destination() const override { return destination_; }
+  /// "local <host>:<port>" for one of local_hosts, and for a loopback host
+  /// once a listener there passed the owner check ("unchecked <host>:<port>"
+  /// before); else "remote <host>" (docs/SECURITY.md N1).
+  std::string destination() const override {
+    std::lock_guard<std::mutex> lock(destinationMutex_);
+    return destination_;
+  }
 
  private:
   void configureOrThrow(const std::map<std::string, std::string>& settings) {
@@ -245,12 +304,25 @@ class OpenAiBackend : public antidrift::Backend {
       }
     }
 
+    trustedUsers_ = antidrift::parseUserList(
+        setting(settings, "trusted_users", antidrift::kDefaultTrustedModelServerUsers));
+
     const std::string host = Poco::toLower(uri_.getHost());
     const std::vector<std::string> localHosts = hostList(setting(settings, "local_hosts"));
     const bool listed = std::find(localHosts.begin(), localHosts.end(), host) != localHosts.end();
     const bool local = listed || isLoopbackHost(host);
-    destination_ = local ? "local " + uri_.getHost() + ":" + std::to_string(uri_.getPort())
-                         : "remote " + uri_.getHost();
+    // A loopback listener is "local" only once it passed the owner check
+    // (send()); until then the page must not say titles stay on this machine.
+    // A host the user listed in privacy.local_hosts is theirs by their word
+    // (another machine's owner cannot be asked; one on this machine is still
+    // checked on every connection).
+    const std::string where = uri_.getHost() + ":" + std::to_string(uri_.getPort());
+    {
+      std::lock_guard<std::mutex> lock(destinationMutex_);
+      destination_ = listed  ? "local " + where
+                     : local ? "unchecked " + where
+                             : "remote " + uri_.getHost();
+    }
     if (setting(settings, "local_only") == "true" && !local) {
       throw BackendError("openai: privacy.local_only is on and " + uri_.getHost() +
                          " is not this machine; list it in privacy.local_hosts if it is yours");
@@ -263,7 +335,8 @@ class OpenAiBackend : public antidrift::Backend {
     Exchange exchange;
     try {
       exchange =
-          send("GET", "/models", "", Clock::now() + std::chrono::milliseconds(kProbeTimeoutMs));
+          send("GET", "/models", "", Clock::now() + std::chrono::milliseconds(kProbeTimeoutMs),
+               kMaxModelListBytes);
     } catch (const BackendError& e) {
       serverStatus_ = std::string("server not answering: ") + e.what();
       logger().warning("openai: " + serverStatus_ + "; the AI calls will fail until it answers");
@@ -282,7 +355,7 @@ class OpenAiBackend : public antidrift::Backend {
       const auto data = object->getArray("data");
       for (std::size_t i = 0; data && i < data->size(); ++i) {
         const auto model = data->getObject(static_cast<unsigned>(i));
-        if (model && model->has("id")) ids.push_back(model->getValue<std::string>("id"));
+        if (model && model->has("id")) ids.push_back(shorten(model->getValue<std::string>("id")));
       }
     } catch (const std::exception&) {
       serverStatus_ = "GET /models answered something that is not a model list";
@@ -301,11 +374,14 @@ class OpenAiBackend : public antidrift::Backend {
                          std::to_string(uri_.getPort()));
   }
 
-  /// One HTTP exchange with `path` under the base URL, finished by `deadline`.
-  /// Throws BackendError on connection and transport failures and on a body
-  /// shorter than its Content-Length.
+  /// One HTTP exchange with `path` under the base URL, finished by `deadline`
+  /// (a guard shuts the socket down then), its body read up to `maxBytes`.
+  /// Before a byte is sent the listener's owner is checked (checkListenerOwner:
+  /// this user, root or trusted_users; docs/SECURITY.md N1). Throws
+  /// BackendError on a refused owner, connection and transport failures, a
+  /// body over `maxBytes` and a body shorter than its Content-Length.
   Exchange send(const std::string& method, const std::string& path, const std::string& body,
-                Clock::time_point deadline) const {
+                Clock::time_point deadline, std::int64_t maxBytes) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) throw BackendError("openai: " + timedOut(deadline));
@@ -332,6 +408,15 @@ class OpenAiBackend : public antidrift::Backend {
       throw BackendError("openai: cannot connect to " + uri_.getHost() + ":" +
                          std::to_string(uri_.getPort()) + " (" + shorten(e.displayText()) + ")");
     }
+    const antidrift::ListenerOwner owner =
+        antidrift::checkListenerOwner(static_cast<int>(socket.impl()->sockfd()), trustedUsers_);
+    if (!owner.trusted) {
+      const std::string where = uri_.getHost() + ":" + std::to_string(uri_.getPort());
+      logger().warning("openai: refused " + where + ": " + owner.problem);
+      throw BackendError("openai: refused " + where + ": " + owner.problem);
+    }
+    if (owner.local) markLocal();
+    const DeadlineGuard guard(static_cast<int>(socket.impl()->sockfd()), deadline);
     Poco::Net::HTTPClientSession session(socket);
     session.setTimeout(timeout, timeout, timeout);
     session.setKeepAlive(false);
@@ -351,9 +436,21 @@ class OpenAiBackend : public antidrift::Backend {
       std::istream& in = session.receiveResponse(response);
       exchange.status = response.getStatus();
       exchange.contentType = response.getContentType();
-      std::ostringstream text;
-      text << in.rdbuf();
-      exchange.body = text.str();
+      if (response.hasContentLength() && response.getContentLength64() > maxBytes) {
+        throw BackendError("openai: the server's answer is " +
+                           std::to_string(response.getContentLength64()) +
+                           " bytes, more than the " + std::to_string(maxBytes) + " read");
+      }
+      char chunk[8192];
+      while (in) {
+        in.read(chunk, sizeof chunk);
+        exchange.body.append(chunk, static_cast<std::size_t>(in.gcount()));
+        if (static_cast<std::int64_t>(exchange.body.size()) > maxBytes) {
+          throw BackendError("openai: the server's answer is longer than the " +
+                             std::to_string(maxBytes) + " bytes read");
+        }
+      }
+      if (guard.expired()) throw BackendError("openai: " + timedOut(deadline));
       if (response.hasContentLength() &&
           static_cast<std::int64_t>(exchange.body.size()) < response.getContentLength64()) {
         throw BackendError("openai: the server's answer was cut short (" +
@@ -368,15 +465,24 @@ class OpenAiBackend : public antidrift::Backend {
       throw BackendError("openai: no server answering at " + uri_.getHost() + ":" +
                          std::to_string(uri_.getPort()) + " (connection refused)");
     } catch (const Poco::Net::NoMessageException&) {
+      if (guard.expired()) throw BackendError("openai: " + timedOut(deadline));
       throw BackendError("openai: the server closed the connection without answering");
     } catch (const Poco::Net::HostNotFoundException&) {
       throw BackendError("openai: host " + uri_.getHost() + " not found");
     } catch (const Poco::Exception& e) {
-      if (Clock::now() >= deadline) throw BackendError("openai: " + timedOut(deadline));
+      if (guard.expired() || Clock::now() >= deadline)
+        throw BackendError("openai: " + timedOut(deadline));
       throw BackendError("openai: the connection failed (" +
                          shorten(redact(e.displayText(), apiKey_)) + ")");
     }
     return exchange;
+  }
+
+  /// The listener passed the owner check: from now on it is "local".
+  void markLocal() {
+    std::lock_guard<std::mutex> lock(destinationMutex_);
+    if (destination_.rfind("unchecked ", 0) != 0) return;
+    destination_ = "local " + destination_.substr(10);
   }
 
   std::string timedOut(Clock::time_point) const {
@@ -471,7 +577,7 @@ class OpenAiBackend : public antidrift::Backend {
     Exchange exchange;
     for (;;) {
       exchange = send("POST", "/chat/completions", requestBody(request, static_cast<Form>(form)),
-                      deadline);
+                      deadline, kMaxAnswerBytes);
       if (exchange.status != 400 || form == static_cast<int>(Form::Plain)) break;
       logger().information("openai: the server refused request form " + std::to_string(form) +
                            " (" + statusError(exchange) + "); trying a plainer one");
@@ -512,8 +618,8 @@ class OpenAiBackend : public antidrift::Backend {
     completion.usage = antidrift::estimateUsage(request.prompt, completion.text);
     if (const auto usage = object->getObject("usage")) {
       if (usage->has("prompt_tokens") && usage->has("completion_tokens")) {
-        completion.usage.inputTokens = usage->getValue<std::int64_t>("prompt_tokens");
-        completion.usage.outputTokens = usage->getValue<std::int64_t>("completion_tokens");
+        completion.usage.inputTokens = saturatedTokens(usage->get("prompt_tokens"));
+        completion.usage.outputTokens = saturatedTokens(usage->get("completion_tokens"));
         completion.usage.estimated = false;
       }
     }
@@ -525,7 +631,9 @@ class OpenAiBackend : public antidrift::Backend {
   std::string model_;
   std::string apiKey_;  ///< never logged, never in a message (redact())
   std::int64_t timeoutCapMs_ = 0;
-  std::string destination_;
+  std::vector<std::string> trustedUsers_;  ///< besides this user and root
+  mutable std::mutex destinationMutex_;
+  std::string destination_;  ///< guarded by destinationMutex_
   std::string serverStatus_;
   std::atomic<int> form_{0};  ///< the strictest Form that may work (only grows)
 };

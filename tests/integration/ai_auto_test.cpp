@@ -60,9 +60,12 @@ class AiAutoTest : public ::testing::Test {
   }
 
   std::vector<std::string> args(std::vector<std::string> more) const {
-    std::vector<std::string> all = {"-D", "server.port=0",           "-D", "store.dir=" + store_,
-                                    "-D", "evidence.source=none",    "-D", "notify.desktop=false",
-                                    "-D", "focus.do_not_disturb=off"};
+    std::vector<std::string> all = {"-D", "server.port=0", "-D", "store.dir=" + store_, "-D",
+                                    "evidence.source=none", "-D", "notify.desktop=false", "-D",
+                                    "focus.do_not_disturb=off",
+                                    // Only the URL a test names: nothing left on the machine's
+                                    // 11434, 8080 or 1234 by another process is asked.
+                                    "-D", "ai.auto.servers=none"};
     all.insert(all.end(), more.begin(), more.end());
     return all;
   }

@@ -20,17 +20,37 @@ std::string trimSlash(std::string url) {
 
 }  // namespace
 
-std::vector<ServerCandidate> autoServerCandidates(const std::string& configuredUrl) {
+std::vector<ServerCandidate> autoServerCandidates(const std::string& configuredUrl,
+                                                  const std::string& servers, bool apiKeySet) {
   std::vector<ServerCandidate> candidates;
   const auto add = [&candidates](const std::string& url, const std::string& label) {
     const bool seen = std::any_of(candidates.begin(), candidates.end(),
                                   [&url](const ServerCandidate& c) { return c.url == url; });
     if (!url.empty() && !seen) candidates.push_back(ServerCandidate{url, label});
   };
+  const auto labelOf = [](const std::string& url) -> std::string {
+    if (url == "http://127.0.0.1:11434/v1") return "Ollama";
+    if (url == "http://127.0.0.1:8080/v1") return "llama.cpp";
+    if (url == "http://127.0.0.1:1234/v1") return "LM Studio";
+    return "ai.auto.servers";
+  };
   add(trimSlash(configuredUrl), "ai.openai.url");
-  add("http://127.0.0.1:11434/v1", "Ollama");
-  add("http://127.0.0.1:8080/v1", "llama.cpp");
-  add("http://127.0.0.1:1234/v1", "LM Studio");
+  if (apiKeySet) {
+    if (candidates.empty()) add("http://127.0.0.1:11434/v1", "Ollama");
+    return candidates;
+  }
+  std::size_t start = 0;
+  while (start <= servers.size()) {
+    std::size_t comma = servers.find(',', start);
+    if (comma == std::string::npos) comma = servers.size();
+    std::string url = servers.substr(start, comma - start);
+    const std::size_t first = url.find_first_not_of(" \t");
+    const std::size_t last = url.find_last_not_of(" \t");
+    url = first == std::string::npos ? std::string() : url.substr(first, last - first + 1);
+    url = trimSlash(url);
+    if (!url.empty() && url != "none") add(url, labelOf(url));
+    start = comma + 1;
+  }
   return candidates;
 }
 

@@ -304,7 +304,8 @@ TEST_F(OpenAiBackendTest, AServerDownAtConfigureLoadsAndTheCallSaysConnectionRef
   const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
   plugin::LoadResult result = loader_.load("openai", kPluginDir, {{"url", url}, {"model", "m"}});
   ASSERT_TRUE(result.loaded()) << result.error;
-  EXPECT_EQ(result.backend->destination(), "local 127.0.0.1:" + std::to_string(port));
+  // No listener passed the owner check yet: not called local (docs/SECURITY.md N1).
+  EXPECT_EQ(result.backend->destination(), "unchecked 127.0.0.1:" + std::to_string(port));
   EXPECT_THAT(errorOf(*result.backend, judgeRequest()), HasSubstr("connection refused"));
   bool logged = false;
   for (const std::string& line : recorder_->lines()) {

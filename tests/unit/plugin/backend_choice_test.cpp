@@ -60,6 +60,30 @@ TEST(AutoServerCandidates, TheConfiguredUrlComesFirstAndIsNotAskedTwice) {
   EXPECT_EQ(candidates[0].url, "http://127.0.0.1:8080/v1");
 }
 
+TEST(AutoServerCandidates, AiAutoServersReplacesTheWellKnownPorts) {
+  auto candidates =
+      autoServerCandidates("http://127.0.0.1:9999/v1", " http://127.0.0.1:4000/v1/ ,, none");
+  ASSERT_EQ(candidates.size(), 2u);
+  EXPECT_EQ(candidates[0].url, "http://127.0.0.1:9999/v1");
+  EXPECT_EQ(candidates[1].url, "http://127.0.0.1:4000/v1");
+  EXPECT_EQ(candidates[1].label, "ai.auto.servers");
+  candidates = autoServerCandidates("http://127.0.0.1:9999/v1", "none");
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].label, "ai.openai.url");
+  candidates = autoServerCandidates("", "http://127.0.0.1:1234/v1");
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].label, "LM Studio");
+}
+
+TEST(AutoServerCandidates, WithAnApiKeyOnlyTheConfiguredUrlIsAsked) {
+  auto candidates = autoServerCandidates("http://127.0.0.1:9999/v1", kDefaultAutoServers, true);
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].url, "http://127.0.0.1:9999/v1");
+  candidates = autoServerCandidates("", kDefaultAutoServers, true);
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].url, "http://127.0.0.1:11434/v1");
+}
+
 TEST(ChooseBackend, TheFirstServerThatListsAModelWinsOverTheClis) {
   AutoProbes probes = nothingRuns();
   probes.servers[1] = answering(probes.servers[1].candidate, {"qwen3:4b", "llama3"});

@@ -20,9 +20,23 @@ struct ServerCandidate {
       label;  ///< what a person calls it: "Ollama", "llama.cpp", "LM Studio", "ai.openai.url"
 };
 
+/// The well-known servers auto asks after ai.openai.url, the default of
+/// `ai.auto.servers`: Ollama, llama.cpp's server and LM Studio on 127.0.0.1.
+inline constexpr const char* kDefaultAutoServers =
+    "http://127.0.0.1:11434/v1, http://127.0.0.1:8080/v1, http://127.0.0.1:1234/v1";
+
 /// The URLs auto asks, in order (see ServerCandidate); `configuredUrl` is
-/// ai.openai.url ("" when not set), a trailing "/" dropped. Pure.
-std::vector<ServerCandidate> autoServerCandidates(const std::string& configuredUrl);
+/// ai.openai.url ("" when not set), a trailing "/" dropped; `servers` is
+/// `ai.auto.servers`, a comma-separated list of base URLs ("none": only
+/// ai.openai.url), so a test names its own ports and never depends on what
+/// listens on the machine's well-known ones. The three default URLs keep
+/// their names as labels, others are labelled "ai.auto.servers". When
+/// `apiKeySet` (ai.openai.api_key_file), only the configured URL (else
+/// Ollama's default, the plugin's) is asked: the key never falls through to
+/// another listener (docs/SECURITY.md N1). Pure.
+std::vector<ServerCandidate> autoServerCandidates(const std::string& configuredUrl,
+                                                  const std::string& servers = kDefaultAutoServers,
+                                                  bool apiKeySet = false);
 
 /// What the daemon's GET `{url}/models` found at one candidate.
 struct ServerProbe {
