@@ -56,6 +56,9 @@ void Engine::reset() {
   ringChanged_ = false;
   nudgeKeys_.clear();
   advice_.reset();
+  workspace_.clear();
+  workspaceShares_ = 0;
+  workspaceNudge_ = false;
 }
 
 void Engine::setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
@@ -121,7 +124,8 @@ Decision Engine::observe(const Observation& obs, const Commitment& commitment, s
 Decision Engine::observeWindow(const Observation& obs, const Commitment& commitment,
                                std::int64_t nowMono, Advisors advisors) {
   Decision decision;
-  const TierState state{rules_, cache_, view_.status, attempted_, inFlight_};
+  noteWorkspace(obs, commitment);
+  const TierState state{rules_, cache_, view_.status, attempted_, inFlight_, workspace_};
   TierInput in{obs,          rules_.classify(obs), false,    obs.title == kPrivateWindowTitle,
                std::nullopt, commitment,           advisors, state};
   // What every tier after the window kind reads, worked out once.
@@ -162,6 +166,22 @@ Decision Engine::observeWindow(const Observation& obs, const Commitment& commitm
     return decision;
   }
   return decision;  // not reached: the judge always has an opinion
+}
+
+void Engine::noteWorkspace(const Observation& obs, const Commitment& commitment) {
+  if (std::find(commitment.allowedApps.begin(), commitment.allowedApps.end(), obs.app) ==
+      commitment.allowedApps.end()) {
+    return;
+  }
+  const std::string workspace = editorWorkspace(obs.title);
+  if (workspace.empty() || workspace == workspace_) return;
+  // The session's workspace is the first one seen, unless a later one
+  // shares more of the commitment's words: the commitment names its project.
+  const std::size_t shares = relevanceOf(commitment).score(workspace).shared.size();
+  if (workspace_.empty() || shares > workspaceShares_) {
+    workspace_ = workspace;
+    workspaceShares_ = shares;
+  }
 }
 
 bool Engine::takeSubject(const Observation& obs) {
@@ -212,8 +232,22 @@ void Engine::apply(Decision& decision, const Verdict& verdict, const Observation
   view_.blocked = verdict.blocked;
   view_.memoryKey = verdict.memoryKey;
   // The on-task stretch of the commitment's own lists is the only place the
-  // nudge runs (seed 000).
+  // nudge runs (seed 000); another workspace in an allowed editor says so
+  // itself, with the AI on or off.
   if (verdict.subject == Verdict::Subject::Forget) {
+    if (!verdict.nudge.empty()) {
+      if (view_.nudge != verdict.nudge) {
+        view_.nudge = verdict.nudge;
+        decision.changed = true;
+      }
+      workspaceNudge_ = true;
+      return;
+    }
+    if (workspaceNudge_) {
+      workspaceNudge_ = false;
+      view_.nudge.clear();
+      decision.changed = true;
+    }
     maybeNudge(decision, obs, commitment, nowMono, advisors);
   }
 }

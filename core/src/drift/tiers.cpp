@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "antidrift/drift/title_normalizer.h"
 #include "antidrift/text/normalize.h"
 
 namespace antidrift::drift {
@@ -146,6 +147,14 @@ std::optional<Verdict> localMatch(const TierInput& in) {
   if (!why) return std::nullopt;
   Verdict verdict = about(in, DriftStatus::OnTask, std::move(*why));
   verdict.subject = Verdict::Subject::Forget;
+  if (!in.state.workspace.empty() && contains(commitment.allowedApps, obs.app)) {
+    const std::string workspace = editorWorkspace(obs.title);
+    if (!workspace.empty() && workspace != in.state.workspace) {
+      verdict.nudge = "Another project: " + workspace + " (this session works in " +
+                      in.state.workspace + "). Is it for \u201C" + commitment.nextAction +
+                      "\u201D?";
+    }
+  }
   return verdict;
 }
 

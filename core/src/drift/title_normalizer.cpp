@@ -176,4 +176,47 @@ std::string siteOf(std::string_view key) {
   return std::string(site);
 }
 
+std::string editorWorkspace(std::string_view title) {
+  std::string key = normalizeTitle(title);
+  // The editor's own name ends its title (its window.title default).
+  static const std::array<std::string_view, 5> kEditors = {
+      "visual studio code - insiders", "visual studio code", "vscodium", "code - oss", "cursor"};
+  bool found = false;
+  for (const std::string_view editor : kEditors) {
+    if (key.size() > editor.size() + 3 &&
+        key.compare(key.size() - editor.size(), editor.size(), editor) == 0) {
+      key.resize(key.size() - editor.size());
+      found = true;
+      break;
+    }
+  }
+  if (!found) return {};
+  // The separator before it, then "<file> - <folder>": the last segment.
+  static const std::array<std::string_view, 3> kSeparators = {" - ", " \xE2\x80\x93 ",
+                                                              " \xE2\x80\x94 "};
+  const auto endsWithSeparator = [&](const std::string& text) -> std::size_t {
+    for (const std::string_view separator : kSeparators) {
+      if (text.size() >= separator.size() &&
+          text.compare(text.size() - separator.size(), separator.size(), separator) == 0) {
+        return separator.size();
+      }
+    }
+    return 0;
+  };
+  const std::size_t cut = endsWithSeparator(key);
+  if (cut == 0) return {};
+  key.resize(key.size() - cut);
+  std::size_t best = std::string::npos;
+  std::size_t width = 0;
+  for (const std::string_view separator : kSeparators) {
+    const std::size_t at = key.rfind(separator);
+    if (at != std::string::npos && (best == std::string::npos || at > best)) {
+      best = at;
+      width = separator.size();
+    }
+  }
+  if (best == std::string::npos || best == 0) return {};  // no file beside a folder
+  return key.substr(best + width);
+}
+
 }  // namespace antidrift::drift

@@ -791,6 +791,30 @@ TEST_F(EngineTest, NoStayWithoutAVerdictAboutAWindow) {
   EXPECT_FALSE(engine().stay());
 }
 
+// ---- Other work inside the allowed app ------------------------------------------------------
+
+TEST_F(EngineTest, AnotherWorkspaceInTheAllowedEditorIsAHeadsUpWithTheAIOff) {
+  // The commitment names chango.dev: its workspace is the session's, even
+  // when another one was in front first.
+  (void)see("Code - Insiders", "blog.js - transluciddata - Visual Studio Code - Insiders",
+            Engine::Advisors::None);
+  EXPECT_EQ(engine().view().nudge, "");
+  (void)see("Code - Insiders", "index.js - chango.dev - Visual Studio Code - Insiders",
+            Engine::Advisors::None);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  EXPECT_EQ(engine().view().nudge, "");
+  const Decision other =
+      see("Code - Insiders", "blog.js - transluciddata - Visual Studio Code - Insiders",
+          Engine::Advisors::None);
+  EXPECT_TRUE(other.changed);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask) << "a heads-up, not the banner";
+  EXPECT_THAT(engine().view().nudge, HasSubstr("Another project: transluciddata"));
+  EXPECT_THAT(engine().view().nudge, HasSubstr("chango.dev"));
+  (void)see("Code - Insiders", "layout.js - chango.dev - Visual Studio Code - Insiders",
+            Engine::Advisors::None);
+  EXPECT_EQ(engine().view().nudge, "") << "back in the session's workspace";
+}
+
 // ---- The local tier (issue 16 item 3) ------------------------------------------------------
 
 class LocalTierTest : public EngineTest {

@@ -65,7 +65,8 @@ class TiersTest : public ::testing::Test {
   VerdictCache cache_;
   std::map<std::string, JudgeAttempt> attempted_;
   std::map<std::string, std::string> inFlight_;
-  TierState state_{rules_, cache_, DriftStatus::Inactive, attempted_, inFlight_};
+  std::string workspace_;
+  TierState state_{rules_, cache_, DriftStatus::Inactive, attempted_, inFlight_, workspace_};
   Commitment commitment_;
   Observation obs_;
   std::string key_, siteKey_, normalized_;
@@ -128,6 +129,20 @@ TEST_F(TiersTest, AnAllowedAppAndAMarkedPageAreOnTaskAndForgetTheSubject) {
   verdict = tiers::localMatch(input("firefox", "Some page - Mozilla Firefox"));
   ASSERT_TRUE(verdict);
   EXPECT_EQ(verdict->reason, "you marked this page on task");
+}
+
+TEST_F(TiersTest, AnAllowedEditorInAnotherWorkspaceIsOnTaskWithAHeadsUp) {
+  EXPECT_EQ(tiers::localMatch(input("code - insiders", "a.js - blog - Visual Studio Code"))->nudge,
+            "")
+      << "no workspace of the session yet";
+  workspace_ = "blog";
+  EXPECT_EQ(tiers::localMatch(input("code - insiders", "a.js - blog - Visual Studio Code"))->nudge,
+            "");
+  const std::optional<Verdict> other =
+      tiers::localMatch(input("code - insiders", "a.js - shop - Visual Studio Code"));
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, DriftStatus::OnTask);
+  EXPECT_THAT(other->nudge, HasSubstr("Another project: shop (this session works in blog)"));
 }
 
 TEST_F(TiersTest, TheSessionCacheAnswersWithItsReasonAndMemoryKey) {

@@ -297,3 +297,24 @@ TEST(SiteOf, ASentenceIsNoSite) {
 
 }  // namespace
 }  // namespace antidrift::drift
+
+namespace antidrift::drift {
+namespace {
+
+TEST(EditorWorkspace, IsTheFolderBeforeTheEditorsName) {
+  EXPECT_EQ(editorWorkspace("● navbar.js - chango.dev - Visual Studio Code - Insiders"),
+            "chango.dev");
+  EXPECT_EQ(editorWorkspace("stripe.ts - bakery-shop - Visual Studio Code"), "bakery-shop");
+  EXPECT_EQ(editorWorkspace("main.rs \xE2\x80\x94 Tools \xE2\x80\x94 VSCodium"), "tools");
+  EXPECT_EQ(editorWorkspace("a - b - c.py - my-repo - Cursor"), "my-repo");
+}
+
+TEST(EditorWorkspace, NothingWithoutAFileBesideAFolderOrForAnotherApp) {
+  EXPECT_EQ(editorWorkspace("Welcome - Visual Studio Code"), "");
+  EXPECT_EQ(editorWorkspace("Visual Studio Code"), "");
+  EXPECT_EQ(editorWorkspace("notes.md - chango.dev - Mozilla Firefox"), "");
+  EXPECT_EQ(editorWorkspace("Learn Visual Studio Code - YouTube"), "");
+}
+
+}  // namespace
+}  // namespace antidrift::drift

@@ -289,7 +289,8 @@ TEST_F(EngineMemoryTest, ARememberedSiteVerdictAnswersANewSessionWithoutTheJudge
   EXPECT_EQ(engine_->view().reason,
             "remembered: AI judge: \"A cat video is not the Gatsby site.\"");
   EXPECT_TRUE(again.episodeStarted);
-  EXPECT_EQ(engine_->view().memoryKey, "firefox\ndomain:youtube.com");  // the site's, not the page's
+  EXPECT_EQ(engine_->view().memoryKey,
+            "firefox\ndomain:youtube.com");  // the site's, not the page's
 }
 
 TEST_F(EngineMemoryTest, ACommitmentWithoutASharedWordAsksTheJudgeAgain) {

@@ -275,6 +275,10 @@ class Engine {
   /// keeps them) and ends the on-task stretch. Returns whether the subject's
   /// key is the one before (the judge's dwell goes on).
   bool takeSubject(const Observation& obs);
+  /// Notes the editor workspace of an allowed app's window (editorWorkspace):
+  /// the session's is the first seen, or a later one sharing more of the
+  /// commitment's words (docs/DESIGN.md §4 "Other work inside the allowed app").
+  void noteWorkspace(const Observation& obs, const Commitment& commitment);
   /// One verdict of a tier into the view, the cache, the subject and the
   /// requests (the one place a tier's decision takes effect).
   void apply(Decision& decision, const Verdict& verdict, const Observation& obs,
@@ -356,6 +360,9 @@ class Engine {
     std::vector<std::string> keys;
   };
   std::optional<Advice> advice_;
+  std::string workspace_;            ///< the session's editor workspace; "" before any
+  std::size_t workspaceShares_ = 0;  ///< how many of the commitment's words it shares
+  bool workspaceNudge_ = false;      ///< the heads-up shown is the workspace's
 };
 
 /// Adds what `decision` means for the session's stats (docs/DESIGN.md §3 "Stats"):

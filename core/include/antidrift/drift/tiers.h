@@ -88,6 +88,10 @@ struct TierState {
   DriftStatus viewStatus = DriftStatus::Inactive;  ///< the status shown before this observation
   const std::map<std::string, JudgeAttempt>& attempted;  ///< keys asked this session
   const std::map<std::string, std::string>& inFlight;    ///< keys whose judge call runs
+  /// The editor workspace this session works in (editorWorkspace() of an
+  /// allowed app's title: the one that shares most of the commitment's
+  /// words, else the first seen); "" before any.
+  const std::string& workspace;
 };
 
 /// One observation prepared once for every tier: what the rules say of it
@@ -155,7 +159,9 @@ std::optional<Verdict> unreadable(const TierInput& in);
 std::optional<Verdict> hardRules(const TierInput& in);
 /// AntiDrift's own page: neutral, and the banner stays where it is.
 std::optional<Verdict> ownPage(const TierInput& in);
-/// An allowed app, a marked page or a marked site: on task.
+/// An allowed app, a marked page or a marked site: on task — with the
+/// heads-up when an allowed editor shows another workspace than the
+/// session's (docs/DESIGN.md §4 "Other work inside the allowed app").
 std::optional<Verdict> localMatch(const TierInput& in);
 /// The session's cached verdict for the page's key.
 std::optional<Verdict> sessionCache(const TierInput& in);

@@ -42,4 +42,14 @@ std::string normalizeTitle(std::string_view title);
 /// (siteVerdictKey). Pure; thread-safe; never throws (bar std::bad_alloc).
 std::string siteOf(std::string_view key);
 
+/// The workspace an editor's window title names (docs/DESIGN.md §4 "Other
+/// work inside the allowed app"): for VS Code and its kin, whose default
+/// title is "[● ]<file> - <folder> - Visual Studio Code" (also "… - Visual
+/// Studio Code - Insiders", "VSCodium", "Code - OSS", "Cursor"; "-", "–" or
+/// "—"), the segment before the editor's name, in normalizeTitle() form
+/// ("chango.dev"). "" when the title is no such editor's or names no folder
+/// beside a file ("Welcome - Visual Studio Code"). Pure; thread-safe; never
+/// throws (bar std::bad_alloc).
+std::string editorWorkspace(std::string_view title);
+
 }  // namespace antidrift::drift
