@@ -679,6 +679,11 @@ int Daemon::serve() {
   // Every window, from any source, passes here on its way to the controller: the
   // site of a browser's page joined from aw-watcher-web (issue 16 item 4).
   WindowJoin windows(controller, clock, config_.settings);
+  // A tab opened before a token rotation and this restart still carries an
+  // earlier tag: it stays AntiDrift's own until it reloads (State page_tag
+  // tells it to).
+  windows.setEarlierPageTags(
+      TokenFile::recordPageTag(config_.storeDir, config_.settings.ownPageTag));
   HttpApi::Options apiOptions{config_.wwwDir, audit.path(),
                               std::chrono::seconds(config_.requestTimeoutSecs), &windows};
   // `antidrift token --rotate` (issue 19 item 7): a new token in the store,

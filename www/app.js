@@ -59,11 +59,37 @@ function viewKey(state) {
     ? `${state.runtime}:${session}` : state.runtime;
 }
 
+/** The own-page tag this page was served with (its title ends "AntiDrift <tag>"). */
+const kPageTag = (() => {
+  const meta = document.querySelector('meta[name="antidrift-page-tag"]');
+  return meta ? meta.getAttribute('content') || '' : '';
+})();
+
+/**
+ * The daemon now serves another tag (it restarted with a rotated token):
+ * this tab is still known as AntiDrift's own by its old tag, but only until
+ * it reloads and takes the new one, so it reloads now. At most once per tag,
+ * so a page that comes back with the old tag anyway cannot loop.
+ */
+function reloadForNewPageTag(state) {
+  const tag = typeof state.page_tag === 'string' ? state.page_tag : '';
+  if (!tag || !kPageTag || tag === kPageTag) return false;
+  try {
+    if (window.sessionStorage.getItem('antidrift-reloaded-for-tag') === tag) return false;
+    window.sessionStorage.setItem('antidrift-reloaded-for-tag', tag);
+  } catch (error) {
+    // No session storage: reload anyway; the reloaded page carries the tag.
+  }
+  window.location.reload();
+  return true;
+}
+
 /**
  * Takes a State from the stream, /state or a POST answer; stale ones are
  * ignored. A timebox that ran out since the last State is announced.
  */
 function accept(state) {
+  if (reloadForNewPageTag(state)) return;
   const previous = latestState();
   if (!acceptNewer(state)) return;
   announceIfTimeUp(previous, state);

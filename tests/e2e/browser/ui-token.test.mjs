@@ -10,9 +10,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 
-import { openLockedPage, useDaemonAndBrowser, waitForView } from './harness.mjs';
+import {
+  launchBrowser, makeTempDir, openLockedPage, openPage, startDaemon, useDaemonAndBrowser, waitForView,
+} from './harness.mjs';
 
 describe('AntiDrift page and a rotated token', () => {
   const suite = useDaemonAndBrowser('antidrift-ui-token-', () => ({ settings: { 'ai.backend': 'none' } }));
@@ -55,6 +57,56 @@ describe('AntiDrift page and a rotated token', () => {
     await waitForView(page, 'planning');
     await page.click('#cancel');
     await waitForView(page, 'locked');
+    assert.deepEqual(page.pageErrors, []);
+  });
+});
+
+describe('AntiDrift page after a rotation and a restart', () => {
+  let workDir = '';
+  let storeDir = '';
+  let daemon = null;
+  let browser = null;
+
+  before(async () => {
+    workDir = makeTempDir('antidrift-ui-tag-');
+    storeDir = path.join(workDir, 'store');
+    daemon = await startDaemon({ 'store.dir': storeDir });
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (daemon) await daemon.stop();
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+  });
+
+  test('an open page reloads itself to take the tag the restarted daemon serves', async () => {
+    const port = new URL(daemon.baseUrl).port;
+    const page = await openPage(browser.context);
+    await page.goto(daemon.baseUrl + '/');
+    await waitForView(page, 'locked');
+    const tagOf = () => page.getAttribute('meta[name="antidrift-page-tag"]', 'content');
+    const earlierTag = await tagOf();
+    assert.match(earlierTag, /^[0-9a-f]{8}$/);
+
+    // Rotate, reload (the new token, the tag of the token the daemon started with), restart.
+    assert.equal((await daemon.post('/token/rotate')).status, 200);
+    await page.reload();
+    await waitForView(page, 'locked');
+    assert.equal(await tagOf(), earlierTag);
+    await daemon.stop();
+    const reloaded = page.waitForEvent('load', { timeout: 20000 });
+    daemon = await startDaemon({ 'store.dir': storeDir, 'server.port': port });
+    const { body } = await daemon.getJson('/state');
+    assert.match(body.page_tag, /^[0-9a-f]{8}$/);
+    assert.notEqual(body.page_tag, earlierTag);
+
+    // The page is told the new tag on its stream and reloads by itself.
+    await reloaded;
+    await waitForView(page, 'locked');
+    assert.equal(await tagOf(), body.page_tag);
+    await page.waitForFunction((tag) => document.title.endsWith(`AntiDrift ${tag}`), body.page_tag);
+    await page.waitForFunction(() => document.documentElement.dataset.connection === 'open');
     assert.deepEqual(page.pageErrors, []);
   });
 });
