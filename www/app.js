@@ -118,7 +118,7 @@ const kConnectionWords = {
   open: '',
   lost: 'Lost contact with AntiDrift — reconnecting…',
   // issue 19 item 7: the token this page carries is no longer accepted
-  rotated: 'AntiDrift’s token was changed (antidrift token --rotate): reload this page to go on',
+  rotated: 'AntiDrift’s key changed (antidrift token --rotate): reload this page to go on',
 };
 
 /**
@@ -127,14 +127,16 @@ const kConnectionWords = {
  * what the page can no longer vouch for (evidence health, focus, the drift
  * tiers) until the stream is back.
  */
-function setConnection(status) {
+function setConnection(status, stream = status) {
   const element = byId('connection');
   const text = kConnectionWords[status];
   if (element.textContent !== text) element.textContent = text;
   element.dataset.status = status === 'open' ? 'ok' : 'problem';
   document.documentElement.dataset.connection = status;
   setTabConnection(status);
-  setContactLost(status !== 'open');
+  // After a rotation the stream still brings States (it needs no token), so
+  // what the daemon notifies and holds is still known while it is open.
+  setContactLost(stream !== 'open');
   // Back in contact: "… did not reach it. Try again once it is back" is
   // over (issue 17 item 4); any other error line stays until the next action.
   if (status === 'open') {
