@@ -6,7 +6,7 @@
  */
 
 import { byId, setHidden, setText } from './dom.js';
-import { formatClock, formatMinutes } from './format.js';
+import { allowedAppsWarning, formatClock, formatMinutes } from './format.js';
 import { post, remove } from './net.js';
 import { mountNotifyControl, notifyDrift, setDaemonNotify } from './notify.js';
 import { mountSoundToggle } from './sound.js';
@@ -99,7 +99,7 @@ export function update(state) {
     ? commitment.allowed_apps.map(String).filter((app) => app !== '') : [];
   setText('active-allowed', allowed.length > 0
     ? `On task in: ${allowed.join(', ')}`
-    : 'No allowed apps — nothing is judged on task');
+    : allowedAppsWarning(Boolean(state.ai && state.ai.available)));
   updateMarks(commitment);
 
   const evidence = state.evidence || {};
