@@ -342,7 +342,11 @@ std::string CliApplication::readToken() const {
     Poco::FileInputStream in(path);
     std::getline(in, token);
   } catch (const Poco::Exception& error) {
-    throw std::runtime_error("cannot read the token file " + path + " (" + error.message() +
+    // Poco's message for a missing file is the path itself: name the kind
+    // of failure instead, and the path only once.
+    std::string reason = Poco::toLower(std::string(error.name()));
+    if (!error.message().empty() && error.message() != path) reason += ": " + error.message();
+    throw std::runtime_error("cannot read the token file " + path + " (" + reason +
                              "); it is in the daemon's store.dir: pass the daemon's --config or "
                              "-D store.dir=DIR, or --token-file FILE");
   }

@@ -638,8 +638,11 @@ TEST_F(CliTest, AnUnreadableTokenIsExit77AndUrlWithTokenFileWorks) {
       {"--url", daemon_->url(), "-D", "store.dir=" + directory_.path() + "/elsewhere", "plan"},
       environment_);
   EXPECT_EQ(noToken.exitCode, 77);
-  EXPECT_THAT(noToken.err,
-              HasSubstr("cannot read the token file " + directory_.path() + "/elsewhere/token"));
+  EXPECT_THAT(noToken.err, HasSubstr("cannot read the token file " + directory_.path() +
+                                     "/elsewhere/token (file not found);"));
+  // The path once, not again as the reason.
+  EXPECT_EQ(noToken.err.find("/elsewhere/token"), noToken.err.rfind("/elsewhere/token"))
+      << noToken.err;
 
   const ChildResult plan = test::runToCompletion(
       ANTIDRIFT_CLI_PATH, {"--url", daemon_->url(), "--token-file", store_ + "/token", "plan"},
