@@ -171,7 +171,7 @@ void CliApplication::defineOptions(Poco::Util::OptionSet& options) {
   options.addOption(Option("note", "", "review: a note with the answer (optional)")
                         .argument("TEXT")
                         .callback(callback));
-  options.addOption(Option("count", "n", "history: how many sessions, 1..100 (default 10)")
+  options.addOption(Option("count", "n", "history: how many sessions, 1..200 (default 10)")
                         .argument("N")
                         .callback(callback));
   options.addOption(Option("rotate", "",
@@ -279,6 +279,12 @@ void CliApplication::readConfiguration() {
     config().add(loadConfigurationFile(path), PRIO_DEFAULT, false);
   }
   config_ = readDaemonConfig(config(), environment, commandLineKeys_);
+  // A mistyped -D key would otherwise be ignored without a word; the daemon
+  // names the nearest known key, and so does the CLI.
+  for (const std::string& warning : unknownKeyWarnings(
+           std::vector<std::string>(commandLineKeys_.begin(), commandLineKeys_.end()))) {
+    std::cerr << "antidrift: warning: " << warning << std::endl;
+  }
 }
 
 Endpoint CliApplication::endpoint() const {
@@ -336,7 +342,11 @@ std::string CliApplication::readToken() const {
     Poco::FileInputStream in(path);
     std::getline(in, token);
   } catch (const Poco::Exception& error) {
-    throw std::runtime_error("cannot read the token file " + path + " (" + error.message() +
+    // Poco's message for a missing file is the path itself: name the kind
+    // of failure instead, and the path only once.
+    std::string reason = Poco::toLower(std::string(error.name()));
+    if (!error.message().empty() && error.message() != path) reason += ": " + error.message();
+    throw std::runtime_error("cannot read the token file " + path + " (" + reason +
                              "); it is in the daemon's store.dir: pass the daemon's --config or "
                              "-D store.dir=DIR, or --token-file FILE");
   }
@@ -588,8 +598,10 @@ int CliApplication::plan(DaemonClient& client) {
 
 int CliApplication::history(DaemonClient& client) {
   const std::string count = count_.value_or("10");
-  if (!isDigits(count)) {
-    return usageError("-n must be a number of sessions, got \"" + count + "\"");
+  // The daemon's own bound (GET /history takes n = 1..200): a count outside
+  // it is bad usage like any other, said before anything is sent.
+  if (!isDigits(count) || count.size() > 3 || std::stoi(count) < 1 || std::stoi(count) > 200) {
+    return usageError("-n must be a number of sessions from 1 to 200, got \"" + count + "\"");
   }
   const Reply reply = client.get("/history?n=" + count);
   if (reply.status != 200) {

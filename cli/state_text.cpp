@@ -263,14 +263,14 @@ std::string describeAi(const json& state) {
         << (automatic ? " — auto" : "") << "\n";
     const std::string destination = stringField(*ai, "destination");
     const std::string prompts = stringField(*ai, "prompts");
-    out << "titles go: "
+    out << "window titles: "
         << (prompts == "local"    ? "stay on this machine"
-            : prompts == "remote" ? "off this machine"
-                                  : "where the plugin sends them")
+            : prompts == "remote" ? "leave this machine"
+                                  : "go where the plugin sends them")
         << (destination.empty() || destination == prompts ? "" : " (" + destination + ")") << "\n";
   } else {
     out << "AI: off — " << stringField(*ai, "detail") << "\n";
-    out << "titles go: nowhere (AI off)\n";
+    out << "window titles: go nowhere (AI off)\n";
   }
   const json* cost = objectField(*ai, "cost");
   if (cost && integerField(*cost, "calls") > 0) {

@@ -45,8 +45,8 @@ std::string describeState(const nlohmann::json& state);
 
 /// The AI lines of `status` (issue 18 items 2–4), each ending in '\n': "AI:
 /// openai (Ollama at 127.0.0.1:11434, model m) — auto" or "AI: off — <why>",
-/// "titles go: stay on this machine (local 127.0.0.1:11434)" / "off this
-/// machine" / "nowhere (AI off)", and "AI cost: N calls, I tokens in, O out
+/// "window titles: stay on this machine (local 127.0.0.1:11434)" / "leave
+/// this machine" / "go nowhere (AI off)", and "AI cost: N calls, I tokens in, O out
 /// (estimated), m:ss waiting" once a call was made. "" without an `ai`
 /// object. Pure.
 std::string describeAi(const nlohmann::json& state);

@@ -473,7 +473,7 @@ int Daemon::listBackends() {
   }
   std::cout << "  auto" << (config_.aiBackend == "auto" ? " *" : "")
             << "  chosen at start: a local OpenAI-compatible server, else a logged-in claude, "
-               "else codex (issue 18 item 2)"
+               "else codex"
             << std::endl;
   std::cout << "  none  AI off" << (config_.aiBackend == "none" ? " *" : "") << std::endl;
   return EXIT_OK;
@@ -490,6 +490,24 @@ int Daemon::checkConfig() {
   }
   for (const std::string& warning : warnings_) {
     std::cout << "warning: " << warning << std::endl;
+  }
+  // A backend name no plugin answers to passes every key's own check but
+  // cannot load at start: say so here, where the person asked.
+  if (config_.aiBackend != "auto" && config_.aiBackend != "none") {
+    std::vector<std::string> names = {"auto", "none"};
+    try {
+      for (const auto& backend : plugin::PluginLoader::listBackends(config_.pluginDir)) {
+        if (backend.name == config_.aiBackend) return EXIT_OK;
+        names.push_back(backend.name);
+      }
+    } catch (const std::exception&) {
+      // No readable plugin folder: only auto and none can be meant.
+    }
+    std::string known;
+    for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
+    std::cerr << "antidriftd: ai.backend = " << config_.aiBackend << " names no backend in "
+              << config_.pluginDir << " (known: " << known << "; see --list-backends)" << std::endl;
+    return EXIT_CONFIG;
   }
   return EXIT_OK;
 }
@@ -725,6 +743,11 @@ int Daemon::serve() {
   // Every window, from any source, passes here on its way to the controller: the
   // site of a browser's page joined from aw-watcher-web (issue 16 item 4).
   WindowJoin windows(controller, clock, config_.settings);
+  // A tab opened before a token rotation and this restart still carries an
+  // earlier tag: it stays AntiDrift's own until it reloads (State page_tag
+  // tells it to).
+  windows.setEarlierPageTags(
+      TokenFile::recordPageTag(config_.storeDir, config_.settings.ownPageTag));
   HttpApi::Options apiOptions{config_.wwwDir, audit.path(),
                               std::chrono::seconds(config_.requestTimeoutSecs), &windows};
   // `antidrift token --rotate` (issue 19 item 7): a new token in the store,

@@ -20,7 +20,7 @@
 namespace antidrift {
 namespace {
 
-constexpr int kUsage = 2;
+constexpr int kUsage = 64;  // EX_USAGE, as every other command
 constexpr int kInput = 1;
 constexpr int kConfig = 78;  // EX_CONFIG, as the daemon
 

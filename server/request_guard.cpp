@@ -221,7 +221,7 @@ std::optional<GuardRejection> RequestGuard::checkMutating(const RequestHeaders& 
     // The likeliest cause is a rotated token (issue 19 item 7): say what to do.
     return reject(403, std::string("the ") + kTokenHeader +
                            " header is not valid (if the token was rotated: reload the page, "
-                           "or read <store.dir>/token again)");
+                           "or read the token file again)");
   }
   if (headers.authorization) {
     const auto bearer = bearerCredentials(*headers.authorization);

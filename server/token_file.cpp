@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -51,7 +52,7 @@ void ensureDirectory(const std::string& directory) {
   }
 }
 
-/// Writes `token` to `path` atomically with mode 0600.
+/// Writes `content` and a newline to `path` atomically with mode 0600.
 void writeToken(const std::string& path, const std::string& token) {
   const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
   ::unlink(temporary.c_str());
@@ -69,7 +70,7 @@ void writeToken(const std::string& path, const std::string& token) {
   }
   if (::rename(temporary.c_str(), path.c_str()) != 0) {
     ::unlink(temporary.c_str());
-    throw ioError("cannot rename the token file to", path);
+    throw ioError("cannot rename the new file to", path);
   }
   // The rename is durable only once the directory is synced (review L10).
   const std::string directory = path.substr(0, path.rfind('/'));
@@ -128,6 +129,52 @@ std::string TokenFile::rotate(const std::string& directory, const EntropySource&
 
 std::string TokenFile::rotate(const std::string& directory) {
   return rotate(directory, kernelEntropy);
+}
+
+std::vector<std::string> TokenFile::recordPageTag(const std::string& directory,
+                                                  const std::string& tag) {
+  const std::string path = directory + "/" + kPageTagsFileName;
+  std::vector<std::string> earlier;
+  if (tag.empty()) return earlier;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    struct stat info {};
+    std::string content;
+    // Another user's file or a link is not ours to trust: it is replaced.
+    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_uid == ::geteuid()) {
+      char buffer[256];
+      ssize_t count = 0;
+      while (content.size() < 4096 && (count = ::read(fd, buffer, sizeof buffer)) != 0) {
+        if (count < 0) {
+          if (errno == EINTR) continue;
+          break;
+        }
+        content.append(buffer, static_cast<std::size_t>(count));
+      }
+    }
+    ::close(fd);
+    std::size_t start = 0;
+    while (start < content.size()) {
+      std::size_t end = content.find('\n', start);
+      if (end == std::string::npos) end = content.size();
+      const std::string line = Poco::trim(content.substr(start, end - start));
+      start = end + 1;
+      const bool valid =
+          line.size() == 8 && line.find_first_not_of("0123456789abcdef") == std::string::npos;
+      if (!valid || line == tag) continue;
+      earlier.erase(std::remove(earlier.begin(), earlier.end(), line), earlier.end());
+      earlier.push_back(line);
+    }
+  }
+  if (earlier.size() >= kMaxPageTags) {
+    earlier.erase(earlier.begin(),
+                  earlier.begin() + static_cast<std::ptrdiff_t>(earlier.size() - kMaxPageTags + 1));
+  }
+  std::string lines;
+  for (const std::string& line : earlier) lines += line + "\n";
+  lines += tag;
+  writeToken(path, lines);
+  return earlier;
 }
 
 TokenFileResult TokenFile::loadOrCreate(const std::string& directory) {

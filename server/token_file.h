@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace antidrift {
 
@@ -64,6 +65,25 @@ class TokenFile {
   static std::string generate(const EntropySource& source);
   /// rotate() with the token drawn from `source` (tests inject a failing one).
   static std::string rotate(const std::string& directory, const EntropySource& source);
+
+  /// The file, inside the store directory, of the own-page tags this store
+  /// has served (drift::ownPageTag of each token a daemon started with),
+  /// oldest first, one a line.
+  static constexpr const char* kPageTagsFileName = "page-tags";
+  /// Tags kept in kPageTagsFileName, the current one included.
+  static constexpr std::size_t kMaxPageTags = 4;
+
+  /// Records `tag` (the tag the daemon now serves) as the newest line of
+  /// `<directory>/page-tags` and returns the earlier tags found there, oldest
+  /// first, without `tag`: a tab opened before a token rotation and a restart
+  /// still carries one of them, and is still AntiDrift's own page until it
+  /// reloads. Keeps the last kMaxPageTags; lines that are not 8 lower-case hex
+  /// digits are dropped. Written like the token (0600, atomic, never through a
+  /// symbolic link, only a regular file of this user is read; anything else
+  /// is ignored and replaced). Throws std::runtime_error naming the path on
+  /// I/O failure. Called once at start, before the server listens.
+  static std::vector<std::string> recordPageTag(const std::string& directory,
+                                                const std::string& tag);
 };
 
 }  // namespace antidrift

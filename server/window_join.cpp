@@ -3,14 +3,35 @@
 
 #include "server/window_join.h"
 
+#include <string_view>
 #include <utility>
+
+#include <Poco/String.h>
 
 #include "antidrift/evidence/web_join.h"
 
 namespace antidrift {
 
 WindowJoin::WindowJoin(Controller& controller, const Clock& clock, const Settings& settings)
-    : controller_(controller), clock_(clock), rules_(settings) {}
+    : controller_(controller), clock_(clock), rules_(settings), pageTag_(settings.ownPageTag) {}
+
+void WindowJoin::setEarlierPageTags(std::vector<std::string> tags) {
+  earlierTags_ = std::move(tags);
+}
+
+std::string WindowJoin::withCurrentPageTag(std::string title) const {
+  if (pageTag_.empty() || earlierTags_.empty()) return title;
+  static constexpr std::string_view kName = "antidrift ";
+  const std::string folded = Poco::toLower(title);
+  for (const std::string& tag : earlierTags_) {
+    const std::string key = std::string(kName) + tag;
+    const std::size_t at = folded.rfind(key);
+    if (at == std::string::npos) continue;
+    title.replace(at + kName.size(), tag.size(), pageTag_);
+    return title;
+  }
+  return title;
+}
 
 WindowJoin::Joined WindowJoin::joinLocked(const Observation& window, std::int64_t nowMono) const {
   Joined joined;
@@ -55,6 +76,7 @@ void WindowJoin::deliverLocked(const Observation& window, const Joined& joined, 
 }
 
 void WindowJoin::recordWindow(Observation observation) {
+  observation.title = withCurrentPageTag(std::move(observation.title));
   std::lock_guard<std::mutex> lock(mutex_);
   const Joined joined = joinLocked(observation, clock_.monotonicMs());
   window_ = observation;

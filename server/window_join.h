@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "antidrift/clock.h"
 #include "antidrift/drift/rules.h"
@@ -57,6 +58,15 @@ class WindowJoin {
   /// Throws what drift::Rules throws for bad settings.
   WindowJoin(Controller& controller, const Clock& clock, const Settings& settings);
 
+  /// The own-page tags served before this start (TokenFile::recordPageTag):
+  /// a window whose title carries "AntiDrift <earlier tag>" reaches the
+  /// Controller with settings.ownPageTag in its place, so a tab opened before
+  /// a token rotation and a restart stays AntiDrift's own page (neutral,
+  /// never judged, remembered or scored) until it reloads with the new tag;
+  /// the drift rules then decide as for the current tag. Call before any
+  /// window arrives; not thread-safe against recordWindow.
+  void setEarlierPageTags(std::vector<std::string> tags);
+
   /// A window observation from any source: joined when a recent tab describes
   /// it (domain, or privateWindow for an incognito tab), then given to
   /// Controller::recordWindow. An observation that already names a domain or
@@ -86,10 +96,14 @@ class WindowJoin {
 
   Joined joinLocked(const Observation& window, std::int64_t nowMono) const;
   void deliverLocked(const Observation& window, const Joined& joined, bool now);
+  /// `title` with an earlier own-page tag after "AntiDrift " replaced by pageTag_.
+  std::string withCurrentPageTag(std::string title) const;
 
   Controller& controller_;
   const Clock& clock_;
   const drift::Rules rules_;
+  std::string pageTag_;                   ///< settings.ownPageTag
+  std::vector<std::string> earlierTags_;  ///< setEarlierPageTags
   std::mutex mutex_;
   std::map<std::string, Tab> tabs_;  // guarded by mutex_; bucket id → latest heartbeat
   /// The last window received, as received (guarded by mutex_), and what it was

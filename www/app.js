@@ -59,11 +59,37 @@ function viewKey(state) {
     ? `${state.runtime}:${session}` : state.runtime;
 }
 
+/** The own-page tag this page was served with (its title ends "AntiDrift <tag>"). */
+const kPageTag = (() => {
+  const meta = document.querySelector('meta[name="antidrift-page-tag"]');
+  return meta ? meta.getAttribute('content') || '' : '';
+})();
+
+/**
+ * The daemon now serves another tag (it restarted with a rotated token):
+ * this tab is still known as AntiDrift's own by its old tag, but only until
+ * it reloads and takes the new one, so it reloads now. At most once per tag,
+ * so a page that comes back with the old tag anyway cannot loop.
+ */
+function reloadForNewPageTag(state) {
+  const tag = typeof state.page_tag === 'string' ? state.page_tag : '';
+  if (!tag || !kPageTag || tag === kPageTag) return false;
+  try {
+    if (window.sessionStorage.getItem('antidrift-reloaded-for-tag') === tag) return false;
+    window.sessionStorage.setItem('antidrift-reloaded-for-tag', tag);
+  } catch (error) {
+    // No session storage: reload anyway; the reloaded page carries the tag.
+  }
+  window.location.reload();
+  return true;
+}
+
 /**
  * Takes a State from the stream, /state or a POST answer; stale ones are
  * ignored. A timebox that ran out since the last State is announced.
  */
 function accept(state) {
+  if (reloadForNewPageTag(state)) return;
   const previous = latestState();
   if (!acceptNewer(state)) return;
   announceIfTimeUp(previous, state);
@@ -92,7 +118,7 @@ const kConnectionWords = {
   open: '',
   lost: 'Lost contact with AntiDrift — reconnecting…',
   // issue 19 item 7: the token this page carries is no longer accepted
-  rotated: 'AntiDrift’s token was changed (antidrift token --rotate): reload this page to go on',
+  rotated: 'AntiDrift’s key changed (antidrift token --rotate): reload this page to go on',
 };
 
 /**
@@ -101,14 +127,16 @@ const kConnectionWords = {
  * what the page can no longer vouch for (evidence health, focus, the drift
  * tiers) until the stream is back.
  */
-function setConnection(status) {
+function setConnection(status, stream = status) {
   const element = byId('connection');
   const text = kConnectionWords[status];
   if (element.textContent !== text) element.textContent = text;
   element.dataset.status = status === 'open' ? 'ok' : 'problem';
   document.documentElement.dataset.connection = status;
   setTabConnection(status);
-  setContactLost(status !== 'open');
+  // After a rotation the stream still brings States (it needs no token), so
+  // what the daemon notifies and holds is still known while it is open.
+  setContactLost(stream !== 'open');
   // Back in contact: "… did not reach it. Try again once it is back" is
   // over (issue 17 item 4); any other error line stays until the next action.
   if (status === 'open') {

@@ -239,7 +239,7 @@ TEST_F(CliTest, ADaemonThatIsNotRunningIsExit69WithHowToStartIt) {
 /// `status` when locked with the fake backend: the runtime, then which AI and
 /// where titles go (issue 18 items 2 and 3).
 const std::string kLockedWithTheFake =
-    "runtime: locked\nAI: fake\ntitles go: stay on this machine\n";
+    "runtime: locked\nAI: fake\nwindow titles: stay on this machine\n";
 
 TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   startDaemon();
@@ -336,7 +336,7 @@ TEST_F(CliTest, ASessionFromStartToEndThroughEveryCommand) {
   // answer and its note (issue 17 item 5), then the AI lines (issue 18 items 2-4).
   EXPECT_EQ(end.out,
             "runtime: locked\nlast lesson: You met the success condition — your note: Intro | "
-            "done after all.\nAI: fake\ntitles go: stay on this machine\n");
+            "done after all.\nAI: fake\nwindow titles: stay on this machine\n");
 
   // Outside review the daemon refuses the answer: its sentence and exit 1.
   const ChildResult late = cli({"review", "no"});
@@ -554,9 +554,10 @@ TEST_F(CliTest, TheDaemonsRefusalIsItsSentenceAndExit1AndStartChangesNothing) {
   EXPECT_EQ(complete.out, "");
   EXPECT_EQ(complete.err, "antidrift: cannot complete while locked\n");
 
+  // A count outside the daemon's bound is bad usage, said before anything is sent.
   const ChildResult history = cli({"history", "-n", "0"});
-  EXPECT_EQ(history.exitCode, 1);
-  EXPECT_THAT(history.err, HasSubstr("n must be an integer from 1 to 200"));
+  EXPECT_EQ(history.exitCode, 64);
+  EXPECT_THAT(history.err, HasSubstr("-n must be a number of sessions from 1 to 200, got \"0\""));
 
   // A timebox the core refuses: 400, and start leaves planning again.
   const ChildResult tooLong =
@@ -578,6 +579,15 @@ TEST_F(CliTest, StartWithoutASuccessConditionIsRefusedAndStartsNothing) {
   EXPECT_EQ(cli({"status"}).out, kLockedWithTheFake);
 }
 
+TEST_F(CliTest, AMistypedDefineKeyIsNamedWithTheNearestKnownOne) {
+  startDaemon();
+  const ChildResult status = cli({"-D", "notify.repaet_s=60", "status"});
+  EXPECT_EQ(status.exitCode, 0) << status.err;
+  EXPECT_THAT(status.err, HasSubstr("antidrift: warning: unknown configuration key "
+                                    "\"notify.repaet_s\" (ignored; did you mean "
+                                    "\"notify.repeat_s\"?)"));
+}
+
 TEST_F(CliTest, BadUsageIsExit64) {
   startDaemon();
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
@@ -592,6 +602,9 @@ TEST_F(CliTest, BadUsageIsExit64) {
            {"start", "--next", "x", "--done", "y"},
            {"start", "--next", "x", "--done", " ", "--minutes", "5"},
            {"history", "-n", "many"},
+           {"history", "-n", "0"},
+           {"history", "-n", "201"},
+           {"history", "-n", "99999999999"},
            {"review"},
            {"review", "maybe"},
            {"review", "yes", "extra"},
@@ -604,6 +617,8 @@ TEST_F(CliTest, BadUsageIsExit64) {
   }
   const ChildResult help = cli({"--help"});
   EXPECT_EQ(help.exitCode, 0);
+  // The help gives the daemon's own bound for -n.
+  EXPECT_THAT(help.out, HasSubstr("history: how many sessions, 1..200"));
   EXPECT_THAT(help.out, HasSubstr("status [--format waybar|i3blocks|polybar]"));
   // Issue 17 item 4: no line is wrapped by the formatter, so the columns stay.
   EXPECT_THAT(
@@ -623,8 +638,11 @@ TEST_F(CliTest, AnUnreadableTokenIsExit77AndUrlWithTokenFileWorks) {
       {"--url", daemon_->url(), "-D", "store.dir=" + directory_.path() + "/elsewhere", "plan"},
       environment_);
   EXPECT_EQ(noToken.exitCode, 77);
-  EXPECT_THAT(noToken.err,
-              HasSubstr("cannot read the token file " + directory_.path() + "/elsewhere/token"));
+  EXPECT_THAT(noToken.err, HasSubstr("cannot read the token file " + directory_.path() +
+                                     "/elsewhere/token (file not found);"));
+  // The path once, not again as the reason.
+  EXPECT_EQ(noToken.err.find("/elsewhere/token"), noToken.err.rfind("/elsewhere/token"))
+      << noToken.err;
 
   const ChildResult plan = test::runToCompletion(
       ANTIDRIFT_CLI_PATH, {"--url", daemon_->url(), "--token-file", store_ + "/token", "plan"},

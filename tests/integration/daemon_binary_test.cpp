@@ -330,6 +330,8 @@ TEST_F(DaemonBinaryTest, ListBackendsReadsMetadataWithoutLoadingAnyPlugin) {
   EXPECT_THAT(result.out, HasSubstr("claude  Claude Code CLI"));
   EXPECT_THAT(result.out, HasSubstr("none  AI off"));
   EXPECT_THAT(result.out, HasSubstr("auto  chosen at start"));
+  // A person's list: no tracker numbers.
+  EXPECT_THAT(result.out, ::testing::Not(::testing::ContainsRegex("issue [0-9]")));
 
   const ChildResult missing = run(
       {"--list-backends", "-D", "ai.plugin_dir=" + plugins + "/nope", "-D", "store.dir=" + store_});
@@ -395,6 +397,15 @@ TEST_F(DaemonBinaryTest, CheckConfigPrintsEachValueWithItsOriginAndWarnsOfUnknow
   const ChildResult bad = run({"--check-config", "-D", "server.port=http"});
   EXPECT_EQ(bad.exitCode, 78);
   EXPECT_THAT(bad.err, HasSubstr("server.port must be an integer"));
+
+  // A backend the start could not load is refused here too, with the names it knows.
+  const ChildResult gpt =
+      run({"--check-config", "-D", "ai.backend=gpt", "-D", "store.dir=" + store_});
+  EXPECT_EQ(gpt.exitCode, 78);
+  EXPECT_THAT(gpt.err, HasSubstr("ai.backend = gpt names no backend in "));
+  EXPECT_THAT(gpt.err, HasSubstr("fake"));
+  EXPECT_EQ(run({"--check-config", "-D", "ai.backend=fake", "-D", "store.dir=" + store_}).exitCode,
+            0);
 }
 
 TEST_F(DaemonBinaryTest, TheExampleConfigurationHasNoUnknownKey) {
@@ -492,12 +503,13 @@ TEST_F(DaemonBinaryTest, SigtermCreditsTheSessionUpToTheStopAndARestartKeepsIt) 
     test::RequestOptions options;
     options.token = token;
     ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
-    ASSERT_EQ(test::sendRequest(
-                  daemon.port(), "POST", "/commitment",
-                  R"({"next_action":"Stop cleanly","success_condition":"Done","timebox_minutes":30})",
-                  options)
-                  .status,
-              200);
+    ASSERT_EQ(
+        test::sendRequest(
+            daemon.port(), "POST", "/commitment",
+            R"({"next_action":"Stop cleanly","success_condition":"Done","timebox_minutes":30})",
+            options)
+            .status,
+        200);
     const std::string bucket = "/api/0/buckets/aw-watcher-window_test";
     ASSERT_EQ(test::sendRequest(daemon.port(), "POST", bucket,
                                 R"({"client":"aw-watcher-window","hostname":"test",)"
@@ -571,12 +583,12 @@ TEST_F(DaemonBinaryTest, ARestartMidStayIsNoNewDriftEpisodeNorVisit) {
     ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
     const test::RequestOptions options = tokenOptions();
     ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
-    ASSERT_EQ(
-        test::sendRequest(
-            daemon.port(), "POST", "/commitment",
-            R"({"next_action":"Stay put","success_condition":"Done","timebox_minutes":30})", options)
-            .status,
-        200);
+    ASSERT_EQ(test::sendRequest(
+                  daemon.port(), "POST", "/commitment",
+                  R"({"next_action":"Stay put","success_condition":"Done","timebox_minutes":30})",
+                  options)
+                  .status,
+              200);
     steam(daemon.port(), options);
     const auto state = test::sendRequest(daemon.port(), "GET", "/state").json();
     ASSERT_EQ(state->getObject("drift")->getValue<std::string>("status"), "drifting");
@@ -646,9 +658,9 @@ TEST_F(DaemonBinaryTest, AfterARestartMidDriftTheLiveDriftAgreesWithTheBuckets) 
     const test::RequestOptions options = tokenOptions();
     ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
     ASSERT_EQ(
-        test::sendRequest(daemon.port(), "POST", "/commitment",
-                          R"({"next_action":"Sharpen","success_condition":"Done","timebox_minutes":2})",
-                          options)
+        test::sendRequest(
+            daemon.port(), "POST", "/commitment",
+            R"({"next_action":"Sharpen","success_condition":"Done","timebox_minutes":2})", options)
             .status,
         200);
     chromium(daemon.port(), options);
@@ -707,12 +719,13 @@ TEST_F(DaemonBinaryTest, OnlyTheServedPagesTagMakesAWindowTheOwnPage) {
   test::RequestOptions options;
   options.token = token;
   ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
-  ASSERT_EQ(test::sendRequest(
-                daemon.port(), "POST", "/commitment",
-                R"({"next_action":"Write the report","success_condition":"Done","timebox_minutes":30})",
-                options)
-                .status,
-            200);
+  ASSERT_EQ(
+      test::sendRequest(
+          daemon.port(), "POST", "/commitment",
+          R"({"next_action":"Write the report","success_condition":"Done","timebox_minutes":30})",
+          options)
+          .status,
+      200);
   const std::string bucket = "/api/0/buckets/aw-watcher-window_test";
   ASSERT_EQ(test::sendRequest(daemon.port(), "POST", bucket,
                               R"({"client":"aw-watcher-window","hostname":"test",)"

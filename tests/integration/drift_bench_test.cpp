@@ -116,11 +116,11 @@ class DriftBenchCommandTest : public ::testing::Test {
 
 TEST_F(DriftBenchCommandTest, OracleNeedsLabelsAndNoBackend) {
   const CommandRun noLabels = replay({day(), "--next", "Write the parser", "--oracle"});
-  EXPECT_EQ(noLabels.code, 2);
+  EXPECT_EQ(noLabels.code, 64);
   EXPECT_THAT(noLabels.err, HasSubstr("--oracle answers from the labels: it needs --labels"));
   const CommandRun withBackend =
       replay({day(), "--next", "x", "--labels", labels(), "--oracle", "--backend", "fake"});
-  EXPECT_EQ(withBackend.code, 2);
+  EXPECT_EQ(withBackend.code, 64);
   EXPECT_THAT(withBackend.err, HasSubstr("drop --backend fake"));
   const CommandRun help = replay({"--help"});
   EXPECT_EQ(help.code, 0);
@@ -167,9 +167,9 @@ TEST_F(DriftBenchCommandTest, LabelListsTheWindowsAndReplayRefusesThemUntilFille
   EXPECT_THAT(refused.err, HasSubstr("unfilled.jsonl line"));
   EXPECT_THAT(refused.err, HasSubstr("is empty: fill it with \"on\", \"off\" or \"neutral\""));
 
-  EXPECT_EQ(label({day()}).code, 2) << "no --next";
-  EXPECT_EQ(label({"--next", "x"}).code, 2) << "no FILE";
-  EXPECT_EQ(label({day(), "--next", "x", "--bogus"}).code, 2);
+  EXPECT_EQ(label({day()}).code, 64) << "no --next";
+  EXPECT_EQ(label({"--next", "x"}).code, 64) << "no FILE";
+  EXPECT_EQ(label({day(), "--next", "x", "--bogus"}).code, 64);
   const CommandRun missing = label({dir_.file("absent.json"), "--next", "x"});
   EXPECT_EQ(missing.code, 1);
   EXPECT_THAT(missing.err, HasSubstr("absent.json"));

@@ -345,13 +345,13 @@ TEST_F(ReplayCommandTest, BadInputIsAClearErrorAndANonZeroExit) {
   EXPECT_THAT(overlap.err, HasSubstr("overlap"));
 }
 
-TEST_F(ReplayCommandTest, UsageErrorsExitTwo) {
-  EXPECT_EQ(runCommand({day()}).code, 2);          // no commitment
-  EXPECT_EQ(runCommand({"--next", "x"}).code, 2);  // no FILE
-  EXPECT_EQ(runCommand({day(), "--next", "x", "--frobnicate"}).code, 2);
-  EXPECT_EQ(runCommand({day(), "--next"}).code, 2);
+TEST_F(ReplayCommandTest, UsageErrorsExit64LikeEveryOtherCommand) {
+  EXPECT_EQ(runCommand({day()}).code, 64);          // no commitment
+  EXPECT_EQ(runCommand({"--next", "x"}).code, 64);  // no FILE
+  EXPECT_EQ(runCommand({day(), "--next", "x", "--frobnicate"}).code, 64);
+  EXPECT_EQ(runCommand({day(), "--next"}).code, 64);
   const CommandRun both = runCommand({day(), "--next", "x", "--commitments", "c.txt"});
-  EXPECT_EQ(both.code, 2);
+  EXPECT_EQ(both.code, 64);
   EXPECT_THAT(both.err, HasSubstr("cannot be used together"));
 }
 
@@ -383,7 +383,7 @@ TEST_F(ReplayCommandTest, TheDaemonBinaryRunsTheReplaySubcommand) {
   while (fread(buffer, 1, sizeof buffer, bad) > 0) {
   }
   const int status = pclose(bad);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 64);
 }
 
 // ---- The whole real export (left out of the sanitizer builds) ---------------------------------

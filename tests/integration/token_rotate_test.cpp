@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,60 @@ TEST_F(TokenRotateTest, TheRunningDaemonRefusesTheOldTokenAtOnceAndTheCliGoesOn)
   startDaemon();
   EXPECT_EQ(planWith(fresh), 403);
   EXPECT_EQ(planWith(newest), 409) << "accepted; planning needs locked, the session is active";
+}
+
+// A tab opened before `antidrift token --rotate` and a restart carries the tag
+// of the earlier token: it is still AntiDrift's own page (neutral, never
+// judged) until it reloads, and State page_tag tells it the new tag.
+TEST_F(TokenRotateTest, AfterARotationAndARestartATabWithTheEarlierTagIsStillTheOwnPage) {
+  startDaemon();
+  const std::string earlierTag = drift::ownPageTag(fileToken());
+  ASSERT_EQ(cli({"token", "--rotate"}, daemon_->port()).exitCode, 0);
+  daemon_->stop();
+  startDaemon();
+  const std::string token = fileToken();
+  const std::string tag = drift::ownPageTag(token);
+  ASSERT_NE(tag, earlierTag);
+
+  // Open pages learn the new tag from the State; a reload is served it.
+  auto state = test::sendRequest(daemon_->port(), "GET", "/state").json();
+  ASSERT_TRUE(state);
+  EXPECT_EQ(state->getValue<std::string>("page_tag"), tag);
+  const test::Reply page = test::sendRequest(daemon_->port(), "GET", "/");
+  EXPECT_THAT(page.body, HasSubstr("name=\"antidrift-page-tag\" content=\"" + tag + "\""));
+  // The store remembers both tags, and nothing but the owner reads them.
+  EXPECT_EQ(test::readWholeFile(store_ + "/page-tags"), earlierTag + "\n" + tag + "\n");
+  struct stat info {};
+  ASSERT_EQ(::lstat((store_ + "/page-tags").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0600u);
+
+  ASSERT_EQ(
+      cli({"start", "--next", "Write the blog post", "--done", "Post published", "--minutes", "25"},
+          daemon_->port())
+          .exitCode,
+      0);
+  test::RequestOptions options;
+  options.token = token;
+  const auto see = [&](const std::string& title) {
+    Poco::JSON::Object body;
+    body.set("app", "chromium");
+    body.set("title", title);
+    std::ostringstream text;
+    body.stringify(text);
+    EXPECT_EQ(
+        test::sendRequest(daemon_->port(), "POST", "/evidence/window", text.str(), options).status,
+        202);
+    return test::sendRequest(daemon_->port(), "GET", "/state").json()->getObject("drift");
+  };
+  auto drift = see("24 min left · AntiDrift " + earlierTag + " - Chromium");
+  EXPECT_EQ(drift->getValue<std::string>("reason"), "this is AntiDrift");
+  drift = see("Holiday photos · AntiDrift " + tag + " - Chromium");
+  EXPECT_EQ(drift->getValue<std::string>("reason"), "this is AntiDrift");
+  // A tag this store never served is any page's.
+  drift = see("Funny cats · AntiDrift 0123abcd - Chromium");
+  EXPECT_NE(drift->getValue<std::string>("reason"), "this is AntiDrift");
+  state = test::sendRequest(daemon_->port(), "GET", "/state").json();
+  EXPECT_EQ(state->getObject("stats")->getObject("ai_calls")->getValue<int>("judge"), 0);
 }
 
 TEST_F(TokenRotateTest, TheOldTokenCannotRotateAndAWrongOneChangesNothing) {

@@ -6,7 +6,7 @@
  */
 
 import { byId, setHidden, setText } from './dom.js';
-import { formatClock, formatMinutes } from './format.js';
+import { allowedAppsWarning, formatClock, formatMinutes } from './format.js';
 import { post, remove } from './net.js';
 import { mountNotifyControl, notifyDrift, setDaemonNotify } from './notify.js';
 import { mountSoundToggle } from './sound.js';
@@ -99,7 +99,7 @@ export function update(state) {
     ? commitment.allowed_apps.map(String).filter((app) => app !== '') : [];
   setText('active-allowed', allowed.length > 0
     ? `On task in: ${allowed.join(', ')}`
-    : 'No allowed apps — nothing is judged on task');
+    : allowedAppsWarning(Boolean(state.ai && state.ai.available)));
   updateMarks(commitment);
 
   const evidence = state.evidence || {};
@@ -117,6 +117,36 @@ export function update(state) {
 
   const drift = state.drift || {};
   const driftStatus = byId('drift-status');
+  showDriftStatus(drift);
+  setDaemonNotify(state.notify);
+  updateDriftBanner(drift, windowNow ? String(windowNow.title || '') : '');
+  updateRemembered(drift);
+  // "On task" beside a heads-up must not read as all clear (issue 17 item 4).
+  const headsUp = String(updateHeadsUp(drift));
+  if (driftStatus.dataset.headsUp !== headsUp) driftStatus.dataset.headsUp = headsUp;
+  const extendedSecs = Number(commitment.extended_secs) || 0;
+  setText('extended', extendedSecs > 0 ? `· extended by ${formatMinutes(extendedSecs)}` : '');
+  setHidden(byId('extended'), extendedSecs <= 0);
+  tick();
+}
+
+/**
+ * Milliseconds until the judge is asked about the window in front (State
+ * drift.judge_at), or null when nothing waits: the ticker wakes on each of
+ * its seconds so "(in N s)" counts down.
+ */
+export function judgeLeftMs() {
+  const state = latestState();
+  const drift = state && state.drift;
+  if (!drift || drift.status !== 'judging' || typeof drift.judge_at !== 'number') return null;
+  const left = drift.judge_at - serverNowMs();
+  return left > 0 ? left : null;
+}
+
+/** The Focus line from State.drift; "(in N s)" while a page waits for the judge. */
+function showDriftStatus(drift) {
+  const driftStatus = byId('drift-status');
+  if (!driftStatus) return;
   const reason = drift.reason ? String(drift.reason) : '';
   if (drift.status === 'unknown' && reason === kWindowUnknown) {
     driftStatus.dataset.status = 'window-unknown';
@@ -136,16 +166,6 @@ export function update(state) {
     setText('drift-status',
       words && reason ? `${words} · ${reason}${when}` : (words || reason || '—'));
   }
-  setDaemonNotify(state.notify);
-  updateDriftBanner(drift, windowNow ? String(windowNow.title || '') : '');
-  updateRemembered(drift);
-  // "On task" beside a heads-up must not read as all clear (issue 17 item 4).
-  const headsUp = String(updateHeadsUp(drift));
-  if (driftStatus.dataset.headsUp !== headsUp) driftStatus.dataset.headsUp = headsUp;
-  const extendedSecs = Number(commitment.extended_secs) || 0;
-  setText('extended', extendedSecs > 0 ? `· extended by ${formatMinutes(extendedSecs)}` : '');
-  setHidden(byId('extended'), extendedSecs <= 0);
-  tick();
 }
 
 /**
@@ -429,6 +449,7 @@ function wirePeek() {
 export function tick() {
   const current = latestState();
   if (!current || !current.commitment || !byId('countdown')) return;
+  showDriftStatus(current.drift || {});
   const commitment = current.commitment;
   const now = serverNowMs();
   let remainingMs;

@@ -120,3 +120,16 @@ export function formatAiCost(cost) {
     + `${number(cost.input_tokens)} tokens in · ${number(cost.output_tokens)} out`
     + `${cost.estimated ? ' (estimated)' : ''} · ${seconds} s waiting`;
 }
+
+/**
+ * What an empty allowed-apps list means, in planning (under the field) and in
+ * the active view alike, so the two never disagree, true with the AI on and off
+ * (issue 17, re-walk C): with AI, each window is judged by its title; without,
+ * only titles that share the next action's words count as on task.
+ */
+export function allowedAppsWarning(aiOn) {
+  return aiOn
+    ? 'No allowed apps: no app counts as on task by itself; each window is judged by its title.'
+    : 'No allowed apps: only windows whose titles share words with your next action count as on '
+      + 'task; known distractions still bring up the banner, other windows are left unjudged.';
+}

@@ -27,9 +27,20 @@ let eventSource = null;
 /** The daemon no longer accepts this page's token (it was rotated). */
 let tokenStale = false;
 
-/** Tells the connection handler `status`, or "rotated" once the token is stale. */
+/** What the stream itself last did ("connecting", "open", "lost"), stale token or not. */
+let streamStatus = 'connecting';
+
+/** What a button says when the daemon refused this page's token: it was rotated. */
+export const kKeyChanged = 'AntiDrift’s key changed; reload this page.';
+
+/**
+ * Tells the connection handler `status`, or "rotated" once the token is
+ * stale; its second argument is always the stream's own status, since a
+ * stream keeps bringing States after a rotation (it carries no token).
+ */
 function tell(status) {
-  connectionHandler(tokenStale ? 'rotated' : status);
+  if (status !== 'rotated') streamStatus = status;
+  connectionHandler(tokenStale ? 'rotated' : status, streamStatus);
 }
 
 /** This page's token was rotated away: say so until the page is reloaded. */
@@ -47,7 +58,8 @@ export function onState(handler) {
  * Sets the function told about the connection: "connecting" before the
  * stream first opens, "open" when it (re)opens or delivers a State, "lost"
  * when it fails, the daemon says goodbye or a request cannot reach it;
- * "rotated" from the token's rotation on.
+ * "rotated" from the token's rotation on. Its second argument is the
+ * stream's own status ("connecting", "open", "lost") even then.
  */
 export function onConnection(handler) {
   connectionHandler = handler;
@@ -101,7 +113,13 @@ async function send(method, path, body, onError) {
       ? data.error
       : `The daemon refused this (HTTP ${response.status}).`;
     // The stream's notice may have been missed (it was reconnecting).
-    if (response.status === 403 && message.includes('X-AntiDrift-Token')) markTokenStale();
+    // The daemon's sentence is for scripts ("the X-AntiDrift-Token header
+    // is not valid …"); a person is told what happened and what to do.
+    if (response.status === 403 && message.includes('X-AntiDrift-Token')) {
+      markTokenStale();
+      report(kKeyChanged);
+      return null;
+    }
     report(message);
     return null;
   }

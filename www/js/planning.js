@@ -7,7 +7,7 @@
  */
 
 import { byId, setHidden, setText, updateCarry } from './dom.js';
-import { joinAppList, parseAppList } from './format.js';
+import { allowedAppsWarning, joinAppList, parseAppList } from './format.js';
 import { post } from './net.js';
 import { latestState } from './store.js';
 import { mountVerdicts } from './verdicts.js';
@@ -175,17 +175,6 @@ function updateAllowedApps() {
   setHidden(byId('allowed-apps-empty'), apps.length > 0);
 }
 
-/**
- * The warning under an empty allowed-apps field, true with the AI on and off
- * (issue 17, re-walk C): with AI, each window is judged by its title; without,
- * only titles that share the next action's words count as on task.
- */
-export function allowedAppsWarning(aiOn) {
-  return aiOn
-    ? 'No allowed apps: no app counts as on task by itself; each window is judged by its title.'
-    : 'No allowed apps: only windows whose titles share words with your next action count as on '
-      + 'task; known distractions still bring up the banner, other windows are left unjudged.';
-}
 
 /** Status "none" (no profile configured or readable) shows nothing. */
 function updateProfile(profile) {

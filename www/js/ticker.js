@@ -8,7 +8,8 @@
  * (docs/PERFORMANCE.md "Status bars and the page at rest"). It shows m:ss,
  * changing once a second on the second of the remaining time, in the last
  * minute and for a moment after the person points at or focuses the timer
- * (js/active.js). Hidden, only the tab title
+ * (js/active.js), and once a second while a page waits for the judge
+ * (drift.judge_dwell_s, 3 s by default) so "(in N s)" counts down. Hidden, only the tab title
  * changes, once a minute ("N min left", js/tab.js). Locked, planning and
  * review never wake the page: it redraws on a State only.
  */
@@ -60,6 +61,10 @@ export function scheduleTick() {
   } else {
     delay = (left % 60000) || 60000;
   }
+  // A page waiting for the judge counts its seconds down ("in 3 s"), only
+  // for that short wait.
+  const judgeLeft = document.hidden ? null : active.judgeLeftMs();
+  if (judgeLeft !== null) delay = Math.min(delay, (judgeLeft % 1000) || 1000);
   timer = window.setTimeout(wake, delay + kAfterBoundaryMs);
 }
 

@@ -74,6 +74,7 @@ State Controller::stateLocked() const {
       aiBackendName_, aiAvailable_, aiDetail_, aiOrigin_,
       v_->runtime == RuntimeState::Planning ? planningCost_ : v_->session.stats.stats().aiCost};
   state.notify = notifyView_;
+  state.pageTag = settings_.ownPageTag;
   if (v_->runtime == RuntimeState::Planning) showPlanningLocked(state);
   return state;
 }

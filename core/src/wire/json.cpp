@@ -240,6 +240,7 @@ Poco::JSON::Object::Ptr toJson(const State& state) {
   notify->set("desktop", state.notify.desktop);
   notify->set("do_not_disturb", state.notify.doNotDisturb);
   json->set("notify", notify);
+  json->set("page_tag", state.pageTag);
   return json;
 }
 

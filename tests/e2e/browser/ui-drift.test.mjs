@@ -367,3 +367,56 @@ describe('AntiDrift UI: with the AI off the blocked-app rule still drifts', () =
     await page.close();
   });
 });
+
+describe('AntiDrift UI: the wait for the judge counts down', () => {
+  const suite = useDaemonAndBrowser('antidrift-ui-judge-wait-', (workDir) => {
+    const pluginDir = process.env.ANTIDRIFT_PLUGIN_DIR;
+    if (!pluginDir) throw new Error('ANTIDRIFT_PLUGIN_DIR is not set (folder with antidrift-fake.so)');
+    const configFile = path.join(workDir, 'antidrift.properties');
+    fs.writeFileSync(configFile, [
+      'ai.backend = fake',
+      `ai.fake.responses = ${writeResponses(workDir)}`,
+      `ai.plugin_dir = ${pluginDir}`,
+      // Long enough that the real judge is not asked while the page's clock is moved.
+      'drift.judge_dwell_s = 60',
+      '',
+    ].join('\n'));
+    return { options: { configFile } };
+  });
+
+  test('"Checking… (in N s)" follows the page\'s clock, not frozen at the first State', async () => {
+    const { daemon } = suite;
+    assert.equal((await daemon.post('/planning')).status, 200);
+    const started = await daemon.post('/commitment', {
+      next_action: 'Draft the quarterly report summary', success_condition: 'Three paragraphs',
+      timebox_minutes: 25, allowed_apps: ['code'],
+    });
+    assert.equal(started.status, 200, started.text);
+    const tab = await suite.browser.context.newPage();
+    tab.pageErrors = [];
+    tab.on('pageerror', (error) => tab.pageErrors.push(String(error)));
+    // The page's clock is injected: moved by hand, never waited for.
+    await tab.clock.install();
+    await tab.goto(daemon.baseUrl + '/');
+    await waitForView(tab, 'active');
+    const answer = await daemon.post('/evidence/window', { app: 'firefox', title: kOffTaskTitle });
+    assert.equal(answer.status, 202, answer.text);
+    const secondsShown = async () => {
+      const text = await tab.textContent('#drift-status');
+      const match = /\(in (\d+) s\)$/.exec(text);
+      return match ? Number(match[1]) : null;
+    };
+    await tab.waitForFunction(() => /\(in \d+ s\)$/.test(document.getElementById('drift-status').textContent));
+    const first = await secondsShown();
+    assert.ok(first > 40 && first <= 60, `first shown: ${first}`);
+    await tab.clock.runFor(10000);
+    await tab.waitForFunction((before) => {
+      const match = /\(in (\d+) s\)$/.exec(document.getElementById('drift-status').textContent);
+      return match && Number(match[1]) <= before - 9;
+    }, first);
+    const later = await secondsShown();
+    assert.ok(later >= first - 11 && later <= first - 9, `${first} s, then ${later} s`);
+    assert.deepEqual(tab.pageErrors, []);
+    await tab.close();
+  });
+});

@@ -413,7 +413,7 @@ describe('AntiDrift UI, AI off', () => {
     await page.close();
   });
 
-  test('an active session without allowed apps says nothing is judged on task', async () => {
+  test('an active session without allowed apps says what planning said, AI off', async () => {
     const page = await openPlanningPage(suite);
     await page.fill('#next-action', 'Sort the inbox');
     await page.fill('#success-condition', 'Inbox zero');
@@ -422,7 +422,9 @@ describe('AntiDrift UI, AI off', () => {
     await waitForView(page, 'active');
     assert.equal((await suite.daemon.getJson('/state')).body.commitment.allowed_apps.length, 0,
       'this daemon has no drift.allowed_apps defaults');
-    assert.equal(await page.textContent('#active-allowed'), 'No allowed apps — nothing is judged on task');
+    assert.equal(await page.textContent('#active-allowed'), 'No allowed apps: only windows whose '
+      + 'titles share words with your next action count as on task; known distractions still bring '
+      + 'up the banner, other windows are left unjudged.');
     assert.deepEqual(page.pageErrors, []);
     await page.close();
   });

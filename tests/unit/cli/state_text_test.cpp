@@ -157,7 +157,7 @@ TEST(DescribeAi, SaysWhichAiHowItWasChosenWhereTitlesGoAndWhatItCost) {
       "cost":{"calls":3,"input_tokens":2310,"output_tokens":95,"estimated":false,"wall_ms":4120}}})");
   EXPECT_EQ(describeAi(*state),
             "AI: openai (Ollama at 127.0.0.1:11434, model qwen3:4b) — auto\n"
-            "titles go: stay on this machine (local 127.0.0.1:11434)\n"
+            "window titles: stay on this machine (local 127.0.0.1:11434)\n"
             "AI cost: 3 calls, 2310 tokens in, 95 out, 00:04 waiting\n");
   EXPECT_THAT(describeState(*state), HasSubstr("AI: openai (Ollama"));
 }
@@ -167,7 +167,7 @@ TEST(DescribeAi, ARemoteCliAndAnEstimate) {
       "auto":false,"found":"","prompts":"remote","destination":"remote","detail":"",
       "cost":{"calls":1,"input_tokens":400,"output_tokens":12,"estimated":true,"wall_ms":900}}})");
   EXPECT_EQ(describeAi(*state),
-            "AI: claude\ntitles go: off this machine\n"
+            "AI: claude\nwindow titles: leave this machine\n"
             "AI cost: 1 call, 400 tokens in, 12 out (estimated), 00:00 waiting\n");
 }
 
@@ -177,7 +177,7 @@ TEST(DescribeAi, AiOffSaysWhyAndThatTitlesGoNowhere) {
       "cost":{"calls":0,"input_tokens":0,"output_tokens":0,"estimated":false,"wall_ms":0}}})");
   EXPECT_EQ(describeAi(*state),
             "AI: off — AI is off: ai.backend = auto found nothing.\n"
-            "titles go: nowhere (AI off)\n");
+            "window titles: go nowhere (AI off)\n");
   EXPECT_EQ(describeAi(*parse(R"({"runtime":"locked"})")), "");
 }
 

@@ -83,6 +83,46 @@ TEST_F(TokenFileTest, TightensPermissionsOfAReadableToken) {
   EXPECT_EQ(modeOf(path()), 0600u);
 }
 
+TEST_F(TokenFileTest, PageTagsKeepTheLastFewServedAndReturnTheEarlierOnes) {
+  ASSERT_NO_THROW(TokenFile::loadOrCreate(directory()));
+  const std::string tags = directory() + "/" + TokenFile::kPageTagsFileName;
+  EXPECT_TRUE(TokenFile::recordPageTag(directory(), "0000000a").empty());
+  EXPECT_EQ(modeOf(tags), 0600u);
+  // A restart with the same token records nothing new.
+  EXPECT_TRUE(TokenFile::recordPageTag(directory(), "0000000a").empty());
+  EXPECT_EQ(TokenFile::recordPageTag(directory(), "0000000b"),
+            (std::vector<std::string>{"0000000a"}));
+  EXPECT_EQ(TokenFile::recordPageTag(directory(), "0000000c"),
+            (std::vector<std::string>{"0000000a", "0000000b"}));
+  EXPECT_EQ(TokenFile::recordPageTag(directory(), "0000000d"),
+            (std::vector<std::string>{"0000000a", "0000000b", "0000000c"}));
+  // At most kMaxPageTags in all: the oldest goes.
+  EXPECT_EQ(TokenFile::recordPageTag(directory(), "0000000e"),
+            (std::vector<std::string>{"0000000b", "0000000c", "0000000d"}));
+  EXPECT_EQ(contentOf(tags), "0000000b\n0000000c\n0000000d\n0000000e\n");
+  // What is not a tag is dropped, never returned.
+  {
+    std::ofstream out(tags);
+    out << "not a tag\n<script>\n0000000e\n";
+  }
+  EXPECT_EQ(TokenFile::recordPageTag(directory(), "0000000f"),
+            (std::vector<std::string>{"0000000e"}));
+}
+
+TEST_F(TokenFileTest, PageTagsAreNeverReadThroughASymbolicLink) {
+  ASSERT_NO_THROW(TokenFile::loadOrCreate(directory()));
+  const std::string elsewhere = root_ + "/elsewhere";
+  {
+    std::ofstream out(elsewhere);
+    out << "0000000a\n";
+  }
+  const std::string tags = directory() + "/" + TokenFile::kPageTagsFileName;
+  ASSERT_EQ(::symlink(elsewhere.c_str(), tags.c_str()), 0);
+  EXPECT_TRUE(TokenFile::recordPageTag(directory(), "0000000b").empty());
+  EXPECT_EQ(contentOf(elsewhere), "0000000a\n");  // the link is replaced, its target untouched
+  EXPECT_EQ(contentOf(tags), "0000000b\n");
+}
+
 TEST_F(TokenFileTest, GeneratedTokensDiffer) {
   EXPECT_NE(TokenFile::generate(), TokenFile::generate());
 }

@@ -165,7 +165,11 @@ struct State {
   ReviewAnswer review;  ///< review only: what the person said (issue 7)
   std::string lastCarryForward;
   AiView ai;
-  NotifyView notify;                            ///< every runtime
+  NotifyView notify;  ///< every runtime
+  /// Every runtime: the tag the served page ends its title with
+  /// (Settings::ownPageTag). An open page that carries another tag (served
+  /// before a restart with a rotated token) reloads itself to take this one.
+  std::string pageTag;
   std::vector<std::string> defaultAllowedApps;  ///< planning only: drift.allowed_apps, normalised
   /// planning only: apps seen in the last minutes, then apps of recent
   /// sessions, most recent first, no duplicates (issue 6 item 8).
