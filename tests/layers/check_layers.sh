@@ -103,9 +103,17 @@ includes server cli plugins tests core |
 # from core only the Backend ABI header (antidrift/backend.h); the in-tree
 # plugins' shared code is plugins/common (antidrift/runner/...). Nothing of
 # server/ or cli/.
+# Two plain libraries that link no daemon code are shared with the in-tree
+# plugins too (not with the examples): the UTF-8 checks (antidrift_utf8) and
+# the check of who owns a model server's listener (antidrift_socket_owner),
+# so the openai plugin refuses another user's server with the very code the
+# daemon's probe and the CLI use, not a second copy.
 includes plugins examples |
   sed -n 's/^\([^:]*:[0-9]*\):.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1 \2/p' |
   while read -r where header; do
+    case $where:$header in
+      plugins/*:antidrift/text/utf8.h | plugins/*:server/listener_owner.h) continue ;;
+    esac
     case $header in
       antidrift/backend.h | antidrift/runner/*) ;;
       *) [ -f "core/include/$header" ] || [ -f "core/src/$header" ] || [ -f "$header" ] &&
