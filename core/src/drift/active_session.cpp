@@ -36,7 +36,22 @@ Observation admitWindow(const Rules& rules, const Observation& raw) {
 ActiveSession::ActiveSession(const Settings& settings)
     : stats(settings.idleAfterSecs * 1000), engine(settings) {}
 
-void ActiveSession::track(std::int64_t atMs, const std::string& app, bool away) {
+std::int64_t ActiveSession::step(Decision& decision, std::int64_t atMs, const std::string& app,
+                                 bool away, AdvisorPort& port) {
+  recordDecision(decision, engine.view(), stats);
+  if (decision.judge) port.askJudge(std::move(*decision.judge));
+  if (decision.nudge) port.askNudge(std::move(*decision.nudge));
+  return track(atMs, app, away);
+}
+
+std::optional<std::int64_t> ActiveSession::answerNudge(const std::optional<std::string>& message,
+                                                       std::int64_t atMs, const std::string& app,
+                                                       bool away) {
+  if (!engine.applyNudge(message)) return std::nullopt;
+  return track(atMs, app, away);  // the heads-up starts or ends a span
+}
+
+std::int64_t ActiveSession::track(std::int64_t atMs, const std::string& app, bool away) {
   const SpanStatus status = spanStatusOf(engine.view(), away);
   timeline.record(atMs, app, status, !engine.view().nudge.empty());
   std::string where;  // issue 17 item 5: the site of the drift, else its app
@@ -45,6 +60,11 @@ void ActiveSession::track(std::int64_t atMs, const std::string& app, bool away) 
     if (where.empty()) where = engine.view().app;
   }
   focus.record(atMs, status, where, engine.continuesStay());
+  // The open drift is credited as far as the timeline: the stats' drift
+  // time beside the timeline's drifting spans.
+  const std::int64_t creditedMs = engine.creditOpenDrift(atMs);
+  stats.addDriftMs(creditedMs);
+  return creditedMs;
 }
 
 std::int64_t ActiveSession::creditUntil(std::int64_t atMs) {

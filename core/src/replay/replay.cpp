@@ -141,20 +141,32 @@ class Session {
 
   bool away() const { return inAway_; }
 
-  /// A decision applied as the Controller applies one (ActiveSession::record, then
-  /// ::track), with the AI calls it asks for answered at once.
-  void apply(drift::Decision& decision, std::int64_t atMs) {
-    active_.record(decision);
-    if (decision.driftMs > 0 && !report_.episodes.empty()) {
-      report_.episodes.back().durationMs += decision.driftMs;
+  /// The replay's AdvisorPort: the judge and the nudger answered at the very instant they are
+  /// asked, by the oracle's labels or by a real backend, re-entering the door with the answer.
+  class Answers final : public drift::AdvisorPort {
+   public:
+    Answers(Session& session, std::int64_t atMs) : session_(session), atMs_(atMs) {}
+    void askJudge(drift::JudgeRequest request) override { session_.answerJudge(request, atMs_); }
+    void askNudge(drift::NudgeRequest request) override { session_.answerNudge(request, atMs_); }
+
+   private:
+    Session& session_;
+    std::int64_t atMs_;
+  };
+
+  /// The window in front's app for the timeline ("" before any window).
+  const std::string& currentApp() const { return current_ ? current_->app : kNoApp; }
+
+  /// Open drift credited at a step belongs to the episode open now.
+  void creditEpisode(std::int64_t creditedMs) {
+    if (creditedMs > 0 && !report_.episodes.empty()) {
+      report_.episodes.back().durationMs += creditedMs;
     }
-    if (decision.episodeStarted) {
-      report_.episodes.push_back(DriftEpisode{atMs, 0, engine_.view().app,
-                                              current_ ? current_->title : std::string(),
-                                              engine_.view().reason});
-    }
+  }
+
+  void answerJudge(const drift::JudgeRequest& request, std::int64_t atMs) {
     const std::int64_t timeoutMs = options_.settings.aiTimeoutSecs * 1000;
-    if (decision.judge && options_.oracle) {
+    if (options_.oracle) {
       // The request is about the window in front at its launch, and the replay answers at that
       // very instant: the key's subject is the raw event in front.
       ++report_.judgeCalls;
@@ -162,14 +174,14 @@ class Session {
       const WindowEvent none;
       const WindowEvent& subject = currentEvent_ ? *currentEvent_ : none;
       const ai::Verdict verdict = oracleVerdict(*options_.oracle, subject.app, subject.title);
-      drift::Decision applied = active_.applyVerdict(decision.judge->key, verdict, {}, atMs);
+      drift::Decision applied = active_.applyVerdict(request.key, verdict, {}, atMs);
       apply(applied, atMs);
-    } else if (decision.judge && options_.backend) {
+    } else if (options_.backend) {
       ++report_.judgeCalls;
       active_.stats.addAiCall("judge");
-      CallCost cost;  // issue 18 item 4
+      CallCost cost;
       ai::Expected<ai::Verdict> result =
-          ai::judge(*options_.backend, decision.judge->input, timeoutMs, &cost);
+          ai::judge(*options_.backend, request.input, timeoutMs, &cost);
       report_.aiCost.add(cost);
       report_.judgeLatenciesMs.push_back(cost.wallMs);
       std::optional<ai::Verdict> verdict;
@@ -182,14 +194,19 @@ class Session {
         ++report_.judgeFailures;
         failure = result.error().message;
       }
-      drift::Decision applied = active_.applyVerdict(decision.judge->key, verdict, failure, atMs);
+      drift::Decision applied = active_.applyVerdict(request.key, verdict, failure, atMs);
       apply(applied, atMs);
     }
-    if (decision.nudge && options_.oracle) {
+  }
+
+  void answerNudge(const drift::NudgeRequest& request, std::int64_t atMs) {
+    const std::int64_t timeoutMs = options_.settings.aiTimeoutSecs * 1000;
+    std::optional<std::string> message;
+    if (options_.oracle) {
       ++report_.nudgeCalls;
       active_.stats.addAiCall("nudge");
       std::vector<OracleWindow> recent;
-      for (const std::string& title : decision.nudge->input.recentTitles) {
+      for (const std::string& title : request.input.recentTitles) {
         const auto found = shownAs_.find(title);
         if (found == shownAs_.end()) {
           recent.push_back(OracleWindow{{}, {}, title});  // matched to no window: unlabelled
@@ -197,18 +214,37 @@ class Session {
           recent.push_back(OracleWindow{found->second->app, found->second->title, title});
         }
       }
-      (void)engine_.applyNudge(oracleNudge(*options_.oracle, recent));
-    } else if (decision.nudge && options_.backend) {
+      message = oracleNudge(*options_.oracle, recent);
+    } else if (options_.backend) {
       ++report_.nudgeCalls;
       active_.stats.addAiCall("nudge");
-      CallCost cost;  // issue 18 item 4
+      CallCost cost;
       ai::Expected<std::string> result =
-          ai::nudge(*options_.backend, decision.nudge->input, timeoutMs, &cost);
+          ai::nudge(*options_.backend, request.input, timeoutMs, &cost);
       report_.aiCost.add(cost);
-      if (result) (void)engine_.applyNudge(result.value());
+      if (result) message = result.value();
     }
+    if (message) {
+      const std::optional<std::int64_t> credited =
+          active_.answerNudge(message, atMs, currentApp(), away());
+      if (credited) creditEpisode(*credited);
+    }
+  }
+
+  /// A decision applied through the one door (ActiveSession::step), as the Controller applies
+  /// one, with the AI calls it asks for answered at once (Answers).
+  void apply(drift::Decision& decision, std::int64_t atMs) {
+    if (decision.driftMs > 0 && !report_.episodes.empty()) {
+      report_.episodes.back().durationMs += decision.driftMs;
+    }
+    if (decision.episodeStarted) {
+      report_.episodes.push_back(DriftEpisode{atMs, 0, engine_.view().app,
+                                              current_ ? current_->title : std::string(),
+                                              engine_.view().reason});
+    }
+    Answers answers(*this, atMs);
+    creditEpisode(active_.step(decision, atMs, currentApp(), away(), answers));
     if (engine_.view().status == drift::DriftStatus::Drifting) visitDrifted_ = true;
-    active_.track(atMs, current_ ? current_->app : kNoApp, away());
     if (options_.keepTrace) {
       if (decision.episodeStarted && traceEvent_) {
         ++report_.trace.events[*traceEvent_].bannerStarts;

@@ -406,21 +406,27 @@ bool Controller::evaluateDriftLocked() {
 }
 
 bool Controller::applyDriftLocked(drift::Decision& decision) {
-  v_->session.record(decision);
-  if (decision.judge && backend_) launchJudgeLocked(std::move(*decision.judge));
-  if (decision.nudge && backend_) launchNudgeLocked(std::move(*decision.nudge));
-  trackTimelineLocked(sessionNowLocked());
+  if (v_->runtime != RuntimeState::Active) {
+    // Outside a session the decision's stats are still recorded (the door
+    // would also track a timeline that only a session has).
+    drift::recordDecision(decision, v_->session.engine.view(), v_->session.stats);
+    return decision.changed || decision.episodeStarted || decision.driftMs > 0;
+  }
+  v_->session.step(decision, sessionNowLocked(), currentAppLocked(), v_->evidence.away, advisors_);
   return decision.changed || decision.episodeStarted || decision.driftMs > 0;
 }
 
-void Controller::trackTimelineLocked(std::int64_t atMs) {
-  if (v_->runtime != RuntimeState::Active) return;
+const std::string& Controller::currentAppLocked() const {
   static const std::string kNoApp;
-  v_->session.track(atMs, v_->evidence.current ? v_->evidence.current->app : kNoApp,
-                    v_->evidence.away);
-  // The open drift is credited as far as the timeline (issue 17 item 4 of
-  // the number walk): drift_secs beside the buckets' drifting_secs.
-  v_->session.stats.addDriftMs(v_->session.engine.creditOpenDrift(atMs));
+  return v_->evidence.current ? v_->evidence.current->app : kNoApp;
+}
+
+void Controller::Advisors::askJudge(drift::JudgeRequest request) {
+  if (controller_.backend_) controller_.launchJudgeLocked(std::move(request));
+}
+
+void Controller::Advisors::askNudge(drift::NudgeRequest request) {
+  if (controller_.backend_) controller_.launchNudgeLocked(std::move(request));
 }
 
 ActionResult Controller::refocus() {

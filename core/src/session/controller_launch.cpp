@@ -165,10 +165,11 @@ void Controller::launchNudgeLocked(drift::NudgeRequest request) {
           logger().warning("nudge failed: %s",
                            result ? result->error().message : std::string(kAsyncWorkFailed));
         }
-        if (v_->runtime != RuntimeState::Active || !v_->session.engine.applyNudge(message)) {
+        if (v_->runtime != RuntimeState::Active ||
+            !v_->session.answerNudge(message, sessionNowLocked(), currentAppLocked(),
+                                     v_->evidence.away)) {
           return std::nullopt;
         }
-        trackTimelineLocked(sessionNowLocked());  // the heads-up starts or ends a span
         return changedLocked(Persist::No);
       },
       [this](const Change& change) { deliver(change); });

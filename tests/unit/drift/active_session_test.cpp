@@ -1,6 +1,7 @@
-// drift::ActiveSession and drift::admitWindow (issue 15 item 2): the steps
-// the Controller and the replay share — a window admitted as evidence,
-// observed, judged, recorded in the stats and the timeline, credited at the end.
+// drift::ActiveSession and drift::admitWindow: the one door the Controller and
+// the replay share — a window admitted as evidence, observed, judged, the
+// decision stepped into the stats and the timeline with its AI calls handed
+// to the owner's port, credited at the end.
 #include "antidrift/drift/active_session.h"
 
 #include <gtest/gtest.h>
@@ -77,6 +78,15 @@ TEST(AdmitWindow, TheTitleRulesRunOnEntryAndTheEngineRunsNoPatternAgain) {
   EXPECT_EQ(rules.blockedReason(blocked), blocked.blockedTitle);
 }
 
+/// A port that keeps what it is asked and answers nothing (the Controller's
+/// shape: the answers come later).
+struct KeptRequests final : AdvisorPort {
+  std::vector<JudgeRequest> judges;
+  std::vector<NudgeRequest> nudges;
+  void askJudge(JudgeRequest request) override { judges.push_back(std::move(request)); }
+  void askNudge(NudgeRequest request) override { nudges.push_back(std::move(request)); }
+};
+
 TEST(ActiveSession, ADecisionIsRecordedInTheStatsAndTheTimelineAndCreditedAtTheEnd) {
   const Settings settings = blockingSteam();
   ActiveSession session(settings);
@@ -87,9 +97,10 @@ TEST(ActiveSession, ADecisionIsRecordedInTheStatsAndTheTimelineAndCreditedAtTheE
   Decision decision =
       session.evaluate(&steam, "", false, commitment, kStart, 0, Engine::Advisors::None);
   EXPECT_TRUE(decision.episodeStarted);
-  session.record(decision);
-  session.track(kStart, steam.app, false);
+  KeptRequests port;
+  EXPECT_EQ(session.step(decision, kStart, steam.app, false, port), 0);
   EXPECT_EQ(session.stats.stats().driftEpisodes, 1);
+  EXPECT_TRUE(port.judges.empty());  // a blocked app needs no judge
 
   const std::int64_t driftMs = session.creditUntil(kStart + 60'000);
   EXPECT_EQ(driftMs, 60'000);
@@ -106,10 +117,14 @@ TEST(ActiveSession, AwayWinsInTheTimelineAndClearStartsAfresh) {
   const Observation code = admitWindow(session.engine.rules(),
                                        Observation{kStart, "Code - Insiders", "index.js", "x11"});
   session.observe(code);
-  session.record(session.evaluate(&code, "", false, commitment, kStart, 0, Engine::Advisors::None));
-  session.track(kStart, code.app, false);
+  KeptRequests port;
+  Decision first =
+      session.evaluate(&code, "", false, commitment, kStart, 0, Engine::Advisors::None);
+  session.step(first, kStart, code.app, false, port);
   session.setAway(true, kStart + 10'000);
-  session.track(kStart + 10'000, code.app, true);
+  Decision away =
+      session.evaluate(&code, "", true, commitment, kStart + 10'000, 0, Engine::Advisors::None);
+  session.step(away, kStart + 10'000, code.app, true, port);
   session.creditUntil(kStart + 20'000);
   ASSERT_EQ(session.timeline.spans().size(), 2u);
   EXPECT_EQ(session.timeline.spans()[0].status, SpanStatus::OnTask);
@@ -119,6 +134,111 @@ TEST(ActiveSession, AwayWinsInTheTimelineAndClearStartsAfresh) {
   EXPECT_TRUE(session.timeline.spans().empty());
   EXPECT_TRUE(session.stats.stats().bucketsMs.empty());
   EXPECT_EQ(session.engine.view().status, DriftStatus::Inactive);
+}
+
+TEST(ActiveSession, EveryStepCreditsTheOpenDriftSoTheStatsRunWithTheTimeline) {
+  ActiveSession session(blockingSteam());
+  const Commitment commitment = gatsby();
+  const Observation steam =
+      admitWindow(session.engine.rules(), Observation{kStart, "Steam", "Library", "x11"});
+  KeptRequests port;
+  session.observe(steam);
+  Decision first =
+      session.evaluate(&steam, "", false, commitment, kStart, 0, Engine::Advisors::None);
+  session.step(first, kStart, steam.app, false, port);
+  // Still drifting 30 s on: the step credits those 30 s at once, not only at the end.
+  Decision later = session.evaluate(&steam, "", false, commitment, kStart + 30'000, 30'000,
+                                    Engine::Advisors::None);
+  EXPECT_EQ(session.step(later, kStart + 30'000, steam.app, false, port), 30'000);
+  EXPECT_EQ(session.stats.stats().driftMs, 30'000);
+  // The end credits only what is left: the total is the drift's whole length.
+  EXPECT_EQ(session.creditUntil(kStart + 45'000), 15'000);
+  EXPECT_EQ(session.stats.stats().driftMs, 45'000);
+}
+
+TEST(ActiveSession, TheJudgeCallADecisionAsksForGoesToThePortAndItsAnswerBackThroughTheDoor) {
+  Settings settings;
+  settings.judgeDwellSecs = 0;
+  ActiveSession session(settings);
+  const Commitment commitment = gatsby();
+  const Observation page =
+      admitWindow(session.engine.rules(),
+                  Observation{kStart, "Firefox", "Some unknown page - Mozilla Firefox", "x11"});
+  KeptRequests port;
+  session.observe(page);
+  Decision decision =
+      session.evaluate(&page, "", false, commitment, kStart, 0, Engine::Advisors::JudgeAndNudge);
+  session.step(decision, kStart, page.app, false, port);
+  if (port.judges.empty()) {
+    // A dwell: the call is due a moment later.
+    const std::optional<std::int64_t> due = session.engine.nextDueMono();
+    ASSERT_TRUE(due.has_value());
+    Decision dueDecision = session.engine.due(commitment, *due);
+    session.step(dueDecision, kStart + *due, page.app, false, port);
+  }
+  ASSERT_EQ(port.judges.size(), 1u);
+  ai::Verdict off;
+  off.onTask = false;
+  off.reason = "a page about something else";
+  Decision applied = session.applyVerdict(port.judges[0].key, off, "", kStart + 5'000);
+  session.step(applied, kStart + 5'000, page.app, false, port);
+  EXPECT_EQ(session.engine.view().status, DriftStatus::Drifting);
+  EXPECT_EQ(session.stats.stats().driftEpisodes, 1);
+  ASSERT_FALSE(session.timeline.spans().empty());
+  EXPECT_EQ(session.timeline.spans().back().status, SpanStatus::Drifting);
+}
+
+/// A port that answers at once, as the replay does: the judge's verdict
+/// re-enters the door from inside the call.
+struct AnswersAtOnce final : AdvisorPort {
+  ActiveSession* session = nullptr;
+  std::int64_t atMs = 0;
+  std::string app;
+  int judged = 0;
+  void askJudge(JudgeRequest request) override {
+    ++judged;
+    ai::Verdict off;
+    off.onTask = false;
+    off.reason = "not the task";
+    Decision applied = session->applyVerdict(request.key, off, "", atMs);
+    session->step(applied, atMs, app, false, *this);
+  }
+  void askNudge(NudgeRequest) override {}
+};
+
+TEST(ActiveSession, APortThatAnswersAtOnceReentersTheDoorAndTheDriftStartsAtThatInstant) {
+  Settings settings;
+  settings.judgeDwellSecs = 0;
+  ActiveSession session(settings);
+  const Commitment commitment = gatsby();
+  const Observation page =
+      admitWindow(session.engine.rules(),
+                  Observation{kStart, "Firefox", "Some unknown page - Mozilla Firefox", "x11"});
+  AnswersAtOnce port;
+  port.session = &session;
+  port.app = page.app;
+  session.observe(page);
+  Decision decision =
+      session.evaluate(&page, "", false, commitment, kStart, 0, Engine::Advisors::JudgeAndNudge);
+  port.atMs = kStart;
+  session.step(decision, kStart, page.app, false, port);
+  if (port.judged == 0) {
+    const std::optional<std::int64_t> due = session.engine.nextDueMono();
+    ASSERT_TRUE(due.has_value());
+    port.atMs = kStart + *due;
+    Decision dueDecision = session.engine.due(commitment, *due);
+    session.step(dueDecision, port.atMs, page.app, false, port);
+  }
+  EXPECT_EQ(port.judged, 1);
+  EXPECT_EQ(session.engine.view().status, DriftStatus::Drifting);
+  EXPECT_EQ(session.creditUntil(port.atMs + 20'000), 20'000);
+}
+
+TEST(ActiveSession, ANudgeAnswerThatChangesNothingTracksNothing) {
+  ActiveSession session(blockingSteam());
+  // No heads-up was asked for: an answer (or a failure) changes nothing.
+  EXPECT_EQ(session.answerNudge(std::nullopt, kStart, "code - insiders", false), std::nullopt);
+  EXPECT_TRUE(session.timeline.spans().empty());
 }
 
 }  // namespace

@@ -40,11 +40,28 @@ namespace antidrift::drift {
 /// are (the caller decides both). Pure; thread-safe for distinct `rules`.
 Observation admitWindow(const Rules& rules, const Observation& raw);
 
+/// What a drift decision asks of an AI (docs/DESIGN.md §4 "One door"): the
+/// judge and nudge calls a Decision carries, handed by ActiveSession::step to
+/// the session's owner. The Controller launches them on its executor and
+/// brings the answers back later (ActiveSession::applyVerdict then ::step,
+/// ActiveSession::answerNudge); the replay answers them at once, re-entering
+/// step from inside the call. Called with the owner's lock held; an
+/// implementation must not throw.
+class AdvisorPort {
+ public:
+  virtual ~AdvisorPort() = default;
+  /// A DriftJudge call for `request` (its key and epoch token inside).
+  virtual void askJudge(JudgeRequest request) = 0;
+  /// A Nudger call for `request` (its epoch token inside).
+  virtual void askNudge(NudgeRequest request) = 0;
+};
+
 /// One session's stats, timeline and drift engine, and the steps that keep
-/// them in step (issue 15 item 2). A plain value: copying it copies the
-/// engine's state (its verdict memory is lent, not copied: Engine::setMemory).
-/// Not synchronised; the owner's lock (the Controller's mutex) guards it.
-/// Times are UTC-shaped ms of the session's clock (`atMs`) and monotonic ms
+/// them in step: the only door through which the Controller and the replay
+/// apply what the drift engine decides (docs/DESIGN.md §4 "One door"). A plain value: copying it
+/// copies the engine's state (its verdict memory is lent, not copied: Engine::setMemory). Not
+/// synchronised; the owner's lock (the Controller's mutex) guards it. Times are UTC-shaped ms of
+/// the session's clock (`atMs`) and monotonic ms
 /// (`nowMono`), as Engine takes them.
 struct ActiveSession {
   /// Empty: stats crediting at most evidence.idle_after_s per gap, an empty
@@ -74,15 +91,27 @@ struct ActiveSession {
                                       const std::string& failure, std::int64_t atMs) {
     return engine.applyVerdict(key, verdict, failure, atMs);
   }
-  /// A decision's drift time, episode and reason into the stats
-  /// (recordDecision with the engine's view).
-  void record(const Decision& decision) { recordDecision(decision, engine.view(), stats); }
-  /// The timeline follows `app` (the window in front; "" none) and the
-  /// engine's status (away wins: spanStatusOf) from `atMs` on; the focus
-  /// tally too, drifting at the site of the window judged off task
-  /// (Engine::subjectSite), else its app (issue 17 item 5); a drift that
-  /// continues the stay of before a restart is no new visit (issue 17 item 4).
-  void track(std::int64_t atMs, const std::string& app, bool away);
+  /// A decision applied, the one sequence of every caller: its drift time,
+  /// episode and reason recorded into the stats (recordDecision with the
+  /// engine's view); the judge and nudge calls it asks for handed to `port`
+  /// (which may answer at once by re-entering step); the timeline and the
+  /// focus tally moved to the window in front (`app`, "" none; `away` wins:
+  /// spanStatusOf) and the engine's status from `atMs` on, drifting at the
+  /// site of the window judged off task (Engine::subjectSite), else its app;
+  /// a drift that continues the stay of before a restart is no new visit;
+  /// and the open drift credited into the stats up to `atMs`
+  /// (Engine::creditOpenDrift), so the State's drift time runs with the
+  /// timeline. Returns that credited time (ms), which belongs to the drift
+  /// episode open now (the replay adds it to its episode).
+  std::int64_t step(Decision& decision, std::int64_t atMs, const std::string& app, bool away,
+                    AdvisorPort& port);
+  /// The Nudger's answer (nullopt: it failed, the advisory stays as it was;
+  /// never fabricated) applied through Engine::applyNudge; when that changed
+  /// the heads-up, the timeline and tally follow from `atMs` as in step.
+  /// Returns nullopt when nothing changed, else the open drift credited (ms,
+  /// as step returns it).
+  std::optional<std::int64_t> answerNudge(const std::optional<std::string>& message,
+                                          std::int64_t atMs, const std::string& app, bool away);
   /// The session's time ends at `atMs`: the stats, the timeline and the focus tally are
   /// credited up to it and the open drifting time is closed into the stats.
   /// Returns that drifting time (ms).
@@ -90,6 +119,11 @@ struct ActiveSession {
   /// A new session: the stats empty (away from `nowMs` when `away`), the
   /// timeline empty, the engine reset (its verdict memory stays lent).
   void clear(const Settings& settings, bool away, std::int64_t nowMs);
+
+ private:
+  /// The timeline and tally follow `app` and the engine's status from `atMs`
+  /// on, and the open drift is credited; returns the credited ms.
+  std::int64_t track(std::int64_t atMs, const std::string& app, bool away);
 };
 
 }  // namespace antidrift::drift

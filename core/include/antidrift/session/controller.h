@@ -17,6 +17,7 @@
 #include "antidrift/clock.h"
 #include "antidrift/domain/commitment.h"
 #include "antidrift/domain/runtime.h"
+#include "antidrift/drift/active_session.h"
 #include "antidrift/drift/engine.h"
 #include "antidrift/drift/verdict_memory.h"
 #include "antidrift/evidence/observation.h"
@@ -461,10 +462,14 @@ class Controller {
   void gatherHistoryAppsLocked();
   /// Launches the Coach on `intent` for the request `token` (seed 003).
   void launchCoachLocked(AsyncToken token, const std::string& intent);
-  /// Applies a drift decision's stats and launches the AI calls it asks for
-  /// (launchGuarded; the answers come back through the judge and nudge
-  /// callbacks). Returns whether the State changed.
+  /// Applies a drift decision through the session's one door
+  /// (drift::ActiveSession::step, docs/DESIGN.md §4 "One door"): its stats,
+  /// the AI calls it asks for launched through advisors_ (the answers come
+  /// back through the judge and nudge callbacks), the timeline and the open
+  /// drift credit. Returns whether the State changed.
   bool applyDriftLocked(drift::Decision& decision);
+  /// The app of the window in front ("" none), for the timeline.
+  const std::string& currentAppLocked() const;
   /// Launches the DriftJudge on `request` (docs/DESIGN.md §4).
   void launchJudgeLocked(drift::JudgeRequest request);
   /// Launches the Nudger on `request` (seed 000, docs/DESIGN.md §5).
@@ -472,9 +477,6 @@ class Controller {
   /// Runs the drift engine on the current window while active (evidence ok,
   /// present) or suspends it with the reason it cannot judge.
   bool evaluateDriftLocked();
-  /// While active: the timeline follows the current app and drift status
-  /// (away, ontask, drifting, else unknown) from `atMs` (UTC ms) on.
-  void trackTimelineLocked(std::int64_t atMs);
   /// tick()'s steps: what time made due — a suspend noted, the deadline
   /// passed, the health changed, a debounced judge call due, the Reviewer
   /// given up — applied; nullopt when nothing visible changed, else whether
@@ -524,6 +526,21 @@ class Controller {
   AiCost planningCost_;    ///< the coach's calls in Planning, added to the next session at start
   NotifyView notifyView_;  // guarded by mutex_
   std::shared_ptr<Backend> backend_;
+
+  /// The Controller's drift::AdvisorPort: a judge or nudge call a decision
+  /// asks for is launched on the executor when there is a backend
+  /// (launchGuarded; the answer comes back through the judge and nudge
+  /// callbacks), else dropped. Called with the locks held.
+  class Advisors final : public drift::AdvisorPort {
+   public:
+    explicit Advisors(Controller& controller) : controller_(controller) {}
+    void askJudge(drift::JudgeRequest request) override;
+    void askNudge(drift::NudgeRequest request) override;
+
+   private:
+    Controller& controller_;
+  };
+  Advisors advisors_{*this};
 
   /// The two locks and the write lock (docs/DESIGN.md §9 "Writes off the
   /// lock"; issue 19 item 7, review L13). Every change holds changeMutex_
