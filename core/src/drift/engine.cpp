@@ -65,6 +65,11 @@ void Engine::setView(Decision& decision, DriftStatus status, std::string reason,
                      std::int64_t atMs) {
   const bool wasDrifting = view_.status == DriftStatus::Drifting;
   const bool isDrifting = status == DriftStatus::Drifting;
+  if (view_.ownPage) {
+    // Back from AntiDrift's own page: a drift that goes on resumes its time now.
+    view_.ownPage = false;
+    if (wasDrifting && isDrifting) driftingSinceMs_ = atMs;
+  }
   if (wasDrifting && !isDrifting && driftingSinceMs_) {
     decision.driftMs += std::max<std::int64_t>(0, atMs - *driftingSinceMs_);
     driftingSinceMs_.reset();
@@ -191,7 +196,20 @@ bool Engine::takeSubject(const Observation& obs) {
 void Engine::apply(Decision& decision, const Verdict& verdict, const Observation& obs,
                    const Commitment& commitment, std::int64_t nowMono, Advisors advisors,
                    bool sameSubject) {
-  if (verdict.keepView) return;
+  if (verdict.keepView) {
+    // The banner stays while the person looks at AntiDrift itself (to press
+    // one of its buttons), but that time is neither focus nor drift: the
+    // drift so far is closed into the stats and resumes with the next window
+    // that is still off task (docs/DESIGN.md §4 tier 3).
+    if (!view_.ownPage) {
+      view_.ownPage = true;
+      if (driftingSinceMs_) {
+        decision.driftMs += std::max<std::int64_t>(0, obs.atMs - *driftingSinceMs_);
+        driftingSinceMs_.reset();
+      }
+    }
+    return;
+  }
   // A verdict about this window brings its own heads-up, or none: the
   // advisory of the on-task stretch before goes (seed 000).
   if (verdict.subject == Verdict::Subject::This && view_.nudge != verdict.nudge) {
@@ -427,6 +445,7 @@ void recordDecision(const Decision& decision, const DriftView& view, StatsAccumu
 
 SpanStatus spanStatusOf(const DriftView& view, bool away) {
   if (away) return SpanStatus::Away;
+  if (view.ownPage) return SpanStatus::Neutral;  // the banner stays, the time is neutral
   if (view.status == DriftStatus::OnTask) return SpanStatus::OnTask;
   if (view.status == DriftStatus::Drifting) return SpanStatus::Drifting;
   if (view.reason == kOwnPageReason) return SpanStatus::Neutral;

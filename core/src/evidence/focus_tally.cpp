@@ -44,9 +44,13 @@ void FocusTally::record(std::int64_t atMs, SpanStatus status, const std::string&
   if (status == SpanStatus::Drifting || status == SpanStatus::Away) {
     state_.current = OnTaskStretch{};  // drift and absence end the stretch
   }
-  if (status == SpanStatus::Drifting && !continuing &&
-      !(open_ && status_ == SpanStatus::Drifting && where_ == where)) {
-    siteFor(where).visits += 1;
+  const bool sameDrift = open_ && ((status_ == SpanStatus::Drifting && where_ == where) ||
+                                   (status_ == SpanStatus::Neutral && pausedWhere_ == where));
+  if (status == SpanStatus::Drifting && !continuing && !sameDrift) siteFor(where).visits += 1;
+  if (status == SpanStatus::Neutral) {
+    if (status_ == SpanStatus::Drifting) pausedWhere_ = where_;
+  } else {
+    pausedWhere_.clear();
   }
   open_ = true;
   lastMs_ = at;
@@ -62,6 +66,7 @@ void FocusTally::restore(FocusState state) {
   state_ = std::move(state);
   open_ = false;  // the time the daemon was down is not credited
   where_.clear();
+  pausedWhere_.clear();
   status_ = SpanStatus::Unknown;
 }
 
@@ -71,6 +76,7 @@ void FocusTally::clear() {
   lastMs_ = 0;
   status_ = SpanStatus::Unknown;
   where_.clear();
+  pausedWhere_.clear();
 }
 
 std::vector<SiteDrift> FocusTally::topSites(std::size_t n) const {

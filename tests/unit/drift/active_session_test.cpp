@@ -241,5 +241,69 @@ TEST(ActiveSession, ANudgeAnswerThatChangesNothingTracksNothing) {
   EXPECT_TRUE(session.timeline.spans().empty());
 }
 
+// A person must look at AntiDrift to press a banner button: the banner stays,
+// but those seconds are neutral — no drift time, no drifting span, and going
+// back to the same distraction is the same visit.
+TEST(ActiveSession, LookingAtTheOwnPageDuringADriftKeepsTheBannerAndAddsNoDriftTime) {
+  Settings settings = blockingSteam();
+  settings.ownPageTag = "0a1b2c3d";
+  ActiveSession session(settings);
+  const Commitment commitment = gatsby();
+  KeptRequests port;
+  auto at = [&](std::int64_t offsetMs, const char* app, const char* title) {
+    Observation obs = admitWindow(session.engine.rules(),
+                                  Observation{kStart + offsetMs, app, title, "x11"});
+    session.observe(obs);
+    Decision decision = session.evaluate(&obs, "", false, commitment, kStart + offsetMs,
+                                         offsetMs, Engine::Advisors::None);
+    session.step(decision, kStart + offsetMs, obs.app, false, port);
+  };
+  at(0, "Steam", "Library");
+  ASSERT_EQ(session.engine.view().status, DriftStatus::Drifting);
+  at(10'000, "Firefox", "AntiDrift 0a1b2c3d — Mozilla Firefox");
+  EXPECT_EQ(session.engine.view().status, DriftStatus::Drifting);  // the banner stays
+  EXPECT_EQ(session.stats.stats().driftMs, 10'000);
+  at(25'000, "Firefox", "AntiDrift 0a1b2c3d — Mozilla Firefox");  // still looking
+  EXPECT_EQ(session.stats.stats().driftMs, 10'000);
+  at(30'000, "Steam", "Library");  // back to the distraction: the drift goes on
+  EXPECT_EQ(session.stats.stats().driftEpisodes, 1);
+  EXPECT_EQ(session.creditUntil(kStart + 40'000), 10'000);
+  EXPECT_EQ(session.stats.stats().driftMs, 20'000);
+
+  const std::vector<TimelineSpan>& spans = session.timeline.spans();
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0].status, SpanStatus::Drifting);
+  EXPECT_EQ(spans[1].status, SpanStatus::Neutral);
+  EXPECT_EQ(spans[1].endMs - spans[1].startMs, 20'000);
+  EXPECT_EQ(spans[2].status, SpanStatus::Drifting);
+  ASSERT_EQ(session.focus.state().sites.size(), 1u);
+  EXPECT_EQ(session.focus.state().sites[0].visits, 1);
+  EXPECT_EQ(session.focus.state().sites[0].driftMs, 20'000);
+}
+
+TEST(ActiveSession, BackToTaskPressedOnTheOwnPageEndsTheDriftAtTheLookNotAtThePress) {
+  Settings settings = blockingSteam();
+  settings.ownPageTag = "0a1b2c3d";
+  ActiveSession session(settings);
+  const Commitment commitment = gatsby();
+  KeptRequests port;
+  Observation steam =
+      admitWindow(session.engine.rules(), Observation{kStart, "Steam", "Library", "x11"});
+  Decision first =
+      session.evaluate(&steam, "", false, commitment, kStart, 0, Engine::Advisors::None);
+  session.step(first, kStart, steam.app, false, port);
+  Observation page = admitWindow(
+      session.engine.rules(),
+      Observation{kStart + 10'000, "Firefox", "AntiDrift 0a1b2c3d — Mozilla Firefox", "x11"});
+  Decision look = session.evaluate(&page, "", false, commitment, kStart + 10'000, 10'000,
+                                   Engine::Advisors::None);
+  session.step(look, kStart + 10'000, page.app, false, port);
+  Decision back = session.engine.refocus(kStart + 40'000);
+  session.step(back, kStart + 40'000, page.app, false, port);
+  EXPECT_NE(session.engine.view().status, DriftStatus::Drifting);
+  session.creditUntil(kStart + 60'000);
+  EXPECT_EQ(session.stats.stats().driftMs, 10'000);
+}
+
 }  // namespace
 }  // namespace antidrift::drift

@@ -52,6 +52,10 @@ struct DriftView {
   /// verdict-memory key, which the page's Forget deletes (issue 17, re-walk
   /// A); "" otherwise.
   std::string memoryKey;
+  /// AntiDrift's own page is in front while the banner stays up (docs/DESIGN.md
+  /// §4 tier 3): the drift is paused — its time is neutral, not drift — and
+  /// goes on from the next window that is still off task.
+  bool ownPage = false;
 };
 
 /// A DriftJudge call the Controller must launch (off the lock) with
@@ -373,8 +377,10 @@ class Engine {
 /// caller's lock guards `stats`).
 void recordDecision(const Decision& decision, const DriftView& view, StatsAccumulator& stats);
 
-/// The timeline colour of the drift status `view` (issue 7 item 3): away
-/// wins; ontask and drifting map to themselves; everything else is unknown. Pure.
+/// The timeline colour of the drift status `view`: away wins; AntiDrift's
+/// own page in front is neutral, also while the banner stays up
+/// (DriftView::ownPage; docs/DESIGN.md §4 tier 3); ontask and drifting map to
+/// themselves; everything else is unknown. Pure.
 SpanStatus spanStatusOf(const DriftView& view, bool away);
 
 }  // namespace antidrift::drift

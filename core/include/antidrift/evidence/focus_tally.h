@@ -104,6 +104,9 @@ class FocusTally {
   std::int64_t lastMs_ = 0;
   SpanStatus status_ = SpanStatus::Unknown;
   std::string where_;
+  /// Where a drift was when AntiDrift's own page came in front (neutral):
+  /// going back there is the same visit, not a new one.
+  std::string pausedWhere_;
 };
 
 }  // namespace antidrift
