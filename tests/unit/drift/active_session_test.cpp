@@ -78,6 +78,20 @@ TEST(AdmitWindow, TheTitleRulesRunOnEntryAndTheEngineRunsNoPatternAgain) {
   EXPECT_EQ(rules.blockedReason(blocked), blocked.blockedTitle);
 }
 
+/// A browser page no local tier knows: only the judge can tell.
+Observation unknownPage(const ActiveSession& session) {
+  return admitWindow(session.engine.rules(),
+                     Observation{kStart, "Firefox", "Some unknown page - Mozilla Firefox", "x11"});
+}
+
+/// The judge's "off task" for `reason`.
+ai::Verdict offTask(const char* reason) {
+  ai::Verdict verdict;
+  verdict.onTask = false;
+  verdict.reason = reason;
+  return verdict;
+}
+
 /// A port that keeps what it is asked and answers nothing (the Controller's
 /// shape: the answers come later).
 struct KeptRequests final : AdvisorPort {
@@ -161,26 +175,15 @@ TEST(ActiveSession, TheJudgeCallADecisionAsksForGoesToThePortAndItsAnswerBackThr
   settings.judgeDwellSecs = 0;
   ActiveSession session(settings);
   const Commitment commitment = gatsby();
-  const Observation page =
-      admitWindow(session.engine.rules(),
-                  Observation{kStart, "Firefox", "Some unknown page - Mozilla Firefox", "x11"});
+  const Observation page = unknownPage(session);
   KeptRequests port;
   session.observe(page);
   Decision decision =
       session.evaluate(&page, "", false, commitment, kStart, 0, Engine::Advisors::JudgeAndNudge);
   session.step(decision, kStart, page.app, false, port);
-  if (port.judges.empty()) {
-    // A dwell: the call is due a moment later.
-    const std::optional<std::int64_t> due = session.engine.nextDueMono();
-    ASSERT_TRUE(due.has_value());
-    Decision dueDecision = session.engine.due(commitment, *due);
-    session.step(dueDecision, kStart + *due, page.app, false, port);
-  }
   ASSERT_EQ(port.judges.size(), 1u);
-  ai::Verdict off;
-  off.onTask = false;
-  off.reason = "a page about something else";
-  Decision applied = session.applyVerdict(port.judges[0].key, off, "", kStart + 5'000);
+  Decision applied = session.applyVerdict(
+      port.judges[0].key, offTask("a page about something else"), "", kStart + 5'000);
   session.step(applied, kStart + 5'000, page.app, false, port);
   EXPECT_EQ(session.engine.view().status, DriftStatus::Drifting);
   EXPECT_EQ(session.stats.stats().driftEpisodes, 1);
@@ -197,10 +200,7 @@ struct AnswersAtOnce final : AdvisorPort {
   int judged = 0;
   void askJudge(JudgeRequest request) override {
     ++judged;
-    ai::Verdict off;
-    off.onTask = false;
-    off.reason = "not the task";
-    Decision applied = session->applyVerdict(request.key, off, "", atMs);
+    Decision applied = session->applyVerdict(request.key, offTask("not the task"), "", atMs);
     session->step(applied, atMs, app, false, *this);
   }
   void askNudge(NudgeRequest) override {}
@@ -211,9 +211,7 @@ TEST(ActiveSession, APortThatAnswersAtOnceReentersTheDoorAndTheDriftStartsAtThat
   settings.judgeDwellSecs = 0;
   ActiveSession session(settings);
   const Commitment commitment = gatsby();
-  const Observation page =
-      admitWindow(session.engine.rules(),
-                  Observation{kStart, "Firefox", "Some unknown page - Mozilla Firefox", "x11"});
+  const Observation page = unknownPage(session);
   AnswersAtOnce port;
   port.session = &session;
   port.app = page.app;
@@ -222,13 +220,6 @@ TEST(ActiveSession, APortThatAnswersAtOnceReentersTheDoorAndTheDriftStartsAtThat
       session.evaluate(&page, "", false, commitment, kStart, 0, Engine::Advisors::JudgeAndNudge);
   port.atMs = kStart;
   session.step(decision, kStart, page.app, false, port);
-  if (port.judged == 0) {
-    const std::optional<std::int64_t> due = session.engine.nextDueMono();
-    ASSERT_TRUE(due.has_value());
-    port.atMs = kStart + *due;
-    Decision dueDecision = session.engine.due(commitment, *due);
-    session.step(dueDecision, port.atMs, page.app, false, port);
-  }
   EXPECT_EQ(port.judged, 1);
   EXPECT_EQ(session.engine.view().status, DriftStatus::Drifting);
   EXPECT_EQ(session.creditUntil(port.atMs + 20'000), 20'000);
@@ -251,11 +242,11 @@ TEST(ActiveSession, LookingAtTheOwnPageDuringADriftKeepsTheBannerAndAddsNoDriftT
   const Commitment commitment = gatsby();
   KeptRequests port;
   auto at = [&](std::int64_t offsetMs, const char* app, const char* title) {
-    Observation obs = admitWindow(session.engine.rules(),
-                                  Observation{kStart + offsetMs, app, title, "x11"});
+    Observation obs =
+        admitWindow(session.engine.rules(), Observation{kStart + offsetMs, app, title, "x11"});
     session.observe(obs);
-    Decision decision = session.evaluate(&obs, "", false, commitment, kStart + offsetMs,
-                                         offsetMs, Engine::Advisors::None);
+    Decision decision = session.evaluate(&obs, "", false, commitment, kStart + offsetMs, offsetMs,
+                                         Engine::Advisors::None);
     session.step(decision, kStart + offsetMs, obs.app, false, port);
   };
   at(0, "Steam", "Library");
