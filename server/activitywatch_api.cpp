@@ -140,7 +140,7 @@ ActivityWatchApi::ActivityWatchApi(Controller& controller, Options options)
     : controller_(controller),
       options_(std::move(options)),
       ownWindows_(options_.windows == nullptr
-                      ? std::make_unique<WindowJoin>(controller, systemClock(), Settings{})
+                      ? std::make_unique<WindowJoin>(controller, systemClock())
                       : nullptr),
       windows_(options_.windows != nullptr ? *options_.windows : *ownWindows_) {
   if (options_.hostname.empty()) {

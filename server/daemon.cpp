@@ -742,7 +742,7 @@ int Daemon::serve() {
   RequestGuard guard(token.token);
   // Every window, from any source, passes here on its way to the controller: the
   // site of a browser's page joined from aw-watcher-web (issue 16 item 4).
-  WindowJoin windows(controller, clock, config_.settings);
+  WindowJoin windows(controller, clock);
   // A tab opened before a token rotation and this restart still carries an
   // earlier tag: it stays AntiDrift's own until it reloads (State page_tag
   // tells it to).

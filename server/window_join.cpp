@@ -12,8 +12,11 @@
 
 namespace antidrift {
 
-WindowJoin::WindowJoin(Controller& controller, const Clock& clock, const Settings& settings)
-    : controller_(controller), clock_(clock), rules_(settings), pageTag_(settings.ownPageTag) {}
+WindowJoin::WindowJoin(Controller& controller, const Clock& clock)
+    : controller_(controller),
+      clock_(clock),
+      rules_(controller.rules()),
+      pageTag_(rules_.ownPageTag()) {}
 
 void WindowJoin::setEarlierPageTags(std::vector<std::string> tags) {
   earlierTags_ = std::move(tags);

@@ -34,14 +34,13 @@ struct WebTabHeartbeat {
 /// Controller (Controller::recordWindow).
 ///
 /// The rule: a window whose app is a browser's (drift::Rules::isPerPage with
-/// the daemon's settings) takes the domain (or the private mark) of the tab
-/// heartbeat, of any bucket, whose title describes it (joinWebTab) and that
-/// arrived within kWebTabFreshMs (monotonic clock); of several, the longest
-/// title match, then the newest. Only the latest heartbeat of each bucket
-/// (one per browser) is kept, at most kMaxBuckets of them. The reverse order:
-/// a tab heartbeat that changes what the last window joins to (a tab activated
-/// just after its window was reported, or a page loaded in the same tab)
-/// re-delivers that window, stamped now, with its domain.
+/// the Controller's rules, compiled once for the daemon) takes the domain (or the private mark) of
+/// the tab heartbeat, of any bucket, whose title describes it (joinWebTab) and that arrived within
+/// kWebTabFreshMs (monotonic clock); of several, the longest title match, then the newest. Only the
+/// latest heartbeat of each bucket (one per browser) is kept, at most kMaxBuckets of them. The
+/// reverse order: a tab heartbeat that changes what the last window joins to (a tab activated just
+/// after its window was reported, or a page loaded in the same tab) re-delivers that window,
+/// stamped now, with its domain.
 ///
 /// Thread-safe: the sources' threads and the HTTP threads call it at once. The
 /// Controller is called under this object's lock, so the order of windows the
@@ -53,18 +52,18 @@ class WindowJoin {
   /// Tab heartbeats kept at most: one per bucket; the oldest is dropped.
   static constexpr std::size_t kMaxBuckets = 16;
 
-  /// `controller` and `clock` must outlive this object; `settings` gives the
-  /// browser rule (drift.title_sensitive_apps and the built-in browser names).
-  /// Throws what drift::Rules throws for bad settings.
-  WindowJoin(Controller& controller, const Clock& clock, const Settings& settings);
+  /// `controller` and `clock` must outlive this object; the browser rule
+  /// (drift.title_sensitive_apps and the built-in browser names) and the
+  /// own-page tag are the controller's (Controller::rules), not compiled again.
+  /// Never throws (bar std::bad_alloc).
+  WindowJoin(Controller& controller, const Clock& clock);
 
   /// The own-page tags served before this start (TokenFile::recordPageTag):
   /// a window whose title carries "AntiDrift <earlier tag>" reaches the
-  /// Controller with settings.ownPageTag in its place, so a tab opened before
-  /// a token rotation and a restart stays AntiDrift's own page (neutral,
-  /// never judged, remembered or scored) until it reloads with the new tag;
-  /// the drift rules then decide as for the current tag. Call before any
-  /// window arrives; not thread-safe against recordWindow.
+  /// Controller with the current tag (drift::Rules::ownPageTag) in its place, so a tab opened
+  /// before a token rotation and a restart stays AntiDrift's own page (neutral, never judged,
+  /// remembered or scored) until it reloads with the new tag; the drift rules then decide as for
+  /// the current tag. Call before any window arrives; not thread-safe against recordWindow.
   void setEarlierPageTags(std::vector<std::string> tags);
 
   /// A window observation from any source: joined when a recent tab describes
@@ -101,8 +100,8 @@ class WindowJoin {
 
   Controller& controller_;
   const Clock& clock_;
-  const drift::Rules rules_;
-  std::string pageTag_;                   ///< settings.ownPageTag
+  const drift::Rules& rules_;             ///< controller_.rules()
+  const std::string& pageTag_;            ///< rules_.ownPageTag()
   std::vector<std::string> earlierTags_;  ///< setEarlierPageTags
   std::mutex mutex_;
   std::map<std::string, Tab> tabs_;  // guarded by mutex_; bucket id → latest heartbeat

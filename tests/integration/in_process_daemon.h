@@ -79,7 +79,7 @@ class InProcessDaemon {
     controller_->setVerdictStore(verdicts_.get());  // as antidriftd: verdicts.jsonl in the store
     broadcaster_ = std::make_unique<SseBroadcaster>(options.maxSseClients, options.sseKeepAlive);
     guard_ = std::make_unique<RequestGuard>(kToken);
-    windows_ = std::make_unique<WindowJoin>(*controller_, clock_, options.settings);
+    windows_ = std::make_unique<WindowJoin>(*controller_, clock_);
     HttpApi::Options apiOptions{wwwDir_, audit_->path()};
     apiOptions.windows = windows_.get();
     api_ = std::make_unique<HttpApi>(*controller_, *broadcaster_, *guard_, apiOptions);

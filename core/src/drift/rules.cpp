@@ -56,6 +56,7 @@ Rules::Rules(const Settings& settings)
       lockScreenApps_(normalizeApps(settings.lockScreenApps)),
       neverSendApps_(normalizeApps(settings.neverSendApps)),
       privateWindows_(settings.privateWindows),
+      ownPageTag_(settings.ownPageTag),
       ownPageKey_(settings.ownPageTag.empty()
                       ? std::string()
                       : "antidrift " + text::foldCase(settings.ownPageTag)) {

@@ -409,7 +409,7 @@ ReplayReport runReplay(const Activity& activity, const ReplayOptions& options) {
   drift::VerdictMemory memory(
       static_cast<std::size_t>(std::max<std::int64_t>(1, options.settings.driftMemoryMaxEntries)));
   if (options.settings.driftMemory) active.engine.setMemory(&memory);
-  const std::vector<WindowWeb> web = joinWebEvents(activity, options.settings);
+  const std::vector<WindowWeb> web = joinWebEvents(activity, active.engine.rules());
   const std::vector<WindowEvent>& windows = activity.windows;
   std::size_t first = 0;
   for (const CommitmentRange& range : options.commitments) {

@@ -14,11 +14,10 @@
 
 namespace antidrift::replay {
 
-std::vector<WindowWeb> joinWebEvents(const Activity& activity, const Settings& settings) {
+std::vector<WindowWeb> joinWebEvents(const Activity& activity, const drift::Rules& rules) {
   std::vector<WindowWeb> joined;
   if (activity.web.empty()) return joined;
   joined.resize(activity.windows.size());
-  const drift::Rules rules(settings);
 
   // Web events by their title as the join compares it, each list in time order.
   std::unordered_map<std::string, std::vector<std::size_t>> byTitle;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "antidrift/drift/rules.h"
 #include "antidrift/evidence/web_join.h"
 #include "antidrift/replay/replay.h"
 #include "mocks/scripted_backend.h"
@@ -62,7 +63,7 @@ TEST(WebEvents, TheReaderKeepsTheWebTabBucketsEvents) {
 
 TEST(WebEvents, EachBrowserWindowTakesTheSiteOfTheTabItShowed) {
   const Activity activity = exportActivity();
-  const std::vector<WindowWeb> web = joinWebEvents(activity, Settings{});
+  const std::vector<WindowWeb> web = joinWebEvents(activity, drift::Rules(Settings{}));
   ASSERT_EQ(web.size(), activity.windows.size());
   EXPECT_EQ(web[0].domain, "youtube.com");
   EXPECT_FALSE(web[0].privateWindow);
@@ -79,15 +80,15 @@ TEST(WebEvents, ATabHeardLongBeforeTheWindowIsNotJoined) {
   activity.windows.push_back(
       WindowEvent{kT0 + kWebTabFreshMs + 10'001, 5'000, "firefox", "News - Mozilla Firefox"});
   activity.web.push_back(WebEvent{kT0, 10'000, "https://news.example/", "News", false});
-  EXPECT_EQ(joinWebEvents(activity, Settings{})[0].domain, "");
+  EXPECT_EQ(joinWebEvents(activity, drift::Rules(Settings{}))[0].domain, "");
   activity.windows[0].atMs = kT0 + kWebTabFreshMs + 10'000;  // the freshness after its end
-  EXPECT_EQ(joinWebEvents(activity, Settings{})[0].domain, "news.example");
+  EXPECT_EQ(joinWebEvents(activity, drift::Rules(Settings{}))[0].domain, "news.example");
 }
 
 TEST(WebEvents, ADayWithoutWebEventsJoinsNothing) {
   Activity activity;
   activity.windows.push_back(WindowEvent{kT0, 5'000, "firefox", "News - Mozilla Firefox"});
-  EXPECT_TRUE(joinWebEvents(activity, Settings{}).empty());
+  EXPECT_TRUE(joinWebEvents(activity, drift::Rules(Settings{})).empty());
 }
 
 TEST(WebEvents, TheReplayTreatsAWindowWithAnIncognitoTabAsPrivate) {

@@ -22,8 +22,7 @@ const std::string kFirefoxTitle = "Cat videos - YouTube \xE2\x80\x94 Mozilla Fir
 class WindowJoinTest : public ::testing::Test {
  protected:
   WindowJoinTest()
-      : controller_(settings_, clock_, executor_, snapshots_, audit_),
-        join_(controller_, clock_, settings_) {}
+      : controller_(settings_, clock_, executor_, snapshots_, audit_), join_(controller_, clock_) {}
 
   Observation current() const {
     const State state = controller_.state();
@@ -131,6 +130,37 @@ TEST_F(WindowJoinTest, KeepsOneTabPerBucketAndABoundedNumberOfBuckets) {
   EXPECT_EQ(current().domain, "");
   window("firefox", "page 3 - Mozilla Firefox");
   EXPECT_EQ(current().domain, "example.com");
+}
+
+// The join decides with the Controller's rules, the ones it admits windows
+// with, not a second copy compiled from other settings: a browser only the
+// daemon's settings name is joined, and an earlier own-page tag becomes the
+// tag those settings give.
+TEST(WindowJoinRules, TheBrowserRuleAndThePageTagAreTheControllersOwn) {
+  Settings settings;
+  settings.titleSensitiveApps = {"mybrowser"};
+  settings.ownPageTag = "0123abcd";
+  test::FakeClock clock;
+  test::ManualExecutor executor;
+  test::MemorySnapshotStore snapshots;
+  test::MemoryAuditSink audit;
+  Controller controller(settings, clock, executor, snapshots, audit);
+  WindowJoin join(controller, clock);
+  join.setEarlierPageTags({"ffff0000"});
+  const auto current = [&] {
+    const State state = controller.state();
+    return state.evidence.current ? *state.evidence.current : Observation{};
+  };
+
+  join.recordTab("aw-watcher-web-mine",
+                 WebTabHeartbeat{"https://www.youtube.com/watch", "Cat videos", false});
+  join.recordWindow(Observation{0, "mybrowser", "Cat videos", "x11"});
+  EXPECT_EQ(current().domain, "youtube.com");
+  join.recordWindow(Observation{0, "firefox", "Cat videos", "x11"});
+  EXPECT_EQ(current().domain, "") << "firefox is not title-sensitive under these settings";
+
+  join.recordWindow(Observation{0, "mybrowser", "Planning - AntiDrift ffff0000", "x11"});
+  EXPECT_EQ(current().title, "Planning - AntiDrift 0123abcd");
 }
 
 }  // namespace

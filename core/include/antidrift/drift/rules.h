@@ -101,6 +101,10 @@ class Rules {
   /// (docs/DESIGN.md §4 "Private windows"). Pure.
   Settings::PrivateWindows privateWindows() const { return privateWindows_; }
 
+  /// settings.ownPageTag, as given ("" = no own page): what the window join
+  /// writes in place of an earlier tag (server/window_join.h). Pure.
+  const std::string& ownPageTag() const { return ownPageTag_; }
+
  private:
   using AppSet = std::set<std::string, std::less<>>;
 
@@ -116,6 +120,7 @@ class Rules {
   AppSet lockScreenApps_;
   AppSet neverSendApps_;
   Settings::PrivateWindows privateWindows_ = Settings::PrivateWindows::Ask;
+  std::string ownPageTag_;  ///< settings.ownPageTag
   std::string ownPageKey_;  ///< "antidrift <tag>"; "" = no own page (no tag)
   /// Matches that gave up on their budget (matchesGivenUp()).
   std::shared_ptr<std::atomic<std::uint64_t>> gaveUp_ =

@@ -17,6 +17,7 @@
 #include "antidrift/backend.h"
 #include "antidrift/domain/ai_cost.h"
 #include "antidrift/domain/commitment.h"
+#include "antidrift/drift/rules.h"
 #include "antidrift/evidence/stats.h"
 #include "antidrift/evidence/timeline.h"
 #include "antidrift/replay/activity_reader.h"
@@ -33,14 +34,13 @@ struct WindowWeb {
 
 /// The daemon's join (server/window_join.h) over recorded time, for runReplay: for each of
 /// `activity.windows`, in order, the web event that describes it — a window of a browser
-/// (drift::Rules::isPerPage with `settings`) whose title one of the web events' titles
-/// describes (joinWebTab; the longest title first), among the web events that started before
-/// the window event ended and ended at most kWebTabFreshMs before it started; of several, the
-/// one overlapping it longest. Windows without one get an empty WindowWeb. Pure; the result
-/// has activity.windows.size() entries, or none at all when activity.web is empty (a day
-/// without aw-watcher-web costs no memory). Throws std::invalid_argument for settings whose rules
-/// do not compile (as drift::Rules does).
-std::vector<WindowWeb> joinWebEvents(const Activity& activity, const Settings& settings);
+/// (`rules`.isPerPage: the replay's engine's rules, compiled once) whose title one of the web
+/// events' titles describes (joinWebTab; the longest title first), among the web events that
+/// started before the window event ended and ended at most kWebTabFreshMs before it started; of
+/// several, the one overlapping it longest. Windows without one get an empty WindowWeb. Pure; the
+/// result has activity.windows.size() entries, or none at all when activity.web is empty (a day
+/// without aw-watcher-web costs no memory). Never throws (bar std::bad_alloc).
+std::vector<WindowWeb> joinWebEvents(const Activity& activity, const drift::Rules& rules);
 
 class Labels;
 

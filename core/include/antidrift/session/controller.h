@@ -319,6 +319,12 @@ class Controller {
 
   /// The remembered verdicts, most recently used first. Thread-safe; a copy.
   std::vector<drift::RememberedEntry> verdicts() const;
+
+  /// The drift rules compiled from the settings at construction, the ones
+  /// recordWindow admits a window with (their patterns shared with the
+  /// engine's): the window join uses these, so the daemon compiles the rules
+  /// once (docs/DESIGN.md §4 "One door"). Immutable; thread-safe without a lock.
+  const drift::Rules& rules() const { return rules_; }
   /// Forgets the remembered verdict of `key`, or every one when nullopt, and
   /// writes the file at once (a person clearing titles expects them gone from
   /// disk). An unknown key → ErrorKind::NotFound; a failed write →
