@@ -29,7 +29,7 @@ const char* kUsageText =
     "                               --commitments FILE] [--json]\n"
     "                               [--backend none|fake|claude|codex|openai] "
     "[--baseline|--no-baseline]\n"
-    "                               [--labels FILE [--oracle]]\n"
+    "                               [--labels FILE [--oracle]] [--local-judge]\n"
     "                               [--config FILE] [-D key=value]...\n"
     "FILE: an ActivityWatch export (its \"buckets\" JSON) or a JSONL of observations.\n"
     "--commitments FILE: one commitment a line, FROM | TO | next action | success condition |\n"
@@ -38,7 +38,9 @@ const char* kUsageText =
     "\"label\": on|off|neutral}), over active time; `antidriftd label` lists the windows to "
     "label.\n"
     "--oracle: the judge and the nudge answer from the labels instead of a model (needs\n"
-    "--labels, no --backend): what the engine itself loses with a perfect judge.\n";
+    "--labels, no --backend): what the engine itself loses with a perfect judge.\n"
+    "--local-judge: the judge keeps prompts on this machine, as a local model server does, so\n"
+    "private windows no local rule decides are judged too (AI off: no effect).\n";
 
 struct Arguments {
   std::string file;
@@ -52,6 +54,7 @@ struct Arguments {
   std::optional<std::string> configFile;
   std::optional<std::string> labelsFile;
   bool oracle = false;
+  bool localJudge = false;
   bool backendNamed = false;
   std::map<std::string, std::string> defines;
 };
@@ -94,6 +97,8 @@ Arguments parseArguments(const std::vector<std::string>& args) {
       parsed.labelsFile = value();
     } else if (arg == "--oracle") {
       parsed.oracle = true;
+    } else if (arg == "--local-judge") {
+      parsed.localJudge = true;
     } else if (arg == "--config") {
       parsed.configFile = value();
     } else if (arg == "-D" || arg == "--define" || arg.rfind("-D", 0) == 0) {
@@ -211,6 +216,7 @@ int runReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
   }
   options.backend = backend.get();
   options.oracle = arguments.oracle && labels ? &*labels : nullptr;
+  options.localJudge = arguments.localJudge;
   // The text report cuts its timeline where nothing was recorded (the trace's
   // events say where); the label scorer reads the trace too.
   options.keepTrace = labels.has_value() || !arguments.json;

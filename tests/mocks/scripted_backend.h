@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "antidrift/backend.h"
@@ -21,6 +22,16 @@ class ScriptedBackend final : public Backend {
   using Answer = std::function<std::string(const std::string& prompt)>;
 
   std::string name() const override { return "scripted"; }
+  /// What setDestination() gave ("" by default: the plugin.json's word decides).
+  std::string destination() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return destination_;
+  }
+  /// Where this backend says its prompts go ("local 127.0.0.1:11434", "remote …").
+  void setDestination(std::string destination) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    destination_ = std::move(destination);
+  }
   void configure(const std::map<std::string, std::string>&) override {}
   std::string complete(const std::string& prompt, std::int64_t) override {
     const std::string role = roleOf(prompt);
@@ -67,6 +78,7 @@ class ScriptedBackend final : public Backend {
   mutable std::mutex mutex_;
   std::map<std::string, Answer> answers_;
   std::map<std::string, std::vector<std::string>> prompts_;
+  std::string destination_;
 };
 
 }  // namespace antidrift::test

@@ -59,6 +59,7 @@ void Engine::reset() {
   workspace_.clear();
   workspaceShares_ = 0;
   workspaceNudge_ = false;
+  privateOrdinals_.clear();
 }
 
 void Engine::setView(Decision& decision, DriftStatus status, std::string reason, std::string app,
@@ -187,7 +188,9 @@ bool Engine::takeSubject(const Observation& obs) {
     subject_->obs.source = obs.source;
     return true;
   }
-  std::string newKey = verdictKey(rules_, obs);
+  std::string newKey = obs.title == kPrivateWindowTitle && !obs.localTitle.empty()
+                           ? privateKey(obs)
+                           : verdictKey(rules_, obs);
   const bool sameSubject = subject_ && subject_->key == newKey;
   subject_ = Subject{obs, std::move(newKey), siteVerdictKey(rules_, obs), markSiteKey(rules_, obs)};
   return sameSubject;
@@ -284,8 +287,13 @@ void Engine::launchJudge(Decision& decision, const Commitment& commitment) {
   input.nextAction = commitment.nextAction;
   input.successCondition = commitment.successCondition;
   input.app = subject_->obs.app;
-  input.title = redactor_.apply(subject_->obs.title);
-  input.site = redactor_.apply(subject_->obs.domain);  // URL evidence (issue 16 item 4)
+  // A private window reaches a judge only when its prompts stay on this
+  // machine (tiers::judgeMayRead): then with its raw title and site, which
+  // are in memory only (docs/DESIGN.md §4 "Private windows").
+  const bool privateWindow = isPrivateKey(key);
+  input.title = redactor_.apply(privateWindow ? subject_->obs.localTitle : subject_->obs.title);
+  input.site = redactor_.apply(privateWindow ? subject_->obs.localDomain
+                                             : subject_->obs.domain);  // URL evidence
   if (memory_ != nullptr) memoryWordsFor(commitment);  // the words its answer is remembered with
   decision.judge = JudgeRequest{key, judgeEpoch_.current(), std::move(input)};
 }
@@ -360,6 +368,7 @@ Decision Engine::applyVerdict(const std::string& key, const std::optional<ai::Ve
     ++attempt.failures;
     attempt.retryAtMs = atMs + kJudgeRetryAfterMs;
   }
+  if (isPrivateKey(key)) return applyPrivateVerdict(key, verdict, atMs);
   // A site-scoped answer covers the site (the domain from URL evidence, never
   // a name in the title) only once a second page of it, under another key,
   // got the same site-scoped answer: one page's say never covers its site

@@ -1,8 +1,10 @@
 // What the local tiers read, worked out for the engine (docs/DESIGN.md §4
 // "The tiers, in order"): the local tier's finding (relevance, then the
 // known distractions; a private window's on its raw title in memory), the
-// verdict memory's answer, and the session's editor workspace.
+// verdict memory's answer, the session's editor workspace, and a private
+// window's key and local judge's answer (docs/DESIGN.md §4 "Private windows").
 #include <algorithm>
+#include <string>
 
 #include "antidrift/drift/engine.h"
 #include "antidrift/drift/title_normalizer.h"
@@ -93,6 +95,46 @@ LocalFinding Engine::findLocally(const Observation& obs, const Commitment& commi
   if (localMisses_.size() >= VerdictCache::kMaxEntries) localMisses_.clear();
   localMisses_.insert(missKey);
   return finding;
+}
+
+std::string Engine::privateKey(const Observation& obs) {
+  // The raw title is never part of a key (keys reach the snapshot): an
+  // ordinal per distinct private window of this session, in memory.
+  const std::string seen = obs.localTitle + '\n' + obs.localDomain;
+  auto found = privateOrdinals_.find(seen);
+  if (found == privateOrdinals_.end()) {
+    if (privateOrdinals_.size() >= VerdictCache::kMaxEntries) privateOrdinals_.clear();
+    found = privateOrdinals_.emplace(seen, ++privateCount_).first;
+  }
+  return obs.app + std::string(kPrivateKeyMark) + std::to_string(found->second);
+}
+
+bool Engine::isPrivateKey(std::string_view key) {
+  return key.find(kPrivateKeyMark) != std::string_view::npos;
+}
+
+Decision Engine::applyPrivateVerdict(const std::string& key,
+                                     const std::optional<ai::Verdict>& verdict, std::int64_t atMs) {
+  // Nothing of a private window is cached, remembered or shown in the
+  // judge's words (they may quote its title): the view says which way the
+  // local judge went, while the window is still in front (docs/DESIGN.md §4
+  // "Private windows").
+  Decision decision;
+  if (!subject_ || subject_->key != key || view_.status != DriftStatus::Judging) return decision;
+  const std::string app = subject_->obs.app;
+  if (!verdict) {
+    setView(decision, DriftStatus::Unknown,
+            "the local AI judge could not say whether this private window fits the commitment", app,
+            atMs);
+  } else if (verdict->onTask) {
+    setView(decision, DriftStatus::OnTask,
+            "the local AI judge says this private window fits the commitment", app, atMs);
+  } else {
+    setView(decision, DriftStatus::Drifting,
+            "the local AI judge says this private window does not serve the next action", app,
+            atMs);
+  }
+  return decision;
 }
 
 }  // namespace antidrift::drift

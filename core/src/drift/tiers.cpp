@@ -45,6 +45,12 @@ bool yourMark(const Remembered& known) {
 
 }  // namespace
 
+bool judgeMayRead(Advisors advisors, const Rules& rules, const Observation& obs) {
+  if (advisors == Advisors::None || rules.neverSend(obs.app)) return false;
+  if (obs.title != kPrivateWindowTitle) return true;
+  return advisors == Advisors::LocalJudgeAndNudge && !obs.localTitle.empty();
+}
+
 std::string judgeReason(std::string_view reason) {
   // One line of valid UTF-8 without zero-width or bidi characters, cut at a
   // code point, with no '"' that could close the label's quotes.
@@ -228,9 +234,7 @@ std::optional<Verdict> rememberedJudge(const TierInput& in) {
 std::optional<Verdict> taskDistraction(const TierInput& in) {
   const LocalFinding& local = in.local();
   if (local.kind != LocalFinding::Kind::TaskDistraction) return std::nullopt;
-  const bool judgeable =
-      in.advisors != Advisors::None && !in.privateWindow && !in.state.rules.neverSend(in.obs.app);
-  if (judgeable) {
+  if (judgeMayRead(in.advisors, in.state.rules, in.obs)) {
     const auto asked = in.state.attempted.find(*in.key);
     const bool failed = asked != in.state.attempted.end() && asked->second.failures > 0 &&
                         !(asked->second.failures == 1 && in.obs.atMs >= asked->second.retryAtMs);
@@ -260,7 +264,8 @@ std::optional<Verdict> taskDistraction(const TierInput& in) {
 
 std::optional<Verdict> cannotSend(const TierInput& in) {
   const std::string& app = in.obs.app;
-  if (in.privateWindow) {
+  const bool judgeable = judgeMayRead(in.advisors, in.state.rules, in.obs);
+  if (in.privateWindow && !judgeable) {
     // Its title never leaves memory: nothing to send. No local tier decided,
     // so with drift.private_windows = ask the heads-up asks the person.
     Verdict verdict =
@@ -281,9 +286,11 @@ std::optional<Verdict> cannotSend(const TierInput& in) {
   if (asked == in.state.attempted.end() || in.state.inFlight.count(*in.key) != 0) {
     return std::nullopt;
   }
-  // Asked this session and it failed: once more on a visit after the retry
-  // time, then never again this session.
+  // Answered, yet nothing kept it (a private window's verdict is never
+  // cached): asked again. Asked and it failed: once more on a visit after
+  // the retry time, then never again this session.
   const JudgeAttempt& attempt = asked->second;
+  if (attempt.failures == 0) return std::nullopt;
   if (attempt.failures == 1 && in.obs.atMs >= attempt.retryAtMs) return std::nullopt;
   return about(in, DriftStatus::Unknown,
                "the AI judge could not say whether " + app + " fits the commitment" +

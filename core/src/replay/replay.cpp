@@ -40,8 +40,9 @@ class Session {
         report_(report),
         heartbeatMs_(std::max<std::int64_t>(1, options.settings.heartbeatSecs) * 1000),
         staleAfterMs_(3 * heartbeatMs_),
-        advisors_(options.backend || options.oracle ? drift::Engine::Advisors::JudgeAndNudge
-                                                    : drift::Engine::Advisors::None) {
+        advisors_(!options.backend && !options.oracle ? drift::Advisors::None
+                  : options.localJudge                ? drift::Advisors::LocalJudgeAndNudge
+                                                      : drift::Advisors::JudgeAndNudge) {
     if (options.oracle) redactor_.emplace(options.settings.redactPatterns);
     active_.clear(options.settings, false, 0);
     commitment_.nextAction = range.nextAction;

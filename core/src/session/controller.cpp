@@ -401,8 +401,20 @@ bool Controller::evaluateDriftLocked() {
       health == Health::Ok && v_->evidence.current ? std::string()
                                                    : "evidence is " + std::string(toString(health)),
       v_->evidence.away, *v_->session.commitment, sessionNowLocked(), clock_.monotonicMs(),
-      backend_ ? drift::Engine::Advisors::JudgeAndNudge : drift::Engine::Advisors::None);
+      advisorsLocked());
   return applyDriftLocked(decision);
+}
+
+drift::Advisors Controller::advisorsLocked() const {
+  if (!backend_) return drift::Advisors::None;
+  // The backend's own word on where its prompts go now (a model server's
+  // listener that has not passed the owner check says "unchecked"), else
+  // what its plugin.json declares (docs/DESIGN.md §4 "Private windows").
+  const std::string destination = backend_->destination();
+  const bool local = destination.empty()
+                         ? aiOrigin_.prompts == "local"
+                         : destination == "local" || destination.rfind("local ", 0) == 0;
+  return local ? drift::Advisors::LocalJudgeAndNudge : drift::Advisors::JudgeAndNudge;
 }
 
 bool Controller::applyDriftLocked(drift::Decision& decision) {

@@ -133,7 +133,12 @@ void Controller::launchJudgeLocked(drift::JudgeRequest request) {
         } else if (result) {
           failure = result->error().message;
         }
-        if (!verdict) logger().warning("drift judge failed: %s", failure);
+        // A backend's error may quote the prompt: a private window's title.
+        if (!verdict && drift::Engine::isPrivateKey(key)) {
+          logger().warning("drift judge failed on a private window (its error is not logged)");
+        } else if (!verdict) {
+          logger().warning("drift judge failed: %s", failure);
+        }
         if (v_->runtime != RuntimeState::Active) return std::nullopt;
         drift::Decision applied =
             v_->session.applyVerdict(key, verdict, failure, sessionNowLocked());

@@ -976,5 +976,53 @@ TEST_F(PrivateWindowTest, AnUndecidedPrivateWindowAsksByDefaultAndNotWhenToldNot
   EXPECT_EQ(engine().view().status, DriftStatus::Unknown) << "ignore: no local tier sees it";
 }
 
+TEST_F(PrivateWindowTest, ALocalJudgeReadsAnUndecidedPrivateWindowAndNothingOfItIsKept) {
+  const std::string flu = "Flu symptoms and treatment";
+  (void)seePrivate(flu, "", Engine::Advisors::LocalJudgeAndNudge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+  EXPECT_EQ(engine().view().nudge, "") << "the judge is asked, not the person";
+  advance(12'000);
+  Decision decision = seePrivate(flu, "", Engine::Advisors::LocalJudgeAndNudge);
+  ASSERT_TRUE(decision.judge);
+  EXPECT_EQ(decision.judge->input.title, flu) << "the raw title, in memory, to a local judge";
+  const std::string key = decision.judge->key;
+  EXPECT_THAT(key, Not(HasSubstr("Flu")));
+  EXPECT_TRUE(Engine::isPrivateKey(key));
+  decision = engine().applyVerdict(key, verdict(false, "Flu symptoms are not the blog"), "", utc_);
+  EXPECT_TRUE(decision.episodeStarted);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  EXPECT_THAT(engine().view().reason, Not(HasSubstr("Flu"))) << "the judge's words may quote it";
+  EXPECT_EQ(engine().view().reason,
+            "the local AI judge says this private window does not serve the next action");
+
+  // Another private window is another subject; back on the first, nothing
+  // was cached under a key every private window could reach: asked afresh.
+  advance(1'000);
+  decision = seePrivate("Weather tomorrow", "", Engine::Advisors::LocalJudgeAndNudge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+  advance(12'000);
+  decision = seePrivate("Weather tomorrow", "", Engine::Advisors::LocalJudgeAndNudge);
+  ASSERT_TRUE(decision.judge);
+  EXPECT_NE(decision.judge->key, key);
+  advance(1'000);
+  (void)seePrivate(flu, "", Engine::Advisors::LocalJudgeAndNudge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+}
+
+TEST_F(PrivateWindowTest, AJudgeWhosePromptsLeaveTheMachineNeverReadsOne) {
+  (void)seePrivate("Flu symptoms and treatment");
+  advance(12'000);
+  const Decision decision = seePrivate("Flu symptoms and treatment");
+  EXPECT_FALSE(decision.judge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Unknown);
+  // A known distraction whose title shares the commitment's words is the
+  // local judge's to decide, and a heads-up with a remote one.
+  const std::string tutorial = "Learn Gatsby: your first site in an hour - YouTube";
+  (void)seePrivate(tutorial);
+  EXPECT_THAT(engine().view().nudge, HasSubstr("A private window"));
+  (void)seePrivate(tutorial, "", Engine::Advisors::LocalJudgeAndNudge);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+}
+
 }  // namespace
 }  // namespace antidrift::drift

@@ -611,6 +611,55 @@ TEST_F(DriftFlowTest, AWindowAPrivateTabWasJoinedToIsPrivateWithNoDomain) {
   EXPECT_THAT(*snapshots_.json, Not(HasSubstr("health.example")));
 }
 
+// A judge whose prompts stay on this machine is one more local tier for a
+// private window (docs/DESIGN.md §4 "Private windows"); one whose listener
+// has not passed the owner check, or that sends elsewhere, never sees it.
+TEST_F(DriftFlowTest, APrivateWindowGoesToALocalJudgeOnlyAndItsAnswerKeepsNoWords) {
+  const std::string title = "Secret plans \xE2\x80\x94 Mozilla Firefox Private Browsing";
+  backend_->answer("judge", R"({"on_task": false, "reason": "Secret plans are not the site"})");
+  for (const std::string destination : {"unchecked 127.0.0.1:11434", "remote api.example"}) {
+    backend_->setDestination(destination);
+    start();
+    see("Firefox", title);
+    EXPECT_EQ(executor_.runAll(), 0u) << destination;
+    EXPECT_EQ(backend_->calls("judge"), 0u) << destination;
+  }
+  backend_->setDestination("local 127.0.0.1:11434");
+  start();
+  see("Firefox", title);
+  EXPECT_EQ(drift().status, drift::DriftStatus::Judging);
+  EXPECT_EQ(executor_.runAll(), 1u);
+  ASSERT_EQ(backend_->calls("judge"), 1u);
+  EXPECT_THAT(backend_->prompts("judge").front(), HasSubstr("Secret plans"));
+  EXPECT_EQ(drift().status, drift::DriftStatus::Drifting);
+  EXPECT_EQ(drift().reason,
+            "the local AI judge says this private window does not serve the next action");
+  const State state = controller_->state();
+  std::ostringstream json;
+  Poco::JSON::Stringifier::condense(toJson(state), json);
+  EXPECT_THAT(json.str(), Not(HasSubstr("Secret")));
+  ASSERT_TRUE(snapshots_.json);
+  EXPECT_THAT(*snapshots_.json, Not(HasSubstr("Secret")));
+  EXPECT_TRUE(controller_->verdicts().empty()) << "nothing of it is remembered";
+}
+
+TEST_F(DriftFlowTest, APluginThatSaysNothingIsLocalWhenItsMetadataSaysSo) {
+  backend_->answer("judge", kOnTask);
+  make();
+  controller_->setAiOrigin(AiOrigin{false, "", "local", "local"});
+  ASSERT_FALSE(controller_->enterPlanning());
+  executor_.runAll();  // the coach
+  CommitmentRequest request;
+  request.nextAction = "Add page transitions to the chango.dev Gatsby site";
+  request.successCondition = "Transitions work between blog pages";
+  request.timeboxMinutes = 50;
+  ASSERT_FALSE(controller_->startCommitment(request));
+  see("Firefox", "Flu symptoms \xE2\x80\x94 Mozilla Firefox Private Browsing");
+  EXPECT_EQ(executor_.runAll(), 1u);
+  EXPECT_EQ(drift().status, drift::DriftStatus::OnTask);
+  EXPECT_EQ(drift().reason, "the local AI judge says this private window fits the commitment");
+}
+
 TEST_F(DriftFlowTest, TheJoinedDomainIsKeptAndItsArrivalIsAChange) {
   start();
   see("Firefox", "Cat videos - YouTube - Mozilla Firefox");

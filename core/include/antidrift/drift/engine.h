@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "antidrift/ai/judge.h"
@@ -110,6 +111,12 @@ class Engine {
   /// std::invalid_argument naming the config key of a pattern that does not
   /// compile (the daemon validated them already; tests may not).
   explicit Engine(const Settings& settings);
+
+  /// True for the verdict key of a private window (a key no page has: it
+  /// holds a blank line); the judge's answers and failures about one are
+  /// neither kept, remembered nor quoted (docs/DESIGN.md §4 "Private
+  /// windows"). Pure.
+  static bool isPrivateKey(std::string_view key);
 
   /// A new session (or a restored one): cache, ring, nudge, debounce and
   /// subject cleared; both epochs advance so in-flight answers are discarded
@@ -304,6 +311,14 @@ class Engine {
   void maybeNudge(Decision& decision, const Observation& obs, const Commitment& commitment,
                   std::int64_t nowMono, Advisors advisors);
   void launchJudge(Decision& decision, const Commitment& commitment);
+  /// A private window's verdict key: its app, kPrivateKeyMark and an ordinal
+  /// per distinct raw title and site this session (privateOrdinals_), so two
+  /// private windows are two subjects while no key carries a title.
+  std::string privateKey(const Observation& obs);
+  /// applyVerdict for a private window: the view only, while it is the
+  /// subject and judging; nothing cached, remembered, or quoted from the judge.
+  Decision applyPrivateVerdict(const std::string& key, const std::optional<ai::Verdict>& verdict,
+                               std::int64_t atMs);
   void endStretch();
   /// memoryWords(commitment): the commitment's distinctive words, kept by
   /// relevanceOf() until its words change (issue 16 item 3).
@@ -367,6 +382,12 @@ class Engine {
   std::string workspace_;            ///< the session's editor workspace; "" before any
   std::size_t workspaceShares_ = 0;  ///< how many of the commitment's words it shares
   bool workspaceNudge_ = false;      ///< the heads-up shown is the workspace's
+  /// The private windows seen this session (raw title and site, in memory
+  /// only) → their ordinal in privateKey(); cleared by reset() and when full.
+  std::unordered_map<std::string, std::uint64_t> privateOrdinals_;
+  std::uint64_t privateCount_ = 0;  ///< the last ordinal given
+  /// What a private window's key holds between its app and its ordinal.
+  static constexpr std::string_view kPrivateKeyMark = "\n\nprivate ";
 };
 
 /// Adds what `decision` means for the session's stats (docs/DESIGN.md §3 "Stats"):

@@ -37,8 +37,22 @@ enum class DriftStatus {
 /// "" (inactive) | "ontask" | "judging" | "drifting" | "unknown". Pure.
 std::string_view toString(DriftStatus status);
 
-/// Which AI roles are there to call (docs/DESIGN.md §4 step "cannot send").
-enum class Advisors { None, JudgeAndNudge };
+/// Which AI roles are there to call, and whether their prompts stay on this
+/// machine (docs/DESIGN.md §4 step "cannot send" and "Private windows").
+enum class Advisors {
+  None,           ///< AI off: no judge, no nudge
+  JudgeAndNudge,  ///< a judge and a nudger whose prompts may leave the machine
+  /// A judge and a nudger whose prompts stay on this machine (a local model
+  /// that passed the listener check, or a backend that declares "local"):
+  /// a local tier, so the judge may read a private window's raw title.
+  LocalJudgeAndNudge,
+};
+
+/// True when the judge may be asked about the window of `obs`: some AI is
+/// there, the app is not privacy.never_send_apps, and a private window only
+/// with a local judge and its raw title kept in memory (docs/DESIGN.md §4
+/// "Private windows"). Pure.
+bool judgeMayRead(Advisors advisors, const Rules& rules, const Observation& obs);
 
 /// The reason shown while AntiDrift's own page is in front (docs/DESIGN.md
 /// §4 "own page"); spanStatusOf() maps it to neutral time.

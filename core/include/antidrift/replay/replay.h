@@ -63,6 +63,11 @@ struct ReplayOptions {
   /// for drift.judge_dwell_s is judged on its own — the verdict's scope is ignored, so a
   /// site-scoped verdict covers only its page.
   bool judgeEveryStableTitle = false;
+  /// The judge (backend or oracle) keeps its prompts on this machine, as a local model server
+  /// that passed the owner check does (`--local-judge`; drift::Advisors::LocalJudgeAndNudge):
+  /// a private window no local tier decides is judged on its raw title (docs/DESIGN.md §4
+  /// "Private windows"). false: the judge is treated as remote, and never sees one.
+  bool localJudge = false;
   bool keepTimeline = true;  ///< false: no timeline (the throughput benchmark)
   /// true: the report keeps its trace (ReplayReport::trace), what the label scorer reads
   /// (label_score.h; issue 16 item 1).

@@ -476,6 +476,11 @@ class Controller {
   bool applyDriftLocked(drift::Decision& decision);
   /// The app of the window in front ("" none), for the timeline.
   const std::string& currentAppLocked() const;
+  /// Which AI roles the drift engine may call: none without a backend; a
+  /// local judge when the backend's destination() is "local …" (or empty
+  /// and its plugin.json says "prompts": "local"), else one whose prompts
+  /// leave the machine (docs/DESIGN.md §4 "Private windows").
+  drift::Advisors advisorsLocked() const;
   /// Launches the DriftJudge on `request` (docs/DESIGN.md §4).
   void launchJudgeLocked(drift::JudgeRequest request);
   /// Launches the Nudger on `request` (seed 000, docs/DESIGN.md §5).
