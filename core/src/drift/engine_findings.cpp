@@ -77,6 +77,7 @@ LocalFinding Engine::findLocally(const Observation& obs, const Commitment& commi
   if (relevance.relevant && obs.title != kPrivateWindowTitle) {
     finding.kind = LocalFinding::Kind::Relevant;
     finding.shared = std::move(relevance.shared);
+    finding.distraction = distractions_.match(obs, rules_.isPerPage(obs));
     return finding;
   }
   if (!relevance.relevant) {

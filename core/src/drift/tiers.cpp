@@ -39,6 +39,16 @@ std::string privateWindowQuestion(const TierInput& in) {
   return "A private window \u2014 is it for \u201C" + in.commitment.nextAction + "\u201D?";
 }
 
+/// The judge may read the window and its key has not failed for good: it
+/// decides an ambiguous page (one failure allows one retry after retryAtMs).
+bool judgeCanDecide(const TierInput& in) {
+  if (!judgeMayRead(in.advisors, in.state.rules, in.obs)) return false;
+  const auto asked = in.state.attempted.find(*in.key);
+  const bool failed = asked != in.state.attempted.end() && asked->second.failures > 0 &&
+                      !(asked->second.failures == 1 && in.obs.atMs >= asked->second.retryAtMs);
+  return !failed;
+}
+
 bool yourMark(const Remembered& known) {
   return known.verdict && known.verdict->source == VerdictSource::You;
 }
@@ -189,6 +199,9 @@ std::optional<Verdict> yourMarks(const TierInput& in) {
 std::optional<Verdict> relevance(const TierInput& in) {
   const LocalFinding& local = in.local();
   if (local.kind != LocalFinding::Kind::Relevant) return std::nullopt;
+  // A known distraction's page about the task is the judge's to decide, when
+  // there is one to ask; its words rescue it only without one.
+  if (local.distraction && judgeCanDecide(in)) return std::nullopt;
   if (in.privateWindow) {  // its words are its title's: unsaid
     return about(in, DriftStatus::OnTask,
                  "a private window whose title shares your commitment's words");
@@ -234,12 +247,7 @@ std::optional<Verdict> rememberedJudge(const TierInput& in) {
 std::optional<Verdict> taskDistraction(const TierInput& in) {
   const LocalFinding& local = in.local();
   if (local.kind != LocalFinding::Kind::TaskDistraction) return std::nullopt;
-  if (judgeMayRead(in.advisors, in.state.rules, in.obs)) {
-    const auto asked = in.state.attempted.find(*in.key);
-    const bool failed = asked != in.state.attempted.end() && asked->second.failures > 0 &&
-                        !(asked->second.failures == 1 && in.obs.atMs >= asked->second.retryAtMs);
-    if (!failed) return std::nullopt;  // the judge decides it
-  }
+  if (judgeCanDecide(in)) return std::nullopt;  // the judge decides it
   if (in.privateWindow) {
     Verdict verdict = about(in, DriftStatus::Unknown,
                             "a private window shows a known distraction, but its title shares your "

@@ -852,6 +852,40 @@ TEST_F(LocalTierTest, AVideoAboutTheVeryTechniqueIsOnTask) {
   EXPECT_THAT(engine().view().reason, HasSubstr("transition"));
 }
 
+TEST_F(LocalTierTest, AVideoAboutTheVeryTechniqueIsTheJudgesWhenThereIsOne) {
+  // The task's words make a known distraction's page ambiguous, not on
+  // task: with a judge to ask, it decides, and an off-task answer is the banner.
+  const std::string video = "Page Transitions in Gatsby, step by step - YouTube — Mozilla Firefox";
+  Decision decision = see("firefox", video);
+  EXPECT_FALSE(decision.episodeStarted);
+  EXPECT_EQ(engine().view().status, DriftStatus::Judging);
+  advance(12'000);
+  decision = see("firefox", video);
+  ASSERT_TRUE(decision.judge);
+  decision =
+      engine().applyVerdict(decision.judge->key, verdict(true, "the technique itself"), "", utc_);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  // A judge that failed for good leaves the words to rescue it.
+  const std::string other = "Gatsby page transitions in 5 minutes - YouTube — Mozilla Firefox";
+  (void)see("firefox", other);
+  advance(12'000);
+  decision = see("firefox", other);
+  ASSERT_TRUE(decision.judge);
+  const std::string key = decision.judge->key;
+  (void)engine().applyVerdict(key, std::nullopt, "timed out", utc_);
+  advance(120'000);
+  (void)see("firefox", other);
+  advance(12'000);
+  decision = see("firefox", other);
+  ASSERT_TRUE(decision.judge) << "one retry";
+  (void)engine().applyVerdict(key, std::nullopt, "timed out", utc_);
+  advance(1'000);
+  (void)see("firefox", video);
+  (void)see("firefox", other);
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  EXPECT_THAT(engine().view().reason, HasSubstr("shares your commitment's words"));
+}
+
 TEST_F(LocalTierTest, ARelevantPageOfAnUnknownSiteIsOnTaskWithoutACall) {
   const Decision decision =
       see("firefox", "Gatsby page transitions with Framer Motion | Some Blog — Mozilla Firefox");

@@ -83,8 +83,10 @@ struct LocalFinding {
     TaskDistraction,
   };
   Kind kind = Kind::Nothing;
-  std::vector<std::string> shared;              ///< Relevant: the shared words, title order
-  std::optional<DistractionMatch> distraction;  ///< (Task)Distraction: what matched
+  std::vector<std::string> shared;  ///< Relevant: the shared words, title order
+  /// (Task)Distraction: what matched; Relevant: the known distraction the
+  /// page is of too, if any (with a judge to ask, it decides such a page).
+  std::optional<DistractionMatch> distraction;
 };
 
 /// A verdict of the verdict memory (docs/API.md "Remembered verdicts") for
@@ -182,7 +184,9 @@ std::optional<Verdict> sessionCache(const TierInput& in);
 /// The person's remembered marks: an on-mark always; an off-mark unless a
 /// known distraction agrees (then the distraction decides, with its reason).
 std::optional<Verdict> yourMarks(const TierInput& in);
-/// A title that shares the commitment's distinctive words: on task, cached.
+/// A title that shares the commitment's distinctive words: on task, cached —
+/// except a page of a known distraction while a judge can be asked about it
+/// (no opinion: the judge decides; docs/DESIGN.md §4 "The tiers, in order").
 std::optional<Verdict> relevance(const TierInput& in);
 /// A known distraction: drifting, cached.
 std::optional<Verdict> knownDistractions(const TierInput& in);
