@@ -16,6 +16,9 @@ packages+=(nlohmann-json3-dev)
 packages+=(libpsl-dev)
 # Rebuilds of unchanged files across build folders and checkouts (CMakeLists.txt).
 packages+=(ccache)
+# The common English words relevance weighs less (SCOWL size 35, embedded at build time by
+# core/CMakeLists.txt): a build dependency only.
+packages+=(wamerican-small)
 if [ "$profile" = test ]; then
   packages+=(xvfb openbox xdotool x11-utils chromium libbenchmark-dev)
   # The other-user security test sends requests with curl as a second user (runuser).

@@ -46,13 +46,33 @@ TEST(Relevance, ATitleSharingTwoDistinctiveWordsIsRelevant) {
   EXPECT_FALSE(relevance.score("Cooking pasta at home - YouTube").relevant);
 }
 
-TEST(Relevance, OneWordAndThePhraseItStandsInIsEnough) {
-  // "page transitions": a phrase of the next action; "page" alone says nothing.
-  const Relevance relevance(commitment("Add page transitions to the portfolio site",
-                                       "Pages fade between routes with framer-motion"));
-  EXPECT_TRUE(relevance.score("Smooth Page Transitions in 10 minutes - YouTube").relevant);
+TEST(Relevance, OneRareWordAndThePhraseItStandsInIsEnough) {
+  // "swup page": a phrase of the next action; "page" alone says nothing.
+  const Relevance relevance(
+      commitment("Set up the swup page loader", "Pages fade between routes with framer-motion"));
+  EXPECT_TRUE(relevance.score("Swup page demos - YouTube").relevant);
+  EXPECT_FALSE(relevance.score("Swup - Wikipedia").relevant);
   EXPECT_FALSE(relevance.score("Page 2 of the forum - YouTube").relevant);
-  EXPECT_FALSE(relevance.score("Transitions of power: a history - YouTube").relevant);
+}
+
+TEST(Relevance, CommonWordsAloneAreNotEnoughEvenAsThePhrase) {
+  // Two common words of the commitment, even next to each other as in it,
+  // say less of which work a page serves than a name does: the judge (or
+  // the heads-up) decides such a page, not the words.
+  EXPECT_TRUE(isCommonWord("quarterly"));
+  EXPECT_TRUE(isCommonWord("transition"));
+  EXPECT_FALSE(isCommonWord("gatsby")) << "a name";
+  EXPECT_FALSE(isCommonWord("markdown")) << "a rare, technical word";
+  const Relevance report(commitment("Write the quarterly report", ""));
+  EXPECT_FALSE(report.score("Funniest quarterly report fails compilation - YouTube").relevant);
+  const Relevance portfolio(commitment("Add page transitions to the portfolio site",
+                                       "Pages fade between routes with framer-motion"));
+  EXPECT_FALSE(portfolio.score("Smooth Page Transitions in 10 minutes - YouTube").relevant);
+  EXPECT_TRUE(portfolio.score("Page transitions with Framer Motion - YouTube").relevant)
+      << "framer is specific";
+  const RelevanceResult words = report.score("Quarterly report template - Google Docs");
+  EXPECT_FALSE(words.relevant);
+  EXPECT_THAT(words.shared, ElementsAre("quarterly", "report")) << "still shared, for the list";
 }
 
 TEST(Relevance, PhrasesComeFromTheNextActionAndNeverSpanAStopWord) {

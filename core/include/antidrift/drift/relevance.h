@@ -29,6 +29,14 @@ std::vector<std::string> relevanceWords(std::string_view text);
 /// ("work", "page", "site", "file", "code", "plugin", "dev", …). Pure.
 bool isGenericWord(std::string_view word);
 
+/// True for a common English word (in relevanceWords form): one of SCOWL's
+/// size-35 list (Debian's wamerican-small, embedded at build time), where a
+/// name, a rare or technical word or a word of another language is not.
+/// Common words a page shares with a commitment ("quarterly", "report")
+/// say less of which work it serves than a name does (docs/DESIGN.md §4
+/// "Relevance"). Pure; thread-safe.
+bool isCommonWord(std::string_view word);
+
 /// How a title relates to a commitment.
 struct RelevanceResult {
   bool relevant = false;            ///< the title serves the commitment by its words
@@ -49,9 +57,13 @@ class Relevance {
 
   /// Scores `title`: one point per distinctive word it contains, one more per
   /// phrase it contains as consecutive words. Relevant with at least
-  /// min(2, number of distinctive words) points — so a title must share two
-  /// of the commitment's words (or one and a phrase), unless the commitment
-  /// has only one distinctive word. Pure; thread-safe.
+  /// min(2, number of distinctive words) points and, when two are needed,
+  /// one shared word that is not common (isCommonWord): a name or a rare
+  /// word. So "Page Transitions in Gatsby" serves "Add page transitions to
+  /// the Gatsby site" (gatsby, transition and the phrase), while common words
+  /// alone, even as the commitment's phrase ("Funniest quarterly report
+  /// fails" for "Write the quarterly report"), are left to the judge. A
+  /// commitment with one distinctive word needs it alone. Pure; thread-safe.
   RelevanceResult score(std::string_view title) const;
 
   /// The distinctive words, sorted (the verdict memory keys on them).
