@@ -47,26 +47,22 @@ struct Settings {
   /// against the sanitised title). Empty pattern = rule off.
   std::map<std::string, std::string> blockedTitles;
   /// drift.title_sensitive_apps: apps judged per normalised title rather than
-  /// per app (one browser serves the work and the distraction).
-  /// Firefox Developer Edition reports the class "Firefox Developer Edition"
-  /// (the real ActivityWatch export, docs/TECH-NOTES.md §9) or "firefoxdeveloperedition".
-  std::vector<std::string> titleSensitiveApps = {"firefox",
-                                                 "firefox-esr",
-                                                 "firefox developer edition",
-                                                 "firefoxdeveloperedition",
-                                                 "navigator",
-                                                 "librewolf",
-                                                 "chromium",
-                                                 "chromium-browser",
-                                                 "google-chrome",
-                                                 "brave-browser",
-                                                 "microsoft-edge",
-                                                 "vivaldi-stable",
-                                                 "opera",
-                                                 "epiphany",
-                                                 "org.gnome.epiphany",
-                                                 "qutebrowser",
-                                                 "tor browser"};
+  /// per app, because one window of them serves the work and the next the
+  /// distraction: the browsers, and the apps whose every window is one
+  /// document, mail or file (office suites, mail clients, PDF readers; a
+  /// verdict on "Checkout test plan - Word" says nothing of "Letter to
+  /// landlord - Word"). Firefox Developer Edition reports the class "Firefox
+  /// Developer Edition" (the real ActivityWatch export, docs/TECH-NOTES.md §9)
+  /// or "firefoxdeveloperedition".
+  std::vector<std::string> titleSensitiveApps = {
+      "firefox", "firefox-esr", "firefox developer edition", "firefoxdeveloperedition", "navigator",
+      "librewolf", "chromium", "chromium-browser", "google-chrome", "brave-browser",
+      "microsoft-edge", "vivaldi-stable", "opera", "epiphany", "org.gnome.epiphany", "qutebrowser",
+      "tor browser",
+      // One document, mail or file a window.
+      "winword.exe", "excel.exe", "powerpnt.exe", "outlook.exe", "onenote.exe", "acrord32.exe",
+      "acrobat.exe", "libreoffice", "soffice", "libreoffice-writer", "libreoffice-calc",
+      "libreoffice-impress", "thunderbird", "evince", "org.gnome.evince", "okular", "zathura"};
   /// drift.lock_screen_apps: lock screens and screensavers (X11 and Windows
   /// classes): an observation of one says nothing about focus or drift.
   std::vector<std::string> lockScreenApps = {"xscreensaver",

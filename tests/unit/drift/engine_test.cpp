@@ -79,6 +79,20 @@ class EngineTest : public ::testing::Test {
 // ---- docs/DESIGN.md §4, branch by branch
 // -------------------------------------------------------------
 
+TEST_F(EngineTest, AnAppWhoseWindowsAreDocumentsIsJudgedPerDocument) {
+  // An office app's windows are documents: a verdict on one is not a
+  // verdict on the next, as a browser's pages are not (drift.title_sensitive_apps).
+  judge("WINWORD.EXE", "Transition timings for the blog - Word",
+        verdict(true, "notes for the transitions"));
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask);
+  const Decision decision = see("WINWORD.EXE", "Letter to landlord - tenancy renewal - Word");
+  ASSERT_TRUE(decision.judge) << "asked about this document too";
+  (void)engine().applyVerdict(decision.judge->key, verdict(false, "a personal letter"), "", utc_);
+  EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
+  (void)see("WINWORD.EXE", "Transition timings for the blog - Word");
+  EXPECT_EQ(engine().view().status, DriftStatus::OnTask) << "each document keeps its own verdict";
+}
+
 TEST_F(EngineTest, AHardRuleBeatsAnAllowedApp) {
   const Decision decision = see("qterminal", "bash");
   EXPECT_EQ(engine().view().status, DriftStatus::Drifting);
