@@ -706,7 +706,19 @@ int Daemon::serve() {
     notify::DesktopNotifier::Options options;
     options.repeatMs = config_.notifyRepeatSecs * 1000;
     options.headsUp = config_.notifyHeadsUp;
-    options.actions = !serverName.empty() && notify::notificationServerHasActions();
+    // Asked also when notify.desktop = true left the server unnamed: the
+    // markup rule must hold whichever way the notifier was switched on.
+    const std::vector<std::string> capabilities = notify::notificationServerCapabilities();
+    const auto lists = [&capabilities](const char* capability) {
+      return std::find(capabilities.begin(), capabilities.end(), capability) != capabilities.end();
+    };
+    options.actions = !serverName.empty() && lists("actions");
+    // docs/SECURITY.md "N4": dunst (markup = full), GNOME and KDE render a
+    // body's markup; the reason and the site names are text from outside.
+    options.escapeMarkup = lists("body-markup");
+    if (options.escapeMarkup) {
+      log.information("the notification server parses markup (body-markup): bodies are escaped");
+    }
     options.onAction = [&actionTarget, &log](const std::string& action) {
       if (action != notify::DesktopNotifier::kActionOnTask || actionTarget == nullptr) return;
       const ActionResult result = actionTarget->markOnTask();
