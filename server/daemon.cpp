@@ -68,6 +68,9 @@ using Poco::Util::OptionCallback;
 constexpr int kDefaultsPriority = 1000;
 /// Threads of the core's executor (docs/DESIGN.md §1).
 constexpr unsigned kExecutorThreads = 4;
+/// How long a start waits for a store lock held by a process that is not an
+/// antidriftd (the CLI's offline token rotation; docs/SECURITY.md "N5").
+constexpr std::chrono::seconds kStoreLockWait{5};
 /// At shutdown, how long a child process group has between SIGTERM and
 /// SIGKILL (issue 9 item 7: the daemon exits within 2 s).
 constexpr std::chrono::milliseconds kChildTerminateGrace{500};
@@ -120,6 +123,15 @@ class TerminationSignals {
 
   TerminationSignals(const TerminationSignals&) = delete;
   TerminationSignals& operator=(const TerminationSignals&) = delete;
+
+  /// Waits at most `timeout` for a termination signal; true when one came
+  /// (it is consumed: the caller ends the process).
+  bool arrivedWithin(std::chrono::milliseconds timeout) {
+    pollfd readable{fds_[0], POLLIN, 0};
+    const int ready = ::poll(&readable, 1, static_cast<int>(timeout.count()));
+    unsigned char signal = 0;
+    return ready == 1 && ::read(fds_[0], &signal, 1) == 1;
+  }
 
   /// Blocks until a termination signal arrives; returns its number.
   int wait() {
@@ -226,6 +238,13 @@ void Daemon::defineOptions(Poco::Util::OptionSet& options) {
           .required(false)
           .repeatable(false)
           .callback(OptionCallback<Daemon>(this, &Daemon::handleCheckConfig)));
+  options.addOption(
+      Option("release-dnd", "",
+             "release a do-not-disturb hold that a stopped or crashed antidriftd left in "
+             "<store.dir> (unless one runs there), and exit; the systemd unit's ExecStopPost")
+          .required(false)
+          .repeatable(false)
+          .callback(OptionCallback<Daemon>(this, &Daemon::handleReleaseDnd)));
 }
 
 void Daemon::handleHelp(const std::string&, const std::string&) {
@@ -276,6 +295,10 @@ void Daemon::handleListBackends(const std::string&, const std::string&) {
 
 void Daemon::handleCheckConfig(const std::string&, const std::string&) {
   checkConfigRequested_ = true;
+}
+
+void Daemon::handleReleaseDnd(const std::string&, const std::string&) {
+  releaseDndRequested_ = true;
 }
 
 void Daemon::addConfigurationFile() {
@@ -355,6 +378,9 @@ int Daemon::main(const std::vector<std::string>& args) {
   }
   if (checkConfigRequested_) {
     return checkConfig();
+  }
+  if (releaseDndRequested_) {
+    return releaseDnd();
   }
   for (const std::string& warning : warnings_) {
     Poco::Logger::get("antidrift.config").warning(warning);
@@ -512,6 +538,44 @@ int Daemon::checkConfig() {
   return EXIT_OK;
 }
 
+int Daemon::releaseDnd() {
+  const std::string record = config_.storeDir + "/" + notify::DoNotDisturb::kStateFileName;
+  bool recorded = false;
+  try {
+    recorded = Poco::File(record).exists();
+  } catch (const Poco::Exception&) {
+    recorded = true;  // unreadable directory: let the lock report the problem
+  }
+  if (!recorded) {
+    std::cout << "no do-not-disturb hold recorded in " << config_.storeDir << std::endl;
+    return EXIT_OK;
+  }
+  StoreLockAttempt attempt;
+  try {
+    attempt = StoreLock::tryAcquire(config_.storeDir);
+  } catch (const std::exception& error) {
+    std::cerr << "antidriftd: cannot lock the store: " << error.what() << std::endl;
+    return EXIT_CANTCREAT;
+  }
+  if (attempt.heldByDaemon()) {
+    // The XDG autostart copy may run while the unit's own start failed: the
+    // hold is that daemon's, and it releases it itself.
+    std::cout << "antidriftd (pid " << attempt.holderPid << ") runs on " << config_.storeDir
+              << "; its do-not-disturb hold is left to it" << std::endl;
+    return EXIT_OK;
+  }
+  const std::string name = notify::DoNotDisturb::releaseLeftover(config_.storeDir);
+  if (Poco::File(record).exists()) {
+    std::cout << "could not release " << name << "'s do-not-disturb; " << record
+              << " is kept for the next start" << std::endl;
+    return 1;
+  }
+  std::cout << (name.empty() ? "no do-not-disturb switch named in " + record + "; removed it"
+                             : "released " + name + "'s do-not-disturb")
+            << std::endl;
+  return EXIT_OK;
+}
+
 AiSetup Daemon::loadAi() {
   Poco::Logger& log = Poco::Logger::get("antidrift.daemon");
   AiSetup setup;
@@ -595,10 +659,41 @@ int Daemon::serve() {
   std::unique_ptr<StoreLock> storeLock;
   try {
     StoreLockAttempt attempt = StoreLock::tryAcquire(config_.storeDir);
+    // "pid 4822 (antidrift)": what holds the lock, by the pid it wrote.
+    const auto holder = [&attempt] {
+      return "pid " + (attempt.holderPid > 0 ? std::to_string(attempt.holderPid) : "unknown") +
+             (attempt.holderName.empty() ? "" : " (" + attempt.holderName + ")");
+    };
+    bool signalled = false;
+    if (!attempt.lock && !attempt.heldByDaemon()) {
+      // docs/SECURITY.md "N5": a short holder — the CLI rotating the token
+      // while no daemon runs — is waited for, not mistaken for a daemon.
+      log.information("the store " + config_.storeDir + " is locked by " + holder() +
+                      ", not an antidriftd; waiting up to " +
+                      std::to_string(kStoreLockWait.count()) + " s for it");
+      attempt = StoreLock::acquireWithin(config_.storeDir, kStoreLockWait,
+                                         [&signals, &signalled](std::chrono::milliseconds pause) {
+                                           signalled = signals.arrivedWithin(pause);
+                                           return !signalled;
+                                         });
+    }
     if (!attempt.lock) {
-      std::cerr << "antidriftd: another antidriftd is using " << config_.storeDir << " (pid "
-                << (attempt.holderPid > 0 ? std::to_string(attempt.holderPid) : "unknown") << ")"
-                << std::endl;
+      if (signalled) {
+        log.information("stopped while waiting for the store lock");
+        return EXIT_OK;
+      }
+      if (attempt.heldByDaemon()) {
+        std::cerr << "antidriftd: another antidriftd is using " << config_.storeDir << " (pid "
+                  << attempt.holderPid << ")" << std::endl;
+      } else {
+        // docs/SECURITY.md "N6": no daemon runs on this store, so a
+        // do-not-disturb hold recorded in it is a crash's leftover; the
+        // desktop is not left silenced by a start that fails.
+        notify::DoNotDisturb::releaseLeftover(config_.storeDir);
+        std::cerr << "antidriftd: " << config_.storeDir << " is still locked by " << holder()
+                  << ", not an antidriftd, after " << kStoreLockWait.count() << " s; not started"
+                  << std::endl;
+      }
       return EXIT_TEMPFAIL;
     }
     storeLock = std::move(attempt.lock);
@@ -606,6 +701,10 @@ int Daemon::serve() {
     log.fatal(std::string("cannot lock the store: ") + error.what());
     return EXIT_CANTCREAT;
   }
+  // docs/SECURITY.md "N6": a do-not-disturb hold a crash left behind is
+  // undone first thing once the store is ours (issue 17 item 3) — before
+  // the audit log, the token and the AI probe, any of which can fail or stall.
+  notify::DoNotDisturb::releaseLeftover(config_.storeDir);
   SystemClock clock;
   SseBroadcaster broadcaster(config_.maxSseClients, std::chrono::seconds(config_.sseKeepAliveSecs));
   ThreadExecutor executor(kExecutorThreads);
@@ -674,8 +773,6 @@ int Daemon::serve() {
   }
 
   const AiSetup ai = loadAi();
-  // A do-not-disturb hold a crash left behind is undone first (issue 17 item 3).
-  notify::DoNotDisturb::releaseLeftover(config_.storeDir);
   // The notification server on the daemon's own session bus, asked once:
   // notify.desktop = auto and focus.do_not_disturb = auto follow it.
   std::string serverName;
@@ -706,7 +803,19 @@ int Daemon::serve() {
     notify::DesktopNotifier::Options options;
     options.repeatMs = config_.notifyRepeatSecs * 1000;
     options.headsUp = config_.notifyHeadsUp;
-    options.actions = !serverName.empty() && notify::notificationServerHasActions();
+    // Asked also when notify.desktop = true left the server unnamed: the
+    // markup rule must hold whichever way the notifier was switched on.
+    const std::vector<std::string> capabilities = notify::notificationServerCapabilities();
+    const auto lists = [&capabilities](const char* capability) {
+      return std::find(capabilities.begin(), capabilities.end(), capability) != capabilities.end();
+    };
+    options.actions = !serverName.empty() && lists("actions");
+    // docs/SECURITY.md "N4": dunst (markup = full), GNOME and KDE render a
+    // body's markup; the reason and the site names are text from outside.
+    options.escapeMarkup = lists("body-markup");
+    if (options.escapeMarkup) {
+      log.information("the notification server parses markup (body-markup): bodies are escaped");
+    }
     options.onAction = [&actionTarget, &log](const std::string& action) {
       if (action != notify::DesktopNotifier::kActionOnTask || actionTarget == nullptr) return;
       const ActionResult result = actionTarget->markOnTask();

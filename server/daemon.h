@@ -45,7 +45,9 @@ struct AiSetup {
 /// `--list-backends` (list the backends of ai.plugin_dir and ai.user_plugin_dir
 /// from their metadata files without loading any plugin, and exit), `--check-config` (print the
 /// effective configuration with where each value came from, and exit),
-/// `--help`, plus ServerApplication's `--daemon`, `--pidfile`, `--umask`.
+/// `--release-dnd` (release a do-not-disturb hold a stopped or crashed daemon
+/// left, and exit; the unit's ExecStopPost=), `--help`, plus ServerApplication's `--daemon`,
+/// `--pidfile`, `--umask`.
 ///
 /// Exit codes: 0 after a clean shutdown (SIGTERM, SIGINT, SIGQUIT) or
 /// `--help`; 1 for a broken audit chain with `--verify-audit`; 64 for stray
@@ -53,7 +55,9 @@ struct AiSetup {
 /// bound; 73 when the token file or <store.dir>/lock cannot be written; 74
 /// when audit.jsonl cannot be opened; 75 (EX_TEMPFAIL) when another
 /// antidriftd holds <store.dir>/lock ("another antidriftd is using <dir>
-/// (pid N)" on stderr); 78 for any configuration error (one sentence on
+/// (pid N)" on stderr), or another process (the CLI's offline token
+/// rotation) still holds it after 5 s of waiting ("… is still locked by pid N
+/// (name), not an antidriftd, after 5 s"); 78 for any configuration error (one sentence on
 /// stderr; also from `--check-config`). `--verify-audit` takes no lock.
 /// A key AntiDrift does not know is a warning naming the nearest known key
 /// (logged at start, printed by `--check-config`), never an error.
@@ -84,6 +88,7 @@ class Daemon : public Poco::Util::ServerApplication {
   void handleListBackends(const std::string& name, const std::string& value);
   void handleExportHistory(const std::string& name, const std::string& value);
   void handleCheckConfig(const std::string& name, const std::string& value);
+  void handleReleaseDnd(const std::string& name, const std::string& value);
   void addConfigurationFile();
 
   /// `--verify-audit`: prints "audit chain ok: N records" (exit 0),
@@ -111,6 +116,15 @@ class Daemon : public Poco::Util::ServerApplication {
   /// one "warning: …" line per unknown key; exit 0. A configuration error is
   /// reported by main() before (exit 78).
   int checkConfig();
+  /// `--release-dnd` (the unit's ExecStopPost=; docs/SECURITY.md "N6"): when
+  /// <store.dir>/dnd.state records a do-not-disturb hold and no running
+  /// antidriftd holds <store.dir>/lock (a daemon that runs keeps its own
+  /// hold), runs that switch's release and removes the record
+  /// (notify::DoNotDisturb::releaseLeftover). One line on stdout saying what
+  /// was done. Exit 0, also when there was nothing to release; 1 when the
+  /// release command failed (the record stays for the next start); 73 when
+  /// the store lock cannot be opened.
+  int releaseDnd();
   /// Runs the daemon until a termination signal; returns the exit code.
   int serve();
   /// Loads the configured AI backend plugin through plugin::PluginLoader —
@@ -123,6 +137,7 @@ class Daemon : public Poco::Util::ServerApplication {
   bool listBackendsRequested_ = false;
   std::optional<std::string> exportFormat_;  ///< --export-history FORMAT
   bool checkConfigRequested_ = false;
+  bool releaseDndRequested_ = false;
   /// The configuration file's own layer (null when none was read).
   Poco::AutoPtr<Poco::Util::AbstractConfiguration> fileConfig_;
   std::string fileConfigPath_;

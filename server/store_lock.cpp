@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -75,7 +76,39 @@ long readPid(int fd) {
   return pid;
 }
 
+/// The program name of process `pid` (`/proc/<pid>/comm` without its
+/// newline), "" when there is none or it cannot be read.
+std::string programName(long pid) {
+  if (pid <= 0) return "";
+  char buffer[64] = {};
+  const std::string path = "/proc/" + std::to_string(pid) + "/comm";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  const ssize_t count = ::read(fd, buffer, sizeof buffer - 1);
+  ::close(fd);
+  if (count <= 0) return "";
+  return Poco::trim(std::string(buffer, static_cast<std::size_t>(count)));
+}
+
 }  // namespace
+
+bool StoreLockAttempt::heldByDaemon() const {
+  return !lock && holderName == StoreLock::kDaemonName;
+}
+
+StoreLockAttempt StoreLock::acquireWithin(
+    const std::string& directory, std::chrono::milliseconds wait,
+    const std::function<bool(std::chrono::milliseconds)>& pause) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  StoreLockAttempt attempt = tryAcquire(directory);
+  while (!attempt.lock && !attempt.heldByDaemon()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !pause(std::min(left, kRetryInterval))) break;
+    attempt = tryAcquire(directory);
+  }
+  return attempt;
+}
 
 StoreLockAttempt StoreLock::tryAcquire(const std::string& directory) {
   ensureDirectory(directory);
@@ -102,6 +135,7 @@ StoreLockAttempt StoreLock::tryAcquire(const std::string& directory) {
     StoreLockAttempt busy;
     if (error == EWOULDBLOCK) {
       busy.holderPid = readPid(fd);
+      busy.holderName = programName(busy.holderPid);
       ::close(fd);
       return busy;
     }

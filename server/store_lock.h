@@ -4,6 +4,8 @@
 /// audit chain.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -19,6 +21,15 @@ struct StoreLockAttempt {
   /// When `lock` is null: the holder's pid as written in the lock file, 0
   /// when the file holds none yet (the holder is between lock and write).
   long holderPid = 0;
+  /// When `lock` is null: the holder's program name (`/proc/<pid>/comm`,
+  /// e.g. "antidriftd", or "antidrift" for the CLI's offline token
+  /// rotation), "" when there is no pid or the process is gone.
+  std::string holderName;
+
+  /// Whether the holder is a running antidriftd (holderName is
+  /// StoreLock::kDaemonName): a daemon holds the lock for its whole life,
+  /// so waiting for it is pointless. Pure.
+  bool heldByDaemon() const;
 };
 
 /// An exclusive flock(2) on `<directory>/lock`, held while this object lives
@@ -43,6 +54,24 @@ class StoreLock {
   /// (issue 19 item 6), or when the directory or file cannot
   /// be created, opened or locked for a reason other than another holder.
   static StoreLockAttempt tryAcquire(const std::string& directory);
+
+  /// The daemon's program name, as `/proc/<pid>/comm` shows it.
+  static constexpr const char* kDaemonName = "antidriftd";
+  /// How long acquireWithin() waits between two tries.
+  static constexpr std::chrono::milliseconds kRetryInterval{50};
+
+  /// tryAcquire(), retried every kRetryInterval while another process that is
+  /// not a running antidriftd holds the lock — a short holder such as the
+  /// CLI's offline `antidrift token --rotate` (docs/SECURITY.md "N5") — for
+  /// at most `wait` (monotonic). Returns at once when the lock is taken or
+  /// the holder is an antidriftd (StoreLockAttempt::heldByDaemon()); else
+  /// the last attempt once `wait` is over or `pause` returned false.
+  /// `pause(interval)` is called between tries and must return within about
+  /// `interval`; returning false gives up (a termination signal). Throws as
+  /// tryAcquire(). Not thread-safe.
+  static StoreLockAttempt acquireWithin(
+      const std::string& directory, std::chrono::milliseconds wait,
+      const std::function<bool(std::chrono::milliseconds)>& pause);
 
   /// Releases the lock (closes the descriptor).
   ~StoreLock();

@@ -44,6 +44,27 @@ DesktopNotifier::~DesktopNotifier() {
   worker_.join();
 }
 
+std::string DesktopNotifier::escapeBodyMarkup(const std::string& text) {
+  std::string escaped;
+  escaped.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        escaped += "&amp;";
+        break;
+      case '<':
+        escaped += "&lt;";
+        break;
+      case '>':
+        escaped += "&gt;";
+        break;
+      default:
+        escaped += c;
+    }
+  }
+  return escaped;
+}
+
 std::vector<std::string> DesktopNotifier::argumentsFor(const std::string& reason) {
   return argumentsFor(kSummary, reason);
 }
@@ -195,11 +216,13 @@ void DesktopNotifier::send(const Message& message) {
     driftSessionId_ = message.sessionId;
     driftId_.clear();  // a new session's first drift is a new notification
   }
+  // docs/SECURITY.md "N4": a server that parses markup would render a
+  // reason's <span> and <a href>, and parse its <img>.
+  const std::string body = options_.escapeMarkup ? escapeBodyMarkup(message.body) : message.body;
   const std::vector<std::string> arguments =
-      message.drift
-          ? driftArgumentsFor(message.summary, message.body, message.actions, options_.waitForClose,
-                              driftId_)
-          : argumentsFor(message.summary, message.body, message.actions, options_.waitForClose);
+      message.drift ? driftArgumentsFor(message.summary, body, message.actions,
+                                        options_.waitForClose, driftId_)
+                    : argumentsFor(message.summary, body, message.actions, options_.waitForClose);
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   std::string chosen;
   const bool waits = message.actions || options_.waitForClose;

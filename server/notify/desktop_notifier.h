@@ -80,6 +80,12 @@ class DesktopNotifier {
     bool waitForClose = false;
     /// Monotonic milliseconds (reminders, rate limit); none = steady_clock.
     std::function<std::int64_t()> nowMs;
+    /// The server lists "body-markup" among its capabilities: every body (a
+    /// judge's reason, a site name, a next action — text from outside) is
+    /// sent through escapeBodyMarkup(), so it shows as the text it is, never
+    /// as a tag or a link (docs/SECURITY.md "N4"). Off: sent verbatim, as a
+    /// server without markup shows it.
+    bool escapeMarkup = false;
   };
   /// Notifications waiting for the worker, at most.
   static constexpr std::size_t kMaxPending = 2;
@@ -104,6 +110,12 @@ class DesktopNotifier {
   /// (server/state_delivery.h, issue 15 item 3), so EpisodeTracker sees them
   /// in order.
   void onState(const State& state);
+
+  /// `text` with `&`, `<` and `>` replaced by `&amp;`, `&lt;` and `&gt;`: the
+  /// freedesktop notification spec's escaping of a body for a server that
+  /// parses markup, so it shows `text` literally. Any other byte (UTF-8,
+  /// quotes) is kept. Pure.
+  static std::string escapeBodyMarkup(const std::string& text);
 
   /// The arguments after the command for a drift with `reason`:
   /// {"-a", kAppName, "--", kSummary, reason}; the reason is one argv

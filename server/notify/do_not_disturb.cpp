@@ -216,16 +216,28 @@ std::string notificationServerName() {
   return firstReplyString(reply);
 }
 
-bool notificationServerHasActions() {
-  if (Poco::Environment::get("DBUS_SESSION_BUS_ADDRESS", "").empty()) return false;
+std::vector<std::string> notificationServerCapabilities() {
+  if (Poco::Environment::get("DBUS_SESSION_BUS_ADDRESS", "").empty()) return {};
   std::string reply;
   if (runCommand({"dbus-send", "--session", "--print-reply", "--reply-timeout=2000",
                   "--dest=org.freedesktop.Notifications", "/org/freedesktop/Notifications",
                   "org.freedesktop.Notifications.GetCapabilities"},
                  std::chrono::seconds(3), &reply) != 0) {
-    return false;
+    return {};
   }
-  return reply.find("string \"actions\"") != std::string::npos;
+  // One `string "<capability>"` line per element of the reply's array.
+  std::vector<std::string> capabilities;
+  std::istringstream lines(reply);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string value = firstReplyString(line);
+    if (!value.empty()) capabilities.push_back(value);
+  }
+  return capabilities;
+}
+
+bool notificationServerHasActions() {
+  const std::vector<std::string> capabilities = notificationServerCapabilities();
+  return std::find(capabilities.begin(), capabilities.end(), "actions") != capabilities.end();
 }
 
 DoNotDisturb::DoNotDisturb(DndBackend backend, std::string storeDir)

@@ -57,6 +57,13 @@ std::string dndBackendForServer(const std::string& serverName);
 /// twice (each at most a few seconds). Thread-safe.
 std::string notificationServerName();
 
+/// The capabilities the notification server on the session bus lists in its
+/// GetCapabilities ("actions", "body-markup", …; the freedesktop notification
+/// spec), in its order; empty when no bus address is set, no server owns the
+/// name, or the call fails. Runs `dbus-send` once (at most a few seconds).
+/// Call after notificationServerName() answered a name. Thread-safe.
+std::vector<std::string> notificationServerCapabilities();
+
 /// Whether the notification server on the session bus lists "actions" among
 /// its GetCapabilities (buttons on a notification); false when no bus
 /// address is set, no server owns the name, or the call fails. Call after

@@ -124,6 +124,12 @@ TEST_F(InstallTest, TheInstalledDaemonFindsItsPageAndPluginsBesideItself) {
   const std::string unit = test::readWholeFile(prefix + "/lib/systemd/user/antidrift.service");
   EXPECT_THAT(unit, HasSubstr("\nExecStart=" + prefix + "/bin/antidriftd\n"));
   EXPECT_THAT(unit, HasSubstr("\nRestart=on-failure\n"));
+  // docs/SECURITY.md N6: the installed binary's own release after every stop.
+  EXPECT_THAT(unit, HasSubstr("\nExecStopPost=-" + prefix + "/bin/antidriftd --release-dnd\n"));
+  const ChildResult release =
+      run(prefix + "/bin/antidriftd", {"--release-dnd", "-D", "store.dir=" + directory_.path()});
+  EXPECT_EQ(release.exitCode, 0) << release.err;
+  EXPECT_EQ(release.out, "no do-not-disturb hold recorded in " + directory_.path() + "\n");
   EXPECT_THAT(test::readWholeFile(prefix + "/etc/xdg/autostart/antidrift.desktop"),
               HasSubstr("\nExec=" + prefix + "/bin/antidriftd\n"));
 

@@ -5,6 +5,9 @@
 // with the daemon stopped the CLI rotates the file itself.
 #include <sys/stat.h>
 
+#include <chrono>
+#include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -28,6 +31,9 @@
 #ifndef ANTIDRIFT_CLI_PATH
 #error "ANTIDRIFT_CLI_PATH must name the antidrift binary"
 #endif
+#ifndef STORE_LOCK_HOLDER_PATH
+#error "STORE_LOCK_HOLDER_PATH must name the antidrift_store_lock_holder binary"
+#endif
 
 namespace antidrift {
 namespace {
@@ -35,6 +41,8 @@ namespace {
 using test::ChildResult;
 using test::RunningDaemon;
 using ::testing::HasSubstr;
+
+constexpr std::chrono::milliseconds kDeadline = std::chrono::seconds(15);
 
 class TokenRotateTest : public ::testing::Test {
  protected:
@@ -75,6 +83,24 @@ class TokenRotateTest : public ::testing::Test {
     EXPECT_EQ(::lstat((store_ + "/token").c_str(), &info), 0);
     EXPECT_TRUE(S_ISREG(info.st_mode));
     return info.st_mode & 07777;
+  }
+
+  /// The daemon's arguments of startDaemon().
+  std::vector<std::string> daemonArguments() const {
+    return {"-D", "server.port=0",        "-D", "store.dir=" + store_, "-D", "evidence.x11=false",
+            "-D", "evidence.source=none", "-D", "ai.backend=none"};
+  }
+
+  /// antidrift_store_lock_holder on the store: returns once it holds the lock
+  /// (its pid in `pid`), as the CLI's offline rotation holds it.
+  std::unique_ptr<test::PipedChild> holdTheLock(std::string& pid) {
+    auto holder = std::make_unique<test::PipedChild>(
+        STORE_LOCK_HOLDER_PATH, std::vector<std::string>{store_}, environment_);
+    std::string line;
+    EXPECT_TRUE(holder->readOutLine(line, kDeadline)) << "the lock holder did not start";
+    EXPECT_EQ(line, "held " + std::to_string(holder->pid()));
+    pid = std::to_string(holder->pid());
+    return holder;
   }
 
   /// POST /planning with `token` in X-AntiDrift-Token: the status.
@@ -317,6 +343,84 @@ TEST_F(TokenRotateTest, ADaemonThatHoldsTheStoreButDoesNotAnswerKeepsItsToken) {
                                      "http://127.0.0.1:1: the token was not rotated"));
   EXPECT_EQ(fileToken(), token);
   EXPECT_EQ(planWith(token), 200);
+}
+
+/// docs/SECURITY.md "N5": the CLI's offline rotation holds the store lock for
+/// a moment; a daemon starting then waits for it, says what it waits for, and
+/// starts once the lock is let go (it used to exit 75 blaming "another
+/// antidriftd" with the CLI's pid, which the unit never restarts).
+TEST_F(TokenRotateTest, ADaemonStartingDuringAnOfflineRotationWaitsAndStarts) {
+  std::string holderPid;
+  std::unique_ptr<test::PipedChild> holder = holdTheLock(holderPid);
+  test::PipedChild daemon(ANTIDRIFTD_PATH, daemonArguments(), environment_);
+  ASSERT_TRUE(daemon.awaitErr("the store " + store_ + " is locked by pid " + holderPid +
+                                  " (antidrift_store), not an antidriftd; waiting up to 5 s",
+                              kDeadline))
+      << daemon.err();
+  holder->closeInput();
+  EXPECT_EQ(holder->waitForExit(kDeadline), std::optional<int>(0));
+
+  std::string line;
+  ASSERT_TRUE(daemon.readOutLine(line, kDeadline)) << daemon.err();
+  std::smatch port;
+  ASSERT_TRUE(std::regex_match(line, port,
+                               std::regex(R"(antidriftd listening on http://127\.0\.0\.1:(\d+))")))
+      << line;
+  EXPECT_EQ(
+      test::sendRequest(static_cast<std::uint16_t>(std::stoi(port[1])), "GET", "/healthz").status,
+      200);
+  Poco::Process::requestTermination(daemon.pid());
+  EXPECT_EQ(daemon.waitForExit(kDeadline), std::optional<int>(0));
+  EXPECT_EQ(test::readWholeFile(store_ + "/lock"), std::to_string(daemon.pid()) + "\n");
+}
+
+/// The wait is bounded: a lock another program keeps past it is exit 75, and
+/// the message names that program and its pid — not "another antidriftd".
+TEST_F(TokenRotateTest, ALockHeldPastTheWaitIsExit75NamingTheHolder) {
+  std::string holderPid;
+  std::unique_ptr<test::PipedChild> holder = holdTheLock(holderPid);
+  const auto started = std::chrono::steady_clock::now();
+  const ChildResult refused =
+      test::runToCompletion(ANTIDRIFTD_PATH, daemonArguments(), environment_);
+  const auto waited = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(refused.exitCode, 75) << refused.err;
+  EXPECT_THAT(refused.err,
+              HasSubstr("antidriftd: " + store_ + " is still locked by pid " + holderPid +
+                        " (antidrift_store), not an antidriftd, after 5 s; "
+                        "not started"));
+  EXPECT_THAT(refused.err, ::testing::Not(HasSubstr("another antidriftd")));
+  EXPECT_EQ(refused.out, "") << "it must not get as far as listening";
+  EXPECT_GE(waited, std::chrono::seconds(5));
+  holder->closeInput();
+  EXPECT_EQ(holder->waitForExit(kDeadline), std::optional<int>(0));
+}
+
+/// The review's race with the real binaries: rotations with the daemon
+/// stopped started together with the daemon, again and again. Every daemon
+/// start listens (none exits 75); every rotation either rotates or finds the
+/// daemon holding the store (69, the safe and reported case).
+TEST_F(TokenRotateTest, RotationsRacingTheDaemonsStartNeverKeepItDown) {
+  startDaemon();
+  daemon_->stop();
+  daemon_.reset();
+  for (int round = 0; round < 40; ++round) {
+    test::PipedChild rotation(
+        ANTIDRIFT_CLI_PATH,
+        {"-D", "server.port=1", "-D", "store.dir=" + store_, "token", "--rotate"}, environment_);
+    test::PipedChild daemon(ANTIDRIFTD_PATH, daemonArguments(), environment_);
+    std::string line;
+    const bool listened = daemon.readOutLine(line, kDeadline);
+    EXPECT_TRUE(listened && line.rfind("antidriftd listening on", 0) == 0)
+        << "round " << round << ": " << line << " exit "
+        << daemon.waitForExit(kDeadline).value_or(-1);
+    const std::optional<int> rotated = rotation.waitForExit(kDeadline);
+    EXPECT_TRUE(rotated == 0 || rotated == 69)
+        << "round " << round << ": exit " << rotated.value_or(-1);
+    if (listened) {
+      Poco::Process::requestTermination(daemon.pid());
+      EXPECT_EQ(daemon.waitForExit(kDeadline), std::optional<int>(0)) << "round " << round;
+    }
+  }
 }
 
 TEST_F(TokenRotateTest, NoTokenFileIsNothingToRotate) {

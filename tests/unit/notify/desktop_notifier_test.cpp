@@ -4,14 +4,20 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <Poco/Environment.h>
+#include <Poco/JSON/Array.h>
+#include <Poco/JSON/Object.h>
+#include <Poco/JSON/Parser.h>
 #include <Poco/Path.h>
 
 #include "support/temp_dir.h"
@@ -204,6 +210,37 @@ TEST(DesktopNotifier, TheDriftNotificationReplacesTheOneItsCommandPrintedTheIdOf
               ElementsAre("-a", "AntiDrift", "-p", "--", "AntiDrift: you drifted", "next session"));
 }
 
+TEST(DesktopNotifier, EscapingABodyReplacesOnlyTheThreeMarkupCharacters) {
+  EXPECT_EQ(DesktopNotifier::escapeBodyMarkup("<b>x</b> & <a href=\"http://e\">y</a> — 'q'"),
+            "&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href=\"http://e\"&gt;y&lt;/a&gt; — 'q'");
+  EXPECT_EQ(DesktopNotifier::escapeBodyMarkup("&amp;"), "&amp;amp;");
+  EXPECT_EQ(DesktopNotifier::escapeBodyMarkup(""), "");
+}
+
+/// docs/SECURITY.md "N4": for a server that lists body-markup the body goes
+/// out escaped; the summary (plain text by the spec) stays as it is.
+TEST(DesktopNotifier, AReasonWithMarkupIsEscapedForAMarkupServer) {
+  const FakeNotifyCommand fake;
+  DesktopNotifier::Options options;
+  options.escapeMarkup = true;
+  DesktopNotifier notifier(fake.command, options);
+  notifier.onState(drifting(1, "<b>x</b> & <a href=\"http://e\">y</a>"));
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+
+  EXPECT_THAT(test::readLines(fake.log),
+              ElementsAre("-a", "AntiDrift", "-p", "--", "AntiDrift: you drifted",
+                          "&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href=\"http://e\"&gt;y&lt;/a&gt;"));
+}
+
+TEST(DesktopNotifier, AReasonIsSentVerbatimToAServerWithoutMarkup) {
+  const FakeNotifyCommand fake;
+  DesktopNotifier notifier(fake.command);
+  notifier.onState(drifting(1, "a <b> & c"));
+  ASSERT_TRUE(notifier.waitUntilIdleForTest(kWait));
+  EXPECT_THAT(test::readLines(fake.log),
+              ElementsAre("-a", "AntiDrift", "-p", "--", "AntiDrift: you drifted", "a <b> & c"));
+}
+
 TEST(DesktopNotifier, AMissingCommandNeitherThrowsNorBlocks) {
   DesktopNotifier notifier("/nonexistent/notify-send");
   notifier.onState(drifting(1, "first"));
@@ -341,6 +378,97 @@ TEST(DesktopNotifierWithDunst, ASecondDriftSoonAfterIsShownInPlaceOfTheFirst) {
   }
   Poco::Environment::set("DBUS_SESSION_BUS_ADDRESS", savedAddress);
   EXPECT_EQ(displayed, "1");
+}
+
+/// The text Pango shows for `markup`, for the subset a notification body
+/// uses: nullopt when it holds a tag (it would be rendered, not shown); else
+/// the five XML entities decoded.
+std::optional<std::string> shownText(const std::string& markup) {
+  if (markup.find('<') != std::string::npos) return std::nullopt;
+  std::string text;
+  for (std::size_t at = 0; at < markup.size();) {
+    bool decoded = false;
+    for (const auto& [entity, character] : std::vector<std::pair<std::string, char>>{
+             {"&lt;", '<'}, {"&gt;", '>'}, {"&amp;", '&'}, {"&quot;", '"'}, {"&apos;", '\''}}) {
+      if (markup.compare(at, entity.size(), entity) == 0) {
+        text += character;
+        at += entity.size();
+        decoded = true;
+        break;
+      }
+    }
+    if (!decoded) text += markup[at++];
+  }
+  return text;
+}
+
+/// docs/SECURITY.md "N4", against a real dunst with `markup = full` (Debian's
+/// default) on a private bus: the daemon's way of setting the notifier up (the
+/// server's capabilities decide the escaping) makes a reason carrying a tag,
+/// a link and an ampersand show as that literal text — what dunst keeps as
+/// the notification's message holds no tag, and decodes to the reason.
+TEST(DesktopNotifierWithDunst, AReasonWithMarkupIsShownAsLiteralText) {
+  Poco::Path found;
+  for (const char* tool : {"dbus-run-session", "dunst", "dunstctl", "notify-send"}) {
+    ASSERT_TRUE(Poco::Path::find(Poco::Environment::get("PATH", ""), tool, found))
+        << tool << " is missing: run scripts/deps.sh test";
+  }
+  test::XServer display;
+  ASSERT_EQ(display.start(false), "");
+  test::TempDirectory directory;
+  // The person's dunstrc is not read: the markup setting is this test's own.
+  const std::string dunstrc = directory.file("dunstrc");
+  test::writeWholeFile(dunstrc, "[global]\n    markup = full\n    format = \"%s\\n%b\"\n");
+  const std::string script =
+      "echo \"$DBUS_SESSION_BUS_ADDRESS\"; "
+      "dunst -config '" +
+      dunstrc +
+      "' </dev/null >/dev/null 2>&1 & server=$!; "
+      "read -r line; kill $server; wait";
+  test::Child session("dbus-run-session", {"--", "sh", "-c", script}, display.name(), true, true);
+  std::string address;
+  ASSERT_TRUE(session.readLine(address, test::kDeadline));
+  ASSERT_EQ(address.rfind("unix:", 0), 0u) << address;
+  const std::string savedAddress = Poco::Environment::get("DBUS_SESSION_BUS_ADDRESS", "");
+  Poco::Environment::set("DBUS_SESSION_BUS_ADDRESS", address);
+  // dunst owns the name once it answers; until then the capabilities are none.
+  std::vector<std::string> capabilities;
+  const auto deadline = std::chrono::steady_clock::now() + test::kDeadline;
+  while (notificationServerName().empty() && std::chrono::steady_clock::now() < deadline) {
+  }
+  capabilities = notificationServerCapabilities();
+
+  const std::string reason = "<b>x</b> & <a href=\"http://e\">y</a>";
+  std::string history;
+  {
+    DesktopNotifier::Options options;
+    options.escapeMarkup =
+        std::find(capabilities.begin(), capabilities.end(), "body-markup") != capabilities.end();
+    DesktopNotifier notifier("notify-send", options);
+    notifier.onState(drifting(1, reason));
+    EXPECT_TRUE(notifier.waitUntilIdleForTest(kWait));
+    // Closed notifications go to dunst's history, which says what it kept.
+    EXPECT_EQ(runCommand({"dunstctl", "close-all"}, std::chrono::seconds(5)), 0);
+    const auto closed = std::chrono::steady_clock::now() + test::kDeadline;
+    do {
+      history.clear();
+      runCommand({"dunstctl", "history"}, std::chrono::seconds(5), &history);
+    } while (history.find("AntiDrift: you drifted") == std::string::npos &&
+             std::chrono::steady_clock::now() < closed);
+  }
+  Poco::Environment::set("DBUS_SESSION_BUS_ADDRESS", savedAddress);
+  EXPECT_THAT(capabilities, ::testing::Contains("body-markup"));
+
+  Poco::JSON::Parser parser;
+  const Poco::JSON::Object::Ptr root = parser.parse(history).extract<Poco::JSON::Object::Ptr>();
+  const Poco::JSON::Array::Ptr all = root->getArray("data")->getArray(0);
+  ASSERT_EQ(all->size(), 1u) << history;
+  const std::string message =
+      all->getObject(0)->getObject("message")->getValue<std::string>("data");
+  ASSERT_EQ(message.rfind("AntiDrift: you drifted\n", 0), 0u) << message;
+  const std::string body = message.substr(std::string("AntiDrift: you drifted\n").size());
+  EXPECT_EQ(shownText(body), std::optional<std::string>(reason))
+      << "dunst would render this body's markup: " << body;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,6 +33,9 @@
 
 #ifndef ANTIDRIFTD_PATH
 #error "ANTIDRIFTD_PATH must name the antidriftd binary"
+#endif
+#ifndef STORE_LOCK_HOLDER_PATH
+#error "STORE_LOCK_HOLDER_PATH must name the antidrift_store_lock_holder binary"
 #endif
 
 namespace antidrift::notify {
@@ -365,6 +369,96 @@ TEST_F(PrivateDunst, TheDaemonHoldsReleasesAndRecoversFromSigkill) {
     EXPECT_FALSE(exists(record_));
     EXPECT_EQ(daemon.stop(), 0) << daemon.err();
   }
+}
+
+/// The daemon's arguments for the tests below: no AI, no evidence, its store.
+std::vector<std::string> daemonArguments(const std::string& store, const std::string& www) {
+  return {"-D", "server.port=0",        "-D", "store.dir=" + store, "-D", "evidence.x11=false",
+          "-D", "evidence.source=none", "-D", "ai.backend=none",    "-D", "server.www_dir=" + www};
+}
+
+/// docs/SECURITY.md "N6": a crash leaves dunst paused; the next start then
+/// fails because a program that is not an antidriftd keeps the store lock
+/// past the wait (exit 75, as the review's `flock` did). The desktop is not
+/// left silenced: that failing start released the hold (no daemon runs on
+/// the store), and so does `antidriftd --release-dnd`, the unit's ExecStopPost.
+TEST_F(PrivateDunst, AStartThatFailsOnAHeldLockStillReleasesACrashsHold) {
+  const auto crash = [this] {
+    DoNotDisturb dnd(*dndBackendNamed("dunst"), store_);
+    dnd.onState(withRuntime(RuntimeState::Active, 1));
+    ASSERT_TRUE(dnd.waitUntilSettledForTest(kWait));
+    dnd.abandonForTest();  // as kill -9: no release
+  };
+  crash();
+  ASSERT_EQ(isPaused(), "true");
+  ASSERT_TRUE(exists(record_));
+  test::PipedChild holder(STORE_LOCK_HOLDER_PATH, {store_}, daemonEnvironment());
+  std::string line;
+  ASSERT_TRUE(holder.readOutLine(line, kWait)) << "the lock holder did not start";
+  const test::ChildResult failed = test::runToCompletion(
+      ANTIDRIFTD_PATH, daemonArguments(store_, directory_.path() + "/www"), daemonEnvironment());
+  EXPECT_EQ(failed.exitCode, 75) << failed.err;
+  EXPECT_THAT(failed.err, HasSubstr("left dunst's do-not-disturb on; released it"));
+  EXPECT_EQ(isPaused(), "false");
+  EXPECT_FALSE(exists(record_));
+
+  // The unit's ExecStopPost after another crash, the lock still held by the
+  // same non-daemon: released too.
+  crash();
+  ASSERT_EQ(isPaused(), "true");
+  const test::ChildResult released = test::runToCompletion(
+      ANTIDRIFTD_PATH, {"--release-dnd", "-D", "store.dir=" + store_}, daemonEnvironment());
+  EXPECT_EQ(released.exitCode, 0) << released.err;
+  EXPECT_EQ(released.out, "released dunst's do-not-disturb\n");
+  EXPECT_EQ(isPaused(), "false");
+  EXPECT_FALSE(exists(record_));
+  holder.closeInput();
+  EXPECT_EQ(holder.waitForExit(kWait), std::optional<int>(0));
+
+  const test::ChildResult nothing = test::runToCompletion(
+      ANTIDRIFTD_PATH, {"--release-dnd", "-D", "store.dir=" + store_}, daemonEnvironment());
+  EXPECT_EQ(nothing.exitCode, 0) << nothing.err;
+  EXPECT_EQ(nothing.out, "no do-not-disturb hold recorded in " + store_ + "\n");
+}
+
+/// The other side of the rule: a hold that a running antidriftd keeps for its
+/// session is its own. A second daemon on the same store (exit 75, the XDG
+/// autostart copy beside the unit's) and `--release-dnd` leave it on.
+TEST_F(PrivateDunst, ASecondStartAndReleaseDndLeaveARunningDaemonsHold) {
+  const std::vector<std::string> args = daemonArguments(store_, directory_.path() + "/www");
+  test::RunningDaemon daemon(ANTIDRIFTD_PATH, args, daemonEnvironment());
+  ASSERT_NE(daemon.port(), 0) << daemon.firstLine();
+  std::string token = test::readWholeFile(store_ + "/token");
+  token.erase(token.find_last_not_of('\n') + 1);
+  test::RequestOptions options;
+  options.token = token;
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/planning", "{}", options).status, 200);
+  ASSERT_EQ(test::sendRequest(daemon.port(), "POST", "/commitment",
+                              R"({"next_action":"Write","success_condition":"done",)"
+                              R"("timebox_minutes":30})",
+                              options)
+                .status,
+            200);
+  ASSERT_EQ(awaitPaused("true"), "true");
+
+  const test::ChildResult second =
+      test::runToCompletion(ANTIDRIFTD_PATH, args, daemonEnvironment());
+  EXPECT_EQ(second.exitCode, 75) << second.err;
+  EXPECT_THAT(second.err, HasSubstr("another antidriftd is using " + store_ + " (pid " +
+                                    std::to_string(daemon.pid()) + ")"));
+  EXPECT_EQ(isPaused(), "true");
+  EXPECT_TRUE(exists(record_));
+
+  const test::ChildResult released = test::runToCompletion(
+      ANTIDRIFTD_PATH, {"--release-dnd", "-D", "store.dir=" + store_}, daemonEnvironment());
+  EXPECT_EQ(released.exitCode, 0) << released.err;
+  EXPECT_EQ(released.out, "antidriftd (pid " + std::to_string(daemon.pid()) + ") runs on " +
+                              store_ + "; its do-not-disturb hold is left to it\n");
+  EXPECT_EQ(isPaused(), "true");
+  EXPECT_TRUE(exists(record_));
+
+  EXPECT_EQ(daemon.stop(), 0) << daemon.err();
+  EXPECT_EQ(isPaused(), "false");  // its clean exit releases it
 }
 
 /// "This is on task" chosen on the daemon's desktop notification does what the

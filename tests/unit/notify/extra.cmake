@@ -7,3 +7,7 @@ target_compile_definitions(${target} PRIVATE TESTWIN_PATH="$<TARGET_FILE:antidri
 # do_not_disturb_test.cpp runs the antidriftd binary against a private dunst.
 add_dependencies(${target} antidriftd)
 target_compile_definitions(${target} PRIVATE ANTIDRIFTD_PATH="$<TARGET_FILE:antidriftd>")
+# The crash-then-failed-start case holds the store lock with this helper.
+add_dependencies(${target} antidrift_store_lock_holder)
+target_compile_definitions(${target} PRIVATE
+  STORE_LOCK_HOLDER_PATH="$<TARGET_FILE:antidrift_store_lock_holder>")
