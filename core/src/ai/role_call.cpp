@@ -57,8 +57,9 @@ Expected<std::string> callRole(Backend& backend, std::string prompt, std::int64_
                        .count();
     if (answered.hasValue()) {
       const Usage& usage = answered.value().usage;
-      cost->inputTokens = usage.inputTokens;
-      cost->outputTokens = usage.outputTokens;
+      // Whatever the backend says, a believable count (docs/SECURITY.md N3).
+      cost->inputTokens = boundedCallTokens(usage.inputTokens);
+      cost->outputTokens = boundedCallTokens(usage.outputTokens);
       cost->estimated = usage.estimated;
     }
   }

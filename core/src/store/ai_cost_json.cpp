@@ -1,5 +1,7 @@
 #include "antidrift/store/ai_cost_json.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -20,10 +22,14 @@ Poco::JSON::Object::Ptr aiCostToJson(const AiCost& cost) {
 AiCost aiCostFromJson(const Poco::JSON::Object& object) {
   const std::string context = "stats.ai_cost.";
   AiCost cost;
-  cost.calls = jsonfields::requireInt(object, "calls", context);
-  cost.inputTokens = jsonfields::requireInt(object, "input_tokens", context);
-  cost.outputTokens = jsonfields::requireInt(object, "output_tokens", context);
-  cost.wallMs = jsonfields::requireInt(object, "wall_ms", context);
+  // A negative sum (an older daemon's overflow, docs/SECURITY.md N3) reads as
+  // 0: the rest of the snapshot or record is still good.
+  cost.calls = std::max<std::int64_t>(0, jsonfields::requireInt(object, "calls", context));
+  cost.inputTokens =
+      std::max<std::int64_t>(0, jsonfields::requireInt(object, "input_tokens", context));
+  cost.outputTokens =
+      std::max<std::int64_t>(0, jsonfields::requireInt(object, "output_tokens", context));
+  cost.wallMs = std::max<std::int64_t>(0, jsonfields::requireInt(object, "wall_ms", context));
   const Poco::Dynamic::Var estimated = object.get("estimated");
   if (!estimated.isBoolean()) throw std::runtime_error(context + "estimated is not a boolean");
   cost.estimated = estimated.extract<bool>();

@@ -1,6 +1,7 @@
 // Each role asks through answer() with its role and answer schema, and
 // reports what the call cost (issue 18 items 1 and 4).
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "antidrift/ai/reviewer.h"
 #include "antidrift/backend.h"
 #include "antidrift/domain/ai_cost.h"
+#include "antidrift/store/ai_cost_json.h"
 
 namespace antidrift::ai {
 namespace {
@@ -34,8 +36,8 @@ class UsageBackend : public Backend {
     if (fail) throw BackendError("refused");
     Completion completion;
     completion.text = text;
-    completion.usage.inputTokens = 120;
-    completion.usage.outputTokens = 7;
+    completion.usage.inputTokens = inputTokens;
+    completion.usage.outputTokens = outputTokens;
     completion.usage.estimated = false;
     return completion;
   }
@@ -43,6 +45,8 @@ class UsageBackend : public Backend {
   std::vector<Request> requests;
   std::string text;
   bool fail = false;
+  std::int64_t inputTokens = 120;
+  std::int64_t outputTokens = 7;
 };
 
 /// The schema parses as a JSON object of type "object" that requires `keys`.
@@ -151,6 +155,67 @@ TEST(AiCostTest, AddsCallsTokensAndWallTimeAndRemembersEstimates) {
   total.add(other);
   EXPECT_EQ(total.calls, 3);
   EXPECT_EQ(total.wallMs, 1001);
+}
+
+// docs/SECURITY.md N3: a model server reported 2^63 - 1 tokens twice and the
+// session's sum wrapped to -2, which was persisted.
+TEST(RoleCost, HugeReportedTokenCountsSaturateAndNeverTurnNegative) {
+  UsageBackend backend;
+  backend.text = R"({"on_task": false, "reason": "video", "scope": "page"})";
+  backend.inputTokens = std::numeric_limits<std::int64_t>::max();
+  backend.outputTokens = std::numeric_limits<std::int64_t>::max();
+  AiCost total;
+  for (int call = 0; call < 2; ++call) {
+    CallCost cost;
+    ASSERT_TRUE(
+        judge(backend, JudgeInput{"Write", "Done", "firefox", "YouTube"}, 1000, &cost).hasValue());
+    EXPECT_EQ(cost.inputTokens, kMaxCallTokens);
+    EXPECT_EQ(cost.outputTokens, kMaxCallTokens);
+    total.add(cost);
+  }
+  EXPECT_EQ(total.inputTokens, 2 * kMaxCallTokens);
+  EXPECT_EQ(total.outputTokens, 2 * kMaxCallTokens);
+
+  backend.inputTokens = -5;  // nonsense the other way: no tokens, not a negative cost
+  CallCost negative;
+  ASSERT_TRUE(judge(backend, JudgeInput{"Write", "Done", "firefox", "YouTube"}, 1000, &negative)
+                  .hasValue());
+  EXPECT_EQ(negative.inputTokens, 0);
+}
+
+TEST(AiCostTest, SumsSaturateAtTheLargestCountInsteadOfOverflowing) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  AiCost total;
+  total.inputTokens = kMax - 1;
+  total.calls = kMax;
+  total.add(CallCost{kMax, kMax, false, kMax});
+  EXPECT_EQ(total.inputTokens, kMax);
+  EXPECT_EQ(total.outputTokens, kMaxCallTokens);  // one call counts at most kMaxCallTokens
+  EXPECT_EQ(total.calls, kMax);
+  EXPECT_EQ(total.wallMs, kMax);
+  AiCost other = total;
+  total.add(other);
+  EXPECT_EQ(total.inputTokens, kMax);
+  EXPECT_EQ(total.wallMs, kMax);
+  AiCost broken;  // as restored from an older daemon's wrapped sum
+  broken.inputTokens = -2;
+  AiCost sum;
+  sum.add(broken);
+  EXPECT_EQ(sum.inputTokens, 0);
+}
+
+TEST(AiCostJson, ANegativeSumFromAnOlderDaemonReadsAsZero) {
+  Poco::JSON::Parser parser;
+  const auto object =
+      parser
+          .parse(R"({"calls": 2, "input_tokens": -2, "output_tokens": -2, "estimated": false,)"
+                 R"( "wall_ms": 30})")
+          .extract<Poco::JSON::Object::Ptr>();
+  const AiCost cost = aiCostFromJson(*object);
+  EXPECT_EQ(cost.calls, 2);
+  EXPECT_EQ(cost.inputTokens, 0);
+  EXPECT_EQ(cost.outputTokens, 0);
+  EXPECT_EQ(cost.wallMs, 30);
 }
 
 TEST(PercentileMs, IsTheNearestRank) {

@@ -5,9 +5,33 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace antidrift {
+
+/// The largest token count one call is believed to have used (docs/SECURITY.md
+/// N3): a backend's reported usage is clamped to 0..kMaxCallTokens, so a
+/// server that says 2^63 - 1 cannot overflow a session's sum. A real call
+/// uses a few thousand.
+inline constexpr std::int64_t kMaxCallTokens = 1000000000;
+
+/// `a + b` for counts ≥ 0, saturating at the int64 maximum instead of
+/// overflowing (signed overflow is undefined behaviour; docs/SECURITY.md N3).
+/// A negative operand counts as 0. Pure; never throws.
+inline std::int64_t saturatingAdd(std::int64_t a, std::int64_t b) {
+  a = std::max<std::int64_t>(a, 0);
+  b = std::max<std::int64_t>(b, 0);
+  return a > std::numeric_limits<std::int64_t>::max() - b ? std::numeric_limits<std::int64_t>::max()
+                                                          : a + b;
+}
+
+/// A token count a backend reported, made believable: negative becomes 0,
+/// more than kMaxCallTokens becomes kMaxCallTokens (docs/SECURITY.md N3).
+/// Pure; never throws.
+inline std::int64_t boundedCallTokens(std::int64_t count) {
+  return std::clamp<std::int64_t>(count, 0, kMaxCallTokens);
+}
 
 /// What one role call to the model used. Filled by the AI roles (coach,
 /// judge, nudge, reviewer) from the backend's Usage and their own stopwatch.
@@ -32,23 +56,28 @@ struct AiCost {
   std::int64_t wallMs = 0;  ///< sum of the calls' wall time, ms
 
   /// Adds one call: calls + 1, its known token counts (unknown, -1, adds
-  /// nothing), its wall time (negative counts as 0); `estimated` becomes true
-  /// when the call's counts are estimated and known. Never throws.
+  /// nothing; each clamped to kMaxCallTokens), its wall time (negative counts
+  /// as 0); `estimated` becomes true when the call's counts are estimated and
+  /// known. Every sum saturates, never overflows (docs/SECURITY.md N3). Never
+  /// throws.
   void add(const CallCost& call) {
-    calls += 1;
-    if (call.inputTokens > 0) inputTokens += call.inputTokens;
-    if (call.outputTokens > 0) outputTokens += call.outputTokens;
+    calls = saturatingAdd(calls, 1);
+    if (call.inputTokens > 0)
+      inputTokens = saturatingAdd(inputTokens, boundedCallTokens(call.inputTokens));
+    if (call.outputTokens > 0)
+      outputTokens = saturatingAdd(outputTokens, boundedCallTokens(call.outputTokens));
     if (call.estimated && (call.inputTokens >= 0 || call.outputTokens >= 0)) estimated = true;
-    if (call.wallMs > 0) wallMs += call.wallMs;
+    if (call.wallMs > 0) wallMs = saturatingAdd(wallMs, call.wallMs);
   }
 
-  /// Adds another session's (or replay run's) sums. Never throws.
+  /// Adds another session's (or replay run's) sums, saturating (negative
+  /// sums count as 0; docs/SECURITY.md N3). Never throws.
   void add(const AiCost& other) {
-    calls += other.calls;
-    inputTokens += other.inputTokens;
-    outputTokens += other.outputTokens;
+    calls = saturatingAdd(calls, other.calls);
+    inputTokens = saturatingAdd(inputTokens, other.inputTokens);
+    outputTokens = saturatingAdd(outputTokens, other.outputTokens);
     estimated = estimated || other.estimated;
-    wallMs += other.wallMs;
+    wallMs = saturatingAdd(wallMs, other.wallMs);
   }
 
   /// Field-wise equality (tests, snapshots).
