@@ -67,6 +67,7 @@
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/StreamCopier.h>
+#include <Poco/ThreadPool.h>
 
 namespace antidrift::testing {
 
@@ -108,7 +109,8 @@ class OpenAiStandIn {
     params->setMaxThreads(16);
     params->setMaxQueued(64);
     params->setKeepAlive(true);
-    server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(state_), socket, params);
+    pool_ = std::make_unique<Poco::ThreadPool>(2, 16);
+    server_ = std::make_unique<Poco::Net::HTTPServer>(new Factory(state_), *pool_, socket, params);
     server_->start();
     port_ = socket.address().port();
   }
@@ -117,7 +119,9 @@ class OpenAiStandIn {
   OpenAiStandIn(const OpenAiStandIn&) = delete;
   OpenAiStandIn& operator=(const OpenAiStandIn&) = delete;
 
-  /// Stops listening and closes every connection (idempotent).
+  /// Stops listening, closes every connection and joins every thread the
+  /// server ran on (idempotent): none outlives the stand-in, so none races
+  /// Poco's static pools at process exit (ThreadSanitizer saw one do so).
   void stop() {
     {
       std::lock_guard<std::mutex> lock(state_->mutex);
@@ -127,6 +131,11 @@ class OpenAiStandIn {
     if (server_) {
       server_->stopAll(true);
       server_.reset();
+    }
+    if (pool_) {
+      pool_->joinAll();  // every handler and the dispatcher have returned
+      pool_->stopAll();  // and their threads have ended
+      pool_.reset();
     }
   }
 
@@ -527,6 +536,10 @@ class OpenAiStandIn {
   };
 
   std::shared_ptr<State> state_;
+  /// The server's own threads, not Poco's default pool (which lives until
+  /// static destruction): stop() joins them. Declared before server_, which
+  /// uses it.
+  std::unique_ptr<Poco::ThreadPool> pool_;
   std::unique_ptr<Poco::Net::HTTPServer> server_;
   std::uint16_t port_ = 0;
 };
